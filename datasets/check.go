@@ -1,0 +1,233 @@
+package datasets
+
+import (
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// Column checks, named by the check tag of the row structs:
+//
+//	cluster     equals the cluster description's name
+//	node        names a node of the cluster
+//	experiment  one of Experiments
+//	op          one of CollectiveOps
+//	nonempty    a non-empty string
+//	nonneg      ≥ 0 (and finite, for floats)
+//	positive    > 0 (and finite, for floats)
+//	atleast2    ≥ 2
+//	finite      not NaN, not ±Inf
+//
+// Row checks, across columns: a transfer ends after it starts and goes between two different
+// nodes; a round trip joins two different nodes; a one-to-two experiment has three.
+
+// batchLoc maps a record's row index back to the input file.
+type batchLoc struct {
+	file     string
+	firstRow int64   // 1-based data row of the record's row 0
+	lines    []int64 // line of each row in a text file; nil when lines mean nothing
+}
+
+func (b batchLoc) at(i int) Location {
+	loc := Location{File: b.file, Row: b.firstRow + int64(i)}
+	if b.lines != nil {
+		loc.Line = b.lines[i]
+	}
+	return loc
+}
+
+// checker validates records of the canonical schemas against one cluster.
+type checker struct {
+	cl          *cluster.Cluster
+	experiments map[string]bool
+	ops         map[string]bool
+}
+
+func newChecker(cl *cluster.Cluster) *checker {
+	set := func(vals []string) map[string]bool {
+		m := map[string]bool{}
+		for _, v := range vals {
+			m[v] = true
+		}
+		return m
+	}
+	return &checker{cl: cl, experiments: set(Experiments), ops: set(CollectiveOps)}
+}
+
+// firstErr keeps the error of the earliest row (then the leftmost column) among the checks.
+type firstErr struct {
+	row int
+	err *InputError
+}
+
+func (f *firstErr) offer(row int, mk func() *InputError) {
+	if f.err == nil || row < f.row {
+		f.row, f.err = row, mk()
+	}
+}
+
+// check returns the first problem in rec (a record of t's schema), or nil.
+func (ck *checker) check(t *Table, rec arrow.Record, loc batchLoc) error {
+	var first firstErr
+	n := int(rec.NumRows())
+	for ci, c := range t.Columns {
+		col := rec.Column(ci)
+		if col.NullN() > 0 {
+			for r := 0; r < n; r++ {
+				if col.IsNull(r) {
+					first.offer(r, func() *InputError {
+						return inputErr(loc.at(r), c.Name, ErrMissingValue, "no value")
+					})
+					break
+				}
+			}
+			continue
+		}
+		switch c.Type {
+		case String:
+			ck.checkStrings(c, col.(*array.String), loc, &first)
+		case Int:
+			checkInts(c, col.(*array.Int64), loc, &first)
+		case Float:
+			checkFloats(c, col.(*array.Float64), loc, &first)
+		}
+	}
+	if first.err == nil {
+		ck.checkRows(t, rec, loc, &first)
+	}
+	if first.err != nil {
+		return first.err
+	}
+	return nil
+}
+
+func (ck *checker) checkStrings(c Column, a *array.String, loc batchLoc, first *firstErr) {
+	for r := 0; r < a.Len(); r++ {
+		if first.err != nil && r >= first.row {
+			return
+		}
+		v := a.Value(r)
+		var kind ErrKind
+		var detail string
+		switch {
+		case v == "":
+			kind, detail = ErrMissingValue, "empty string"
+		case c.Check == "cluster" && v != ck.cl.Name():
+			kind, detail = ErrUnknownCluster, "cluster "+quote(v)+" is not the described cluster "+quote(ck.cl.Name())
+		case c.Check == "node":
+			if _, ok := ck.cl.Node(v); !ok {
+				kind, detail = ErrUnknownNode, "node "+quote(v)+" is not in cluster "+quote(ck.cl.Name())
+			}
+		case c.Check == "experiment" && !ck.experiments[v]:
+			kind, detail = ErrUnknownExperiment, "experiment "+quote(v)+" is not one of "+list(Experiments)
+		case c.Check == "op" && !ck.ops[v]:
+			kind, detail = ErrUnknownOp, "op "+quote(v)+" is not one of "+list(CollectiveOps)
+		}
+		if kind != "" {
+			first.offer(r, func() *InputError { return inputErr(loc.at(r), c.Name, kind, "%s", detail) })
+			return
+		}
+	}
+}
+
+func checkInts(c Column, a *array.Int64, loc batchLoc, first *firstErr) {
+	vals := a.Int64Values()
+	for r, v := range vals {
+		var kind ErrKind
+		var want string
+		switch c.Check {
+		case "nonneg":
+			if v < 0 {
+				kind, want = ErrNegative, "≥ 0"
+			}
+		case "positive":
+			if v <= 0 {
+				kind, want = ErrNonPositive, "> 0"
+			}
+		case "atleast2":
+			if v < 2 {
+				kind, want = ErrNonPositive, "≥ 2"
+			}
+		}
+		if kind != "" {
+			first.offer(r, func() *InputError {
+				return inputErr(loc.at(r), c.Name, kind, "got %d, want %s", v, want)
+			})
+			return
+		}
+	}
+}
+
+func checkFloats(c Column, a *array.Float64, loc batchLoc, first *firstErr) {
+	for r, v := range a.Float64Values() {
+		var kind ErrKind
+		var want string
+		switch {
+		case math.IsNaN(v):
+			kind, want = ErrNaN, "a number"
+		case math.IsInf(v, 0):
+			kind, want = ErrInfinite, "a finite number"
+		case c.Check == "positive" && v <= 0:
+			kind, want = ErrNonPositive, "> 0"
+		case c.Check == "nonneg" && v < 0:
+			kind, want = ErrNegative, "≥ 0"
+		}
+		if kind != "" {
+			first.offer(r, func() *InputError {
+				return inputErr(loc.at(r), c.Name, kind, "got %s, want %s", formatFloat(v), want)
+			})
+			return
+		}
+	}
+}
+
+// checkRows runs the checks that span columns.
+func (ck *checker) checkRows(t *Table, rec arrow.Record, loc batchLoc, first *firstErr) {
+	str := func(name string) *array.String { return rec.Column(t.ColumnIndex(name)).(*array.String) }
+	distinct := func(names ...string) {
+		cols := make([]*array.String, len(names))
+		for i, n := range names {
+			cols[i] = str(n)
+		}
+		for r := 0; r < int(rec.NumRows()); r++ {
+			for a := 0; a < len(cols); a++ {
+				for b := a + 1; b < len(cols); b++ {
+					if cols[a].Value(r) == cols[b].Value(r) {
+						first.offer(r, func() *InputError {
+							return inputErr(loc.at(r), names[b], ErrSameNode, "%s and %s are both %q; want different nodes",
+								names[a], names[b], cols[a].Value(r))
+						})
+						return
+					}
+				}
+			}
+		}
+	}
+	switch t {
+	case TransfersTable:
+		start := rec.Column(t.ColumnIndex("t_start_s")).(*array.Float64).Float64Values()
+		end := rec.Column(t.ColumnIndex("t_end_s")).(*array.Float64).Float64Values()
+		for r := range start {
+			if end[r] > start[r] {
+				continue
+			}
+			kind := ErrEndBeforeStart
+			if end[r] == start[r] {
+				kind = ErrZeroDuration
+			}
+			first.offer(r, func() *InputError {
+				return inputErr(loc.at(r), "t_end_s", kind, "t_end_s %s is not after t_start_s %s",
+					formatFloat(end[r]), formatFloat(start[r]))
+			})
+			break
+		}
+		distinct("src_node", "dst_node")
+	case RoundTripsTable:
+		distinct("i", "j")
+	case OneToTwoTable:
+		distinct("root", "j", "k")
+	}
+}

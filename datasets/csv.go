@@ -1,0 +1,122 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// csv reads a CSV file whose first line names the columns (any order; extra columns are
+// ignored) into the table those columns identify.
+func (ing *ingester) csv(src Source, r io.Reader, idx int32) (*Table, int64, error) {
+	cr := csv.NewReader(newBufReader(r))
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, 0, csvErr(src.Path, err)
+	}
+	header = append([]string(nil), header...)
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	t, err := inferTable(Location{File: src.Path, Line: 1}, header, src.Table)
+	if err != nil {
+		return nil, 0, err
+	}
+	pos := make([]int, len(t.Columns)) // field index of each table column
+	for ci, c := range t.Columns {
+		for hi, h := range header {
+			if strings.TrimSpace(h) == c.Name {
+				pos[ci] = hi
+			}
+		}
+	}
+	rb := newRowBuilder(t, ing.opts.Mem)
+	defer rb.release()
+	var (
+		rows  int64
+		lines []int64
+		first int64 = 1
+	)
+	flush := func() error {
+		n, err := ing.emit(t, rb, batchLoc{file: src.Path, firstRow: first, lines: lines}, idx)
+		first += n
+		lines = lines[:0]
+		return err
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, csvErr(src.Path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		rows++
+		loc := Location{File: src.Path, Row: rows, Line: int64(line)}
+		for ci, c := range t.Columns {
+			if err := appendField(rb, ci, c, strings.TrimSpace(rec[pos[ci]]), loc); err != nil {
+				return nil, 0, err
+			}
+		}
+		lines = append(lines, int64(line))
+		if len(lines) == ing.opts.BatchRows {
+			if err := flush(); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	if rows == 0 {
+		return nil, 0, inputErr(Location{File: src.Path}, "", ErrEmptyFile, "a header and no rows")
+	}
+	if len(lines) > 0 {
+		if err := flush(); err != nil {
+			return nil, 0, err
+		}
+	}
+	return t, rows, nil
+}
+
+// appendField parses one text field as column c's type. NaN and ±Inf parse here and are
+// rejected by the checks with their own error kinds.
+func appendField(rb *rowBuilder, ci int, c Column, s string, loc Location) error {
+	if s == "" {
+		return inputErr(loc, c.Name, ErrMissingValue, "empty field")
+	}
+	switch c.Type {
+	case String:
+		rb.appendString(ci, s)
+	case Int:
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return inputErr(loc, c.Name, ErrWrongType, "%q is not an integer", s)
+		}
+		rb.appendInt(ci, v)
+	case Float:
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return inputErr(loc, c.Name, ErrWrongType, "%q is not a number", s)
+		}
+		rb.appendFloat(ci, v)
+	}
+	return nil
+}
+
+// csvErr turns encoding/csv's errors into input errors with the line.
+func csvErr(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		kind := ErrCorrupt
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			kind = ErrRaggedRow
+		}
+		return inputErr(Location{File: path, Line: int64(pe.Line)}, "", kind, "%v", pe.Err)
+	}
+	if err == io.EOF {
+		return inputErr(Location{File: path}, "", ErrEmptyFile, "no header line")
+	}
+	return inputErr(Location{File: path}, "", ErrCorrupt, "%v", err)
+}

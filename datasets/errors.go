@@ -1,0 +1,89 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrKind names what is wrong with an input, so that scripts and tests can tell errors apart.
+type ErrKind string
+
+// The kinds of bad input. Each InputError carries exactly one.
+const (
+	ErrEmptyFile         ErrKind = "empty-file"         // no bytes, or a header and no rows
+	ErrNotParquet        ErrKind = "not-parquet"        // no Parquet magic number
+	ErrCorrupt           ErrKind = "corrupt"            // truncated or damaged file
+	ErrUnknownFormat     ErrKind = "unknown-format"     // the format cannot be told from the name or content
+	ErrUnknownTable      ErrKind = "unknown-table"      // the columns fit no table
+	ErrMissingColumn     ErrKind = "missing-column"     // a required column is absent
+	ErrWrongType         ErrKind = "wrong-type"         // a column or value has the wrong type
+	ErrRaggedRow         ErrKind = "ragged-row"         // a CSV row with the wrong number of fields
+	ErrMissingValue      ErrKind = "missing-value"      // null or empty field
+	ErrNaN               ErrKind = "nan"                // NaN where a number is needed
+	ErrInfinite          ErrKind = "infinite"           // ±Inf
+	ErrNonPositive       ErrKind = "non-positive"       // zero or negative where only positive makes sense
+	ErrNegative          ErrKind = "negative"           // negative count, size or duration
+	ErrZeroDuration      ErrKind = "zero-duration"      // a transfer that ends when it starts
+	ErrEndBeforeStart    ErrKind = "end-before-start"   // a transfer that ends before it starts
+	ErrUnknownCluster    ErrKind = "unknown-cluster"    // cluster column differs from the description
+	ErrUnknownNode       ErrKind = "unknown-node"       // a node absent from the cluster description
+	ErrSameNode          ErrKind = "same-node"          // a transfer or round trip from a node to itself
+	ErrUnknownExperiment ErrKind = "unknown-experiment" // outside the closed set of experiments
+	ErrUnknownOp         ErrKind = "unknown-op"         // a collective other than scatter or gather
+	ErrDuplicateKey      ErrKind = "duplicate-key"      // two rows with the same key
+	ErrUnpaired          ErrKind = "unpaired"           // a SimGrid MPI_Send without its MPI_Recv, or the reverse
+	ErrUnsupported       ErrKind = "unsupported"        // valid input that commcal has no table for
+	ErrToolFailure       ErrKind = "tool-failure"       // the measuring tool reported an error (iperf3 "error")
+)
+
+// Location points at one place in an input file. Row counts data rows from 1 (a CSV header is
+// not a row); Line is the 1-based line of a text file, or 0.
+type Location struct {
+	File string
+	Row  int64
+	Line int64
+}
+
+func (l Location) String() string {
+	var b strings.Builder
+	b.WriteString(l.File)
+	switch {
+	case l.Line > 0 && l.Row > 0:
+		fmt.Fprintf(&b, ": line %d (row %d)", l.Line, l.Row)
+	case l.Line > 0:
+		fmt.Fprintf(&b, ": line %d", l.Line)
+	case l.Row > 0:
+		fmt.Fprintf(&b, ": row %d", l.Row)
+	}
+	return b.String()
+}
+
+// InputError is a problem with outside data: which file, row and column, and what was expected.
+type InputError struct {
+	Loc    Location
+	Column string // empty when the problem is not in one column
+	Kind   ErrKind
+	Detail string
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Loc.String())
+	if e.Column != "" {
+		fmt.Fprintf(&b, ", column %q", e.Column)
+	}
+	fmt.Fprintf(&b, ": %s: %s", e.Kind, e.Detail)
+	return b.String()
+}
+
+// IsInputError reports whether err is (or wraps) an InputError, and returns it.
+func IsInputError(err error) (*InputError, bool) {
+	var ie *InputError
+	ok := errors.As(err, &ie)
+	return ie, ok
+}
+
+func inputErr(loc Location, column string, kind ErrKind, format string, a ...any) *InputError {
+	return &InputError{Loc: loc, Column: column, Kind: kind, Detail: fmt.Sprintf(format, a...)}
+}

@@ -1,0 +1,352 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// Source formats.
+const (
+	FormatAuto    = "auto"
+	FormatParquet = "parquet"
+	FormatCSV     = "csv"
+	FormatIperf3  = "iperf3"
+	FormatSimGrid = "simgrid"
+)
+
+// Formats lists the source formats ingest understands (FormatAuto guesses among them).
+var Formats = []string{FormatAuto, FormatParquet, FormatCSV, FormatIperf3, FormatSimGrid}
+
+// Source is one input file and how to read it.
+type Source struct {
+	// Path names the file in messages and in the manifest; unless Open is set it is opened
+	// from the file system.
+	Path string
+	Open func() (fs.File, error)
+	// Format is one of Formats; FormatAuto decides from the extension, then the content.
+	Format string
+	// Table forces the table of a CSV or Parquet file; empty infers it from the columns.
+	Table string
+	// Src and Dst name the two nodes of a SimGrid ping-pong (Src sends first), and override
+	// the address-to-node mapping of an iperf3 run (Src is the sender).
+	Src, Dst string
+	// Experiment and PatternID label iperf3 transfers; the defaults are p2p_sweep and
+	// "src>dst:bytes". Repetitions of one pattern are numbered in source order.
+	Experiment, PatternID string
+	// Provenance is copied into the manifest.
+	Provenance string
+}
+
+func (s Source) open() (fs.File, error) {
+	if s.Open != nil {
+		return s.Open()
+	}
+	return os.Open(s.Path)
+}
+
+// IngestOptions configures Ingest.
+type IngestOptions struct {
+	Cluster *cluster.Cluster
+	Sources []Source
+	Out     string
+	Force   bool // replace an existing Out
+	Version string
+	Created time.Time
+	// BatchRows is the number of rows per record batch (default 65536).
+	BatchRows int
+	Mem       memory.Allocator
+	Logger    *slog.Logger
+	// Progress, when set, is called after each batch with the rows ingested so far.
+	Progress func(rows int64)
+	Notes    []string
+}
+
+// Ingest reads every source, checks every row against the schemas and the cluster, and writes
+// a dataset directory at opts.Out with its manifest. On any error nothing is left at Out (an
+// earlier dataset there is kept) and the error is an *InputError when the input is at fault.
+func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
+	if opts.Cluster == nil {
+		panic("datasets: Ingest without a cluster")
+	}
+	if len(opts.Sources) == 0 {
+		return nil, fmt.Errorf("datasets: nothing to ingest")
+	}
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 1 << 16
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	w, err := NewDirWriter(opts.Out, opts.Force, opts.Cluster, opts.Mem)
+	if err != nil {
+		return nil, err
+	}
+	ing := &ingester{opts: opts, w: w, reps: map[string]int64{}}
+	m := &Manifest{Format: ManifestFormat, Tool: "commcal", Version: opts.Version,
+		Created: opts.Created.UTC().Format(time.RFC3339), Cluster: opts.Cluster.Description(), Notes: opts.Notes}
+	for _, src := range opts.Sources {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		info, err := ing.source(ctx, src)
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		opts.Logger.Debug("ingested", "source", src.Path, "format", info.Format, "table", info.Table, "rows", info.Rows)
+		m.Sources = append(m.Sources, info)
+	}
+	if err := w.Commit(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+type ingester struct {
+	opts  IngestOptions
+	w     *DirWriter
+	total int64
+	reps  map[string]int64 // iperf3 repetitions per pattern
+}
+
+// emit checks and writes one batch and reports progress.
+func (ing *ingester) emit(t *Table, rb *rowBuilder, loc batchLoc, src int32) (int64, error) {
+	rec := rb.record()
+	defer rec.Release()
+	if err := ing.w.write(t, rec, loc, src); err != nil {
+		return 0, err
+	}
+	n := rec.NumRows()
+	ing.total += n
+	if ing.opts.Progress != nil {
+		ing.opts.Progress(ing.total)
+	}
+	return n, nil
+}
+
+func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error) {
+	info := SourceInfo{Path: src.Path, Provenance: src.Provenance}
+	f, err := src.open()
+	if err != nil {
+		return info, fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	info.SHA256, info.Bytes, err = readerSHA256(f)
+	if err != nil {
+		return info, fmt.Errorf("datasets: %s: %w", src.Path, err)
+	}
+	loc := Location{File: src.Path}
+	if info.Bytes == 0 {
+		return info, inputErr(loc, "", ErrEmptyFile, "the file is empty")
+	}
+	rs, err := rewind(f, src)
+	if err != nil {
+		return info, err
+	}
+	info.Format = src.Format
+	if info.Format == "" || info.Format == FormatAuto {
+		if info.Format, err = detectFormat(src.Path, rs); err != nil {
+			return info, err
+		}
+	}
+	idx := ing.w.source(src.Path)
+	var t *Table
+	switch info.Format {
+	case FormatParquet:
+		t, info.Rows, err = ing.parquet(ctx, src, rs, idx)
+	case FormatCSV:
+		t, info.Rows, err = ing.csv(src, rs, idx)
+	case FormatSimGrid:
+		t, info.Rows, err = ing.simgrid(src, rs, idx)
+	case FormatIperf3:
+		t, info.Rows, err = ing.iperf3(src, rs, idx)
+	default:
+		return info, fmt.Errorf("datasets: %s: unknown format %q (want one of %s)", src.Path, info.Format, list(Formats))
+	}
+	if err != nil {
+		return info, err
+	}
+	info.Table = t.Name
+	return info, nil
+}
+
+// readSeekerAt is what the Parquet reader needs; files and embedded files provide it.
+type readSeekerAt interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+}
+
+// rewind returns the opened file positioned at its start, reading it into memory only when
+// the file cannot seek.
+func rewind(f fs.File, src Source) (readSeekerAt, error) {
+	if rs, ok := f.(readSeekerAt); ok {
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("datasets: %s: %w", src.Path, err)
+		}
+		return rs, nil
+	}
+	f.Close()
+	g, err := src.open()
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	defer g.Close()
+	data, err := io.ReadAll(g)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", src.Path, err)
+	}
+	return bytes.NewReader(data), nil
+}
+
+// detectFormat decides from the extension, then from the first bytes: Parquet's magic
+// number, a JSON object (iperf3), a SimGrid "MPI_" operation, or else a CSV with a header.
+func detectFormat(path string, rs readSeekerAt) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq":
+		return FormatParquet, nil
+	case ".json":
+		return FormatIperf3, nil
+	}
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(rs, head)
+	head = head[:n]
+	if _, err := rs.Seek(0, io.SeekStart); err != nil {
+		return "", fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return FormatParquet, nil
+	case bytes.HasPrefix(trimmed, []byte("{")):
+		return FormatIperf3, nil
+	case bytes.HasPrefix(trimmed, []byte("MPI_")):
+		return FormatSimGrid, nil
+	case bytes.IndexByte(head, 0) >= 0:
+		return "", inputErr(Location{File: path}, "", ErrUnknownFormat,
+			"binary content that is not Parquet; give --format")
+	}
+	return FormatCSV, nil
+}
+
+// inferTable picks the table whose columns the file has. With forced set, that table is used
+// and a missing column is reported by name. Otherwise the table with the most of its columns
+// present wins; if even it misses some, the first missing one is reported.
+func inferTable(loc Location, have []string, forced string) (*Table, error) {
+	set := map[string]bool{}
+	for _, h := range have {
+		set[strings.TrimSpace(h)] = true
+	}
+	missing := func(t *Table) []string {
+		var miss []string
+		for _, c := range t.Columns {
+			if !set[c.Name] {
+				miss = append(miss, c.Name)
+			}
+		}
+		return miss
+	}
+	if forced != "" {
+		t, ok := TableByName(forced)
+		if !ok {
+			return nil, fmt.Errorf("datasets: unknown table %q (want one of %s)", forced, list(TableNames()))
+		}
+		if miss := missing(t); len(miss) > 0 {
+			return nil, inputErr(loc, miss[0], ErrMissingColumn, "table %s needs column %q", t.Name, miss[0])
+		}
+		return t, nil
+	}
+	best, bestHave := (*Table)(nil), 0
+	for _, t := range Tables {
+		n := len(t.Columns) - len(missing(t))
+		if n > bestHave {
+			best, bestHave = t, n
+		}
+	}
+	if best == nil || bestHave < 3 {
+		return nil, inputErr(loc, "", ErrUnknownTable, "columns %s fit none of the tables %s",
+			list(have), list(TableNames()))
+	}
+	if miss := missing(best); len(miss) > 0 {
+		return nil, inputErr(loc, miss[0], ErrMissingColumn, "looks like table %s but has no column %q", best.Name, miss[0])
+	}
+	return best, nil
+}
+
+// ExpandSources turns command-line paths into sources: a file is one source; a directory
+// gives its files in name order (hidden files skipped); a commcal dataset directory (one with
+// a manifest.json) gives its table files. Every source copies base's settings.
+func ExpandSources(paths []string, base Source) ([]Source, error) {
+	var out []Source
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("datasets: %w", err)
+		}
+		if !st.IsDir() {
+			s := base
+			s.Path = p
+			out = append(out, s)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, ManifestFile)); err == nil {
+			m, err := ReadManifest(p)
+			if err != nil {
+				return nil, err
+			}
+			for _, ti := range m.Tables {
+				s := base
+				s.Path, s.Format, s.Table = filepath.Join(p, ti.File), FormatParquet, ti.Name
+				out = append(out, s)
+			}
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if strings.HasPrefix(d.Name(), ".") && path != p {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("datasets: %w", err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("datasets: directory %s holds no files", p)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			s := base
+			s.Path = f
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// lineReader counts lines for text adapters that need to report them.
+func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 1<<20) }

@@ -1,0 +1,139 @@
+package datasets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/atomicio"
+)
+
+// ManifestFile is the name of a dataset's manifest inside its directory.
+const ManifestFile = "manifest.json"
+
+// ManifestFormat versions the manifest's layout.
+const ManifestFormat = "commcal-dataset/1"
+
+// Manifest records what a dataset holds and where it came from.
+type Manifest struct {
+	Format  string `json:"format"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	// Created is RFC 3339 UTC. It is the one field that changes between runs on the same input;
+	// set SOURCE_DATE_EPOCH to pin it (the reproducible-builds convention).
+	Created string              `json:"created"`
+	Cluster cluster.Description `json:"cluster"`
+	Sources []SourceInfo        `json:"sources"`
+	Tables  []TableInfo         `json:"tables"`
+	Synth   *SynthesisInfo      `json:"synthesis,omitempty"`
+	Notes   []string            `json:"notes,omitempty"`
+}
+
+// SourceInfo is one input file of a dataset.
+type SourceInfo struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Table  string `json:"table"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+	Rows   int64  `json:"rows"`
+	// Provenance says where outside data came from (licence, origin), when known.
+	Provenance string `json:"provenance,omitempty"`
+}
+
+// TableInfo is one table file of a dataset.
+type TableInfo struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	Rows   int64  `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// SynthesisInfo marks a dataset made by the generator: its seed, noise and truth file.
+type SynthesisInfo struct {
+	Seed      uint64  `json:"seed"`
+	Noise     float64 `json:"noise"`
+	TruthFile string  `json:"truth_file"`
+}
+
+// Rows returns the number of rows of a table, 0 when the dataset does not have it.
+func (m *Manifest) Rows(table string) int64 {
+	for _, t := range m.Tables {
+		if t.Name == table {
+			return t.Rows
+		}
+	}
+	return 0
+}
+
+// marshalJSON renders v as indented JSON with a final newline. Struct fields keep their
+// declared order and Go prints floats in their shortest exact form, so the same value always
+// gives the same bytes.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v atomically as JSON.
+func writeJSON(path string, v any) error {
+	data, err := marshalJSON(v)
+	if err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	if err := atomicio.WriteFile(path, data); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	return nil
+}
+
+// readJSON decodes a JSON file strictly (unknown fields are errors).
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func fileSHA256(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	return readerSHA256(f)
+}
+
+func readerSHA256(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func list(vals []string) string { return strings.Join(vals, ", ") }
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

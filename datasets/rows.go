@@ -1,0 +1,93 @@
+package datasets
+
+import (
+	"reflect"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// rowBuilder accumulates rows of one table into Arrow arrays of the table's schema.
+type rowBuilder struct {
+	t *Table
+	b *array.RecordBuilder
+	n int
+}
+
+func newRowBuilder(t *Table, mem memory.Allocator) *rowBuilder {
+	return &rowBuilder{t: t, b: array.NewRecordBuilder(mem, t.schema)}
+}
+
+func (rb *rowBuilder) appendString(col int, v string) {
+	rb.b.Field(col).(*array.StringBuilder).Append(v)
+}
+func (rb *rowBuilder) appendInt(col int, v int64) { rb.b.Field(col).(*array.Int64Builder).Append(v) }
+func (rb *rowBuilder) appendFloat(col int, v float64) {
+	rb.b.Field(col).(*array.Float64Builder).Append(v)
+}
+
+// appendStruct appends one row struct (a value of the table's row type).
+func (rb *rowBuilder) appendStruct(v reflect.Value) {
+	for i, c := range rb.t.Columns {
+		f := v.Field(c.field)
+		switch c.Type {
+		case String:
+			rb.appendString(i, f.String())
+		case Int:
+			rb.appendInt(i, f.Int())
+		case Float:
+			rb.appendFloat(i, f.Float())
+		}
+	}
+	rb.n++
+}
+
+// record returns the rows appended so far as a record and resets the builder.
+func (rb *rowBuilder) record() arrow.Record {
+	rb.n = 0
+	return rb.b.NewRecord()
+}
+
+func (rb *rowBuilder) release() { rb.b.Release() }
+
+func checkRowType[R any](t *Table) {
+	if reflect.TypeFor[R]() != t.rowType {
+		panic("datasets: row type " + reflect.TypeFor[R]().String() + " does not belong to table " + t.Name)
+	}
+}
+
+// RecordFromRows converts row structs of table t (for example []Transfer for TransfersTable)
+// into one record of t's schema. The caller releases it.
+func RecordFromRows[R any](t *Table, rows []R, mem memory.Allocator) arrow.Record {
+	checkRowType[R](t)
+	rb := newRowBuilder(t, mem)
+	defer rb.release()
+	for i := range rows {
+		rb.appendStruct(reflect.ValueOf(&rows[i]).Elem())
+	}
+	return rb.record()
+}
+
+// AppendRows appends the rows of a record of table t's schema to dst.
+func AppendRows[R any](t *Table, rec arrow.Record, dst []R) []R {
+	checkRowType[R](t)
+	n := int(rec.NumRows())
+	start := len(dst)
+	dst = append(dst, make([]R, n)...)
+	for i, c := range t.Columns {
+		col := rec.Column(i)
+		for r := 0; r < n; r++ {
+			f := reflect.ValueOf(&dst[start+r]).Elem().Field(c.field)
+			switch c.Type {
+			case String:
+				f.SetString(col.(*array.String).Value(r))
+			case Int:
+				f.SetInt(col.(*array.Int64).Value(r))
+			case Float:
+				f.SetFloat(col.(*array.Float64).Value(r))
+			}
+		}
+	}
+	return dst
+}

@@ -1,0 +1,212 @@
+package datasets
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+)
+
+// Transfer is one transfer of a concurrent pattern, in one repetition. All transfers of a
+// pattern's repetition start together; a point-to-point sweep is a pattern of one transfer.
+type Transfer struct {
+	Cluster    string  `col:"cluster" check:"cluster" doc:"cluster name, as in the description"`
+	Experiment string  `col:"experiment" check:"experiment" doc:"experiment kind (closed set, see Experiments)"`
+	PatternID  string  `col:"pattern_id" check:"nonempty" doc:"pattern identifier, unique within the experiment"`
+	Rep        int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	FlowID     int64   `col:"flow_id" check:"nonneg" doc:"transfer number within the pattern, from 0"`
+	Src        string  `col:"src_node" check:"node" doc:"sending node"`
+	Dst        string  `col:"dst_node" check:"node" doc:"receiving node"`
+	Bytes      int64   `col:"bytes" unit:"B" check:"positive" doc:"message size"`
+	TStart     float64 `col:"t_start_s" unit:"s" check:"finite" doc:"common start of the repetition"`
+	TEnd       float64 `col:"t_end_s" unit:"s" check:"finite" doc:"arrival of the transfer's last byte"`
+}
+
+// Seconds is the transfer's completion time.
+func (t Transfer) Seconds() float64 { return t.TEnd - t.TStart }
+
+// RoundTrip is one round trip i→j→i: BytesOut from i to j, then BytesBack from j to i.
+type RoundTrip struct {
+	Cluster   string  `col:"cluster" check:"cluster" doc:"cluster name"`
+	I         string  `col:"i" check:"node" doc:"node that starts and ends the round trip"`
+	J         string  `col:"j" check:"node" doc:"node that replies"`
+	BytesOut  int64   `col:"bytes_out" unit:"B" check:"nonneg" doc:"message size i to j"`
+	BytesBack int64   `col:"bytes_back" unit:"B" check:"nonneg" doc:"reply size j to i"`
+	Rep       int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Seconds   float64 `col:"seconds" unit:"s" check:"positive" doc:"round-trip time seen by i"`
+}
+
+// OneToTwo is one one-to-two experiment of the LMO estimation (Lastovetsky et al.): the root
+// sends Bytes to J and to K and receives an empty reply from each.
+type OneToTwo struct {
+	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
+	Root    string  `col:"root" check:"node" doc:"sending node"`
+	J       string  `col:"j" check:"node" doc:"first receiver"`
+	K       string  `col:"k" check:"node" doc:"second receiver"`
+	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size sent to each receiver"`
+	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"time until both replies arrived"`
+}
+
+// Collective is one point of a scatter or gather sweep.
+type Collective struct {
+	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
+	Op      string  `col:"op" check:"op" doc:"scatter or gather"`
+	Root    string  `col:"root" check:"node" doc:"root node"`
+	Procs   int64   `col:"procs" check:"atleast2" doc:"processes taking part, root included"`
+	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size per non-root process"`
+	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"execution time"`
+}
+
+// PingPongPairs is one measurement of the L-parameter benchmark: Pairs concurrent ping-pong
+// pairs across the bisection, with the decomposition of the round trip of seed 003
+// (L = RTT/2 − Os − Or − Ur).
+type PingPongPairs struct {
+	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
+	Pairs   int64   `col:"pairs" check:"positive" doc:"concurrent ping-pong pairs"`
+	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size"`
+	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	RTT     float64 `col:"rtt_s" unit:"s" check:"positive" doc:"round-trip time"`
+	Os      float64 `col:"os_s" unit:"s" check:"nonneg" doc:"send overhead"`
+	Or      float64 `col:"or_s" unit:"s" check:"nonneg" doc:"receive overhead"`
+	Ur      float64 `col:"ur_s" unit:"s" check:"nonneg" doc:"receive-side unpacking time"`
+}
+
+// Experiments is the closed set of values of the transfers table's experiment column.
+var Experiments = []string{
+	"p2p_sweep",      // one transfer at a time, sizes swept: Hockney calibration
+	"fair_intra",     // k flows from one node to another in the same rack (fairness A)
+	"fair_inter",     // k flows from distinct nodes of one rack to distinct nodes of another (fairness B)
+	"bidir_nic",      // i flows into and o flows out of one NIC
+	"bidir_backbone", // i flows in and o flows out across the backbone or an uplink
+	"random",         // random validation patterns (CCPE 2014 §7.1)
+	"static_sync",    // static-synchronous graphs (Euro-Par 2011)
+	"alltoallv",      // an Alltoallv collective as point-to-point transfers
+}
+
+// CollectiveOps is the closed set of values of the collectives table's op column.
+var CollectiveOps = []string{"scatter", "gather"}
+
+// ColType is a column's logical type.
+type ColType uint8
+
+// Column types; on disk they are Arrow utf8, int64 and float64.
+const (
+	String ColType = iota
+	Int
+	Float
+)
+
+// Column describes one column of a table.
+type Column struct {
+	Name  string
+	Type  ColType
+	Unit  string // "s", "B" or empty
+	Doc   string
+	Check string // see check.go
+	field int    // index of the struct field
+}
+
+// Table is one of the five tables: its columns (in on-disk order), its key and its row type.
+type Table struct {
+	Name    string
+	Columns []Column
+	Key     []string
+	schema  *arrow.Schema
+	rowType reflect.Type
+	colIdx  map[string]int
+	keyIdx  []int
+}
+
+// Schema is the table's Arrow schema; each field's metadata holds its unit and description.
+func (t *Table) Schema() *arrow.Schema { return t.schema }
+
+// ColumnIndex returns the position of a column, or -1.
+func (t *Table) ColumnIndex(name string) int {
+	if i, ok := t.colIdx[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// File is the table's file name inside a dataset directory.
+func (t *Table) File() string { return t.Name + ".parquet" }
+
+// The tables, in canonical order.
+var (
+	TransfersTable     = defineTable[Transfer]("transfers", "cluster", "experiment", "pattern_id", "rep", "flow_id")
+	RoundTripsTable    = defineTable[RoundTrip]("roundtrips", "cluster", "i", "j", "bytes_out", "bytes_back", "rep")
+	OneToTwoTable      = defineTable[OneToTwo]("one_to_two", "cluster", "root", "j", "k", "bytes", "rep")
+	CollectivesTable   = defineTable[Collective]("collectives", "cluster", "op", "root", "procs", "bytes", "rep")
+	PingPongPairsTable = defineTable[PingPongPairs]("pingpong_pairs", "cluster", "pairs", "bytes", "rep")
+	Tables             = []*Table{TransfersTable, RoundTripsTable, OneToTwoTable, CollectivesTable, PingPongPairsTable}
+)
+
+// TableByName finds a table; ok is false for an unknown name.
+func TableByName(name string) (*Table, bool) {
+	for _, t := range Tables {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// TableNames lists the table names in canonical order.
+func TableNames() []string {
+	names := make([]string, len(Tables))
+	for i, t := range Tables {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// defineTable derives a table from its row struct's tags: col (name), unit, check, doc.
+func defineTable[R any](name string, key ...string) *Table {
+	rt := reflect.TypeFor[R]()
+	t := &Table{Name: name, Key: key, rowType: rt, colIdx: map[string]int{}}
+	var fields []arrow.Field
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		c := Column{Name: f.Tag.Get("col"), Unit: f.Tag.Get("unit"), Doc: f.Tag.Get("doc"), Check: f.Tag.Get("check"), field: i}
+		var at arrow.DataType
+		switch f.Type.Kind() {
+		case reflect.String:
+			c.Type, at = String, arrow.BinaryTypes.String
+		case reflect.Int64:
+			c.Type, at = Int, arrow.PrimitiveTypes.Int64
+		case reflect.Float64:
+			c.Type, at = Float, arrow.PrimitiveTypes.Float64
+		default:
+			panic(fmt.Sprintf("datasets: %s.%s: unsupported field type %s", rt.Name(), f.Name, f.Type))
+		}
+		if c.Name == "" || c.Check == "" {
+			panic(fmt.Sprintf("datasets: %s.%s: missing col or check tag", rt.Name(), f.Name))
+		}
+		t.colIdx[c.Name] = len(t.Columns)
+		t.Columns = append(t.Columns, c)
+		fields = append(fields, arrow.Field{Name: c.Name, Type: at, Nullable: false,
+			Metadata: arrow.NewMetadata([]string{"unit", "doc"}, []string{c.Unit, c.Doc})})
+	}
+	for _, k := range key {
+		i, ok := t.colIdx[k]
+		if !ok {
+			panic("datasets: key column " + k + " not in table " + name)
+		}
+		t.keyIdx = append(t.keyIdx, i)
+	}
+	md := arrow.NewMetadata([]string{"commcal.table"}, []string{name})
+	t.schema = arrow.NewSchema(fields, &md)
+	return t
+}
+
+// Header is the table's CSV header line.
+func (t *Table) Header() string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ",")
+}
