@@ -23,12 +23,26 @@ type Dataset struct {
 
 // ReadManifest reads and checks a dataset directory's manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
-	var m Manifest
-	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+	path := filepath.Join(dir, ManifestFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ParseManifest decodes a manifest strictly and checks its format version.
+func ParseManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := decodeJSON(data, &m); err != nil {
+		return nil, err
+	}
 	if m.Format != ManifestFormat {
-		return nil, fmt.Errorf("datasets: %s: manifest format %q, want %q", dir, m.Format, ManifestFormat)
+		return nil, fmt.Errorf("manifest format %q, want %q", m.Format, ManifestFormat)
 	}
 	return &m, nil
 }

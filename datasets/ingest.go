@@ -91,6 +91,9 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Mem == nil {
+		opts.Mem = memory.DefaultAllocator
+	}
 	w, err := NewDirWriter(opts.Out, opts.Force, opts.Cluster, opts.Mem)
 	if err != nil {
 		return nil, err

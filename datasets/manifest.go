@@ -74,10 +74,10 @@ func (m *Manifest) Rows(table string) int64 {
 	return 0
 }
 
-// marshalJSON renders v as indented JSON with a final newline. Struct fields keep their
+// EncodeJSON renders v as indented JSON with a final newline. Struct fields keep their
 // declared order and Go prints floats in their shortest exact form, so the same value always
 // gives the same bytes.
-func marshalJSON(v any) ([]byte, error) {
+func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -88,9 +88,13 @@ func marshalJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// WriteJSONFile writes v atomically as indented JSON in a stable layout (fields in declared
+// order, floats in their shortest exact form).
+func WriteJSONFile(path string, v any) error { return writeJSON(path, v) }
+
 // writeJSON writes v atomically as JSON.
 func writeJSON(path string, v any) error {
-	data, err := marshalJSON(v)
+	data, err := EncodeJSON(v)
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}
@@ -100,15 +104,20 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-// readJSON decodes a JSON file strictly (unknown fields are errors).
+// decodeJSON decodes strictly: unknown fields are errors.
+func decodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// readJSON decodes a JSON file strictly.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := decodeJSON(data, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

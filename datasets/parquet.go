@@ -42,7 +42,7 @@ func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocat
 // float types and large strings are widened to the schema's types.
 func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, idx int32) (*Table, int64, error) {
 	loc := Location{File: src.Path}
-	fr, err := openParquet(src.Path, rs, ing.opts.BatchRows, ing.mem())
+	fr, err := openParquet(src.Path, rs, ing.opts.BatchRows, ing.opts.Mem)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -79,7 +79,7 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 	var rows int64
 	for rr.Next() {
 		in := rr.Record()
-		rec := conform(t, in, ing.mem())
+		rec := conform(t, in, ing.opts.Mem)
 		err := ing.w.write(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
 		n := rec.NumRows()
 		rec.Release()
@@ -96,13 +96,6 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 		return nil, 0, inputErr(Location{File: src.Path, Row: rows + 1}, "", ErrCorrupt, "truncated or damaged data: %v", err)
 	}
 	return t, rows, nil
-}
-
-func (ing *ingester) mem() memory.Allocator {
-	if ing.opts.Mem == nil {
-		return memory.DefaultAllocator
-	}
-	return ing.opts.Mem
 }
 
 // leafIndices maps top-level field indices to Parquet leaf column indices. Our tables are flat,

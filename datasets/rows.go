@@ -1,11 +1,16 @@
 package datasets
 
 import (
+	"bytes"
+	"fmt"
 	"reflect"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/commcal/commcal/internal/atomicio"
 )
 
 // rowBuilder accumulates rows of one table into Arrow arrays of the table's schema.
@@ -90,4 +95,26 @@ func AppendRows[R any](t *Table, rec arrow.Record, dst []R) []R {
 		}
 	}
 	return dst
+}
+
+// WriteParquetFile writes rows of table t as one Parquet file, atomically. It is for output
+// tables (measurement summaries, predictions), which are not checked like inputs.
+func WriteParquetFile[R any](path string, t *Table, rows []R) error {
+	rec := RecordFromRows(t, rows, memory.DefaultAllocator)
+	defer rec.Release()
+	var buf bytes.Buffer
+	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	if err := fw.WriteBuffered(rec); err != nil {
+		return fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	if err := atomicio.WriteFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	return nil
 }

@@ -136,11 +136,11 @@ func (t *Table) File() string { return t.Name + ".parquet" }
 
 // The tables, in canonical order.
 var (
-	TransfersTable     = defineTable[Transfer]("transfers", "cluster", "experiment", "pattern_id", "rep", "flow_id")
-	RoundTripsTable    = defineTable[RoundTrip]("roundtrips", "cluster", "i", "j", "bytes_out", "bytes_back", "rep")
-	OneToTwoTable      = defineTable[OneToTwo]("one_to_two", "cluster", "root", "j", "k", "bytes", "rep")
-	CollectivesTable   = defineTable[Collective]("collectives", "cluster", "op", "root", "procs", "bytes", "rep")
-	PingPongPairsTable = defineTable[PingPongPairs]("pingpong_pairs", "cluster", "pairs", "bytes", "rep")
+	TransfersTable     = DefineTable[Transfer]("transfers", "cluster", "experiment", "pattern_id", "rep", "flow_id")
+	RoundTripsTable    = DefineTable[RoundTrip]("roundtrips", "cluster", "i", "j", "bytes_out", "bytes_back", "rep")
+	OneToTwoTable      = DefineTable[OneToTwo]("one_to_two", "cluster", "root", "j", "k", "bytes", "rep")
+	CollectivesTable   = DefineTable[Collective]("collectives", "cluster", "op", "root", "procs", "bytes", "rep")
+	PingPongPairsTable = DefineTable[PingPongPairs]("pingpong_pairs", "cluster", "pairs", "bytes", "rep")
 	Tables             = []*Table{TransfersTable, RoundTripsTable, OneToTwoTable, CollectivesTable, PingPongPairsTable}
 )
 
@@ -163,8 +163,10 @@ func TableNames() []string {
 	return names
 }
 
-// defineTable derives a table from its row struct's tags: col (name), unit, check, doc.
-func defineTable[R any](name string, key ...string) *Table {
+// DefineTable derives a table from its row struct's tags: col (name), unit, doc, and check
+// (input tables only; see check.go). Other packages use it for their output tables. Row
+// structs have string, int64 and float64 fields only.
+func DefineTable[R any](name string, key ...string) *Table {
 	rt := reflect.TypeFor[R]()
 	t := &Table{Name: name, Key: key, rowType: rt, colIdx: map[string]int{}}
 	var fields []arrow.Field
@@ -182,8 +184,8 @@ func defineTable[R any](name string, key ...string) *Table {
 		default:
 			panic(fmt.Sprintf("datasets: %s.%s: unsupported field type %s", rt.Name(), f.Name, f.Type))
 		}
-		if c.Name == "" || c.Check == "" {
-			panic(fmt.Sprintf("datasets: %s.%s: missing col or check tag", rt.Name(), f.Name))
+		if c.Name == "" {
+			panic(fmt.Sprintf("datasets: %s.%s: missing col tag", rt.Name(), f.Name))
 		}
 		t.colIdx[c.Name] = len(t.Columns)
 		t.Columns = append(t.Columns, c)

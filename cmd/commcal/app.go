@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/pipeline"
+)
+
+// Exit statuses, the same for every command.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a failure, or (later) a drift or accuracy alarm
+	exitBadData = 2 // bad input or bad usage
+)
+
+const exitStatusHelp = `EXIT STATUS:
+   0  success
+   1  failure (or a drift or accuracy alarm, where the command checks one)
+   2  bad input (the message names the file, row and column) or bad usage`
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// notAvailable is returned by the commands whose stage is not built yet.
+type notAvailable struct{ command, issue string }
+
+func (e notAvailable) Error() string {
+	return fmt.Sprintf("%s is not available yet (it arrives with %s); nothing was written", e.command, e.issue)
+}
+
+// exitCode maps an error to the exit status: bad input and usage give 2, anything else 1.
+func exitCode(err error) int {
+	var ue usageError
+	if err == nil {
+		return exitOK
+	}
+	if _, ok := datasets.IsInputError(err); ok || errors.As(err, &ue) {
+		return exitBadData
+	}
+	return exitFailure
+}
+
+// run is the whole program, testable in process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "commcal: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "commcal",
+		Usage:   "calibrate and validate communication performance models of computer clusters",
+		Version: pipeline.Version,
+		Description: `commcal reads cluster measurement logs, fits the parameters of communication models
+(Hockney, LMO, contention), predicts the completion times of concurrent transfers, checks
+the predictions against held-out measurements and draws the figures.
+
+Start with "commcal run": it ingests the sample dataset built into the binary and writes a
+run directory. Every command takes --help.
+
+` + exitStatusHelp,
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		HideHelpCommand:        true,
+		UseShortOptionHandling: true,
+		ExitErrHandler:         func(*cli.Context, error) {}, // run maps errors to exit codes
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err.Error()}
+		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"COMMCAL_LOG_LEVEL"},
+				Usage: "structured log level on stderr: debug, info, warn or error"},
+		},
+		Commands: []*cli.Command{
+			ingestCommand(),
+			estimateCommand(),
+			validateCommand(),
+			plotCommand(),
+			runCommand(),
+			predictCommand(),
+			compareCommand(),
+			simulateCommand(),
+			measureCommand(),
+		},
+	}
+}
+
+// withUsageErrors makes a command's flag errors usage errors.
+func withUsageErrors(c *cli.Command) *cli.Command {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
+	if c.Description != "" {
+		c.Description += "\n\n"
+	}
+	c.Description += exitStatusHelp
+	return c
+}
+
+// positional returns the command's arguments, rejecting flags given after them (urfave/cli
+// v2 stops reading flags at the first positional argument).
+func positional(c *cli.Context, min, max int, what string) ([]string, error) {
+	args := c.Args().Slice()
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return nil, usagef("%s: flag %s after the arguments; put flags before %s", c.Command.Name, a, what)
+		}
+	}
+	switch {
+	case len(args) < min:
+		return nil, usagef("%s: missing %s (see commcal %s --help)", c.Command.Name, what, c.Command.Name)
+	case max >= 0 && len(args) > max:
+		return nil, usagef("%s: too many arguments: %s", c.Command.Name, strings.Join(args, " "))
+	}
+	return args, nil
+}
+
+// logger builds the structured stderr logger from --log-level.
+func logger(c *cli.Context) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return nil, usagef("--log-level: %v", err)
+	}
+	return slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+// isTerminal reports whether w is a terminal, for progress bars.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

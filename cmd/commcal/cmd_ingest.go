@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/pipeline"
+)
+
+func ingestCommand() *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:      "ingest",
+		Usage:     "check measurement logs and normalise them into a dataset directory",
+		ArgsUsage: "FILE_OR_DIR...",
+		Description: `Reads measurement logs, checks every row against the table schemas and the cluster
+description, and writes a dataset directory: one Parquet file per table and manifest.json
+(cluster description, every source with its SHA-256, tool version, row counts).
+
+Inputs (the format is told from the extension, then the content; --format forces it):
+   Parquet          a file whose columns are those of one table (any order, extra ignored)
+   CSV              the same with a header line
+   iperf3 --json    one client run is one transfer; a directory of runs is a sweep
+   SimGrid CSV      headerless operation,size,start,duration ping-pong rows (--src, --dst)
+   dataset dir      a commcal dataset directory: its tables are read again
+
+A bad row stops the ingest with its file, row, line and column; nothing is written.
+The output appears only when complete. SOURCE_DATE_EPOCH pins the manifest's time.
+
+EXAMPLES:
+   commcal ingest --cluster cluster.toml --out ds logs/transfers.csv logs/roundtrips.parquet
+   commcal ingest --cluster graphene --src graphene-1 --dst graphene-2 --out ds graphene_eth_PingPong.csv
+   commcal ingest --cluster lab.toml --experiment p2p_sweep --out ds iperf-runs/`,
+		Flags: append(sourceFlags(),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_INGEST_OUT"}, Usage: "dataset directory to write"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing output directory"},
+			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
+		),
+		Action: func(c *cli.Context) error {
+			paths, err := positional(c, 1, -1, "FILE_OR_DIR")
+			if err != nil {
+				return err
+			}
+			if err := checkOut(c.String("out"), paths); err != nil {
+				return err
+			}
+			log, err := logger(c)
+			if err != nil {
+				return err
+			}
+			cl, srcs, err := sourcesFromFlags(c, paths)
+			if err != nil {
+				return err
+			}
+			when, err := created()
+			if err != nil {
+				return err
+			}
+			prog, done := progress(c, "ingest")
+			m, err := datasets.Ingest(c.Context, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
+				Force: c.Bool("force"), Version: pipeline.Version, Created: when, Logger: log, Progress: prog})
+			done()
+			if err != nil {
+				return err
+			}
+			log.Info("ingest done", "out", c.String("out"), "sources", len(m.Sources))
+			if c.Bool("json") {
+				return printJSON(c, m)
+			}
+			return printManifest(c, c.String("out"), m)
+		},
+	})
+}
+
+// printManifest prints what a dataset holds as aligned tables.
+func printManifest(c *cli.Context, dir string, m *datasets.Manifest) error {
+	w := c.App.Writer
+	fmt.Fprintf(w, "dataset %s (cluster %s)\n\n", dir, m.Cluster.Name)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "source\tformat\ttable\trows")
+	for _, s := range m.Sources {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Path, s.Format, s.Table, s.Rows)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "table\tfile\trows")
+	for _, t := range m.Tables {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", t.Name, t.File, t.Rows)
+	}
+	return tw.Flush()
+}
+
+func printJSON(c *cli.Context, v any) error {
+	data, err := datasets.EncodeJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = c.App.Writer.Write(data)
+	return err
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+)
+
+// laterCommand defines a command whose stage a later piece of work builds. It exists so that
+// --help shows the whole tool; running it says so and exits with status 1, writing nothing.
+func laterCommand(name, usage, args, description, issue string) *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:            name,
+		Usage:           usage + " (not available yet)",
+		ArgsUsage:       args,
+		Description:     description + "\n\nNot available yet: it arrives with " + issue + ".",
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			return notAvailable{command: "commcal " + name, issue: issue}
+		},
+	})
+}
+
+func estimateCommand() *cli.Command {
+	return laterCommand("estimate", "fit every model parameter with its confidence interval", "DATASET",
+		`Reads a dataset and writes calibration.json (Hockney, fairness, asymmetry, LMO, thresholds,
+L(m, P) and penalty parameters, each with a 95% CI) and Parquet tables of per-node and per-pair
+parameters.
+
+EXAMPLE:
+   commcal estimate --out calib run/dataset`, "the estimation issue (#3)")
+}
+
+func validateCommand() *cli.Command {
+	return laterCommand("validate", "score every contention model on held-out transfers", "DATASET CALIBRATION",
+		`Predicts every held-out transfer with every model and writes predictions.parquet and
+accuracy.json (the columns of Table II of Zhu et al., CCPE 2014, per setting and model).
+
+EXAMPLE:
+   commcal validate run/dataset calib/calibration.json`, "the models and validation issue (#4)")
+}
+
+func plotCommand() *cli.Command {
+	return laterCommand("plot", "draw the figures and the HTML report of a run", "RUN_DIR",
+		`Writes PNG and SVG figures and report.html for a run directory.
+
+EXAMPLE:
+   commcal plot run`, "the figures issue (#5)")
+}
+
+func predictCommand() *cli.Command {
+	return laterCommand("predict", "predict each transfer's completion time under each model", "CALIBRATION PATTERN",
+		`Reads a calibration and a pattern file (JSON or CSV) and prints every transfer's predicted
+time per model, with JSON and Parquet beside it.
+
+EXAMPLE:
+   commcal predict calib/calibration.json pattern.csv`, "the models and validation issue (#4)")
+}
+
+func compareCommand() *cli.Command {
+	return laterCommand("compare", "compare two or more runs side by side", "RUN_A RUN_B [RUN...]",
+		`Puts parameters (with CIs and relative change) and accuracy of several runs side by side,
+flags parameters that drifted, and draws overlaid figures.
+
+EXAMPLE:
+   commcal compare --fail-on-drift last-night tonight`, "the figures issue (#5)")
+}
+
+func measureCommand() *cli.Command {
+	return laterCommand("measure", "measure real TCP transfers on an emulated cluster", "",
+		`Builds the cluster out of Linux network namespaces, runs the experiment catalogue over real
+TCP and writes a dataset (needs root).
+
+EXAMPLE:
+   commcal measure --cluster two-rack.toml --out measured`, "the measurement issue (#6)")
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/pipeline"
+)
+
+func runCommand() *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:      "run",
+		Usage:     "run the whole pipeline into one run directory (default: on the built-in sample)",
+		ArgsUsage: "[FILE_OR_DIR...]",
+		Description: `Runs every available stage and writes a run directory:
+
+   dataset/              the ingested dataset (Parquet tables + manifest.json)
+   summary.txt           what is printed: tables, sources, per-experiment statistics
+   summary.json          the same for scripts
+   measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+
+Stages so far: ingest, measurement statistics. Estimation, validation and figures join this
+command as they are built.
+
+With no inputs it uses the sample built into the binary: real MPI ping-pong round trips from
+Grid5000's graphene plus a synthetic calibration campaign on a graphene-like cluster. Inputs
+are read as by "commcal ingest" (same flags).
+
+The run directory is replaced as a whole when the new one is complete.
+
+EXAMPLES:
+   commcal run
+   commcal run --out runs/$(date +%F) --cluster cluster.toml logs/`,
+		Flags: append(sourceFlags(),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "run", EnvVars: []string{"COMMCAL_RUN_OUT"}, Usage: "run directory"},
+			&cli.Float64Flag{Name: "ci-width", Value: estimate.DefaultStoppingRule.MaxRelWidth, EnvVars: []string{"COMMCAL_CI_WIDTH"},
+				Usage: "stopping rule: largest full 95% CI width, as a fraction of the mean"},
+			&cli.IntFlag{Name: "iteration-cap", EnvVars: []string{"COMMCAL_ITERATION_CAP"},
+				Usage: "stopping rule: the benchmark's repetition cap (0: unknown)"},
+			&cli.BoolFlag{Name: "json", Usage: "print summary.json instead of the tables"},
+		),
+		Action: func(c *cli.Context) error {
+			paths, err := positional(c, 0, -1, "FILE_OR_DIR")
+			if err != nil {
+				return err
+			}
+			if err := checkOut(c.String("out"), paths); err != nil {
+				return err
+			}
+			log, err := logger(c)
+			if err != nil {
+				return err
+			}
+			if !(c.Float64("ci-width") > 0) || c.Int("iteration-cap") < 0 {
+				return usagef("run: --ci-width must be positive and --iteration-cap not negative")
+			}
+			var (
+				cl    *cluster.Cluster
+				srcs  []datasets.Source
+				notes []string
+			)
+			if len(paths) == 0 {
+				cl, srcs, err = pipeline.Sample()
+				notes = []string{"the embedded sample dataset of commcal " + pipeline.Version}
+			} else {
+				cl, srcs, err = sourcesFromFlags(c, paths)
+			}
+			if err != nil {
+				return err
+			}
+			when, err := created()
+			if err != nil {
+				return err
+			}
+			prog, done := progress(c, "ingest")
+			s, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
+				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
+				Created: when, Logger: log, Progress: prog, Notes: notes})
+			done()
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, s)
+			}
+			fmt.Fprintf(c.App.Writer, "run directory: %s\n", c.String("out"))
+			return s.WriteText(c.App.Writer)
+		},
+	})
+}

@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/atomicio"
+)
+
+// Files of a run directory.
+const (
+	RunDatasetDir       = "dataset"
+	RunSummaryJSON      = "summary.json"
+	RunSummaryText      = "summary.txt"
+	RunMeasurementsFile = "measurements.parquet"
+)
+
+// RunOptions configures Run.
+type RunOptions struct {
+	Cluster  *cluster.Cluster
+	Sources  []datasets.Source
+	Out      string
+	Rule     estimate.StoppingRule
+	Created  time.Time
+	Logger   *slog.Logger
+	Progress func(rows int64)
+	Notes    []string
+}
+
+// Run ingests the sources and summarises the dataset into a run directory:
+//
+//	dataset/              the normalised dataset (Parquet tables + manifest.json)
+//	summary.json          tables, sources and per-experiment statistics
+//	summary.txt           the same, as the tables printed on the terminal
+//	measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+//
+// The directory is built beside Out and renamed into place at the end, replacing an earlier
+// run; a failed or interrupted run leaves the earlier one untouched.
+func Run(ctx context.Context, opts RunOptions) (*Summary, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	tmp, err := atomicio.TempDir(opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	s, err := run(ctx, opts, tmp)
+	if err == nil {
+		err = atomicio.CommitDir(tmp, opts.Out, true)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return s, nil
+}
+
+func run(ctx context.Context, opts RunOptions, tmp string) (*Summary, error) {
+	dsDir := filepath.Join(tmp, RunDatasetDir)
+	start := time.Now()
+	_, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: opts.Cluster, Sources: opts.Sources, Out: dsDir,
+		Version: Version, Created: opts.Created, Logger: opts.Logger, Progress: opts.Progress, Notes: opts.Notes})
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "ingest", "seconds", time.Since(start).Seconds())
+	ds, err := datasets.Open(dsDir)
+	if err != nil {
+		return nil, err
+	}
+	start = time.Now()
+	s, err := Summarize(ctx, ds, opts.Rule)
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "summary", "seconds", time.Since(start).Seconds())
+	var text strings.Builder
+	if err := s.WriteText(&text); err != nil {
+		return nil, err
+	}
+	if err := atomicio.WriteFile(filepath.Join(tmp, RunSummaryText), []byte(text.String())); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	if err := datasets.WriteJSONFile(filepath.Join(tmp, RunSummaryJSON), s); err != nil {
+		return nil, err
+	}
+	if err := datasets.WriteParquetFile(filepath.Join(tmp, RunMeasurementsFile), MeasurementsTable, s.Measurements()); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
