@@ -16,10 +16,6 @@ import (
 // operations (MPI_Isend, MPI_Recv alone) time single calls and have no table here.
 func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64, error) {
 	loc := Location{File: src.Path}
-	if src.Src == "" || src.Dst == "" {
-		return nil, 0, inputErr(loc, "", ErrUnsupported,
-			"a SimGrid ping-pong file does not name its nodes; give them (--src and --dst)")
-	}
 	t := RoundTripsTable
 	cr := csv.NewReader(newBufReader(r))
 	cr.FieldsPerRecord = 4
@@ -83,6 +79,10 @@ func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64,
 		default:
 			return nil, 0, inputErr(Location{File: src.Path, Line: line}, "operation", ErrUnsupported,
 				"operation %q times a single call; only MPI_Send/MPI_Recv ping-pong files are ingested", op)
+		}
+		if src.Src == "" || src.Dst == "" {
+			return nil, 0, inputErr(loc, "", ErrUnsupported,
+				"a SimGrid ping-pong file does not name its nodes; give them (--src and --dst)")
 		}
 		rb.appendString(0, ing.opts.Cluster.Name())
 		rb.appendString(1, src.Src)

@@ -8,11 +8,10 @@ import (
 // --help shows the whole tool; running it says so and exits with status 1, writing nothing.
 func laterCommand(name, usage, args, description, issue string) *cli.Command {
 	return withUsageErrors(&cli.Command{
-		Name:            name,
-		Usage:           usage + " (not available yet)",
-		ArgsUsage:       args,
-		Description:     description + "\n\nNot available yet: it arrives with " + issue + ".",
-		SkipFlagParsing: true,
+		Name:        name,
+		Usage:       usage + " (not available yet)",
+		ArgsUsage:   args,
+		Description: description + "\n\nNot available yet: it arrives with " + issue + ".",
 		Action: func(c *cli.Context) error {
 			return notAvailable{command: "commcal " + name, issue: issue}
 		},
