@@ -54,7 +54,7 @@ func TestIngestRealIperf3(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	type figures struct {
 		End struct {
-			SumSent     struct{ Bytes int64 } `json:"sum_sent"`
+			SumSent     struct{ Bytes int64 }     `json:"sum_sent"`
 			SumReceived struct{ Seconds float64 } `json:"sum_received"`
 		} `json:"end"`
 	}

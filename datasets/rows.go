@@ -103,7 +103,7 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 	rec := RecordFromRows(t, rows, memory.DefaultAllocator)
 	defer rec.Release()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(t), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}

@@ -1,13 +1,12 @@
 package datasets
 
 import (
-	"cmp"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -30,31 +29,46 @@ const rowGroupRows = 1 << 17
 // come from Go's garbage-collected allocator: Arrow v15's buffered row-group writer does not
 // release one 256-byte buffer per column chunk on Close, which a checked allocator would
 // report as our leak.
-func parquetProps() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+//
+// Strings (cluster, experiment and node names) repeat and are dictionary-encoded; numbers
+// are nearly all distinct, and dictionary-encoding them costs more time than it saves space.
+func parquetProps(t *Table) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 		parquet.WithCreatedBy("commcal"),
-	)
+	}
+	// Min/max statistics of strings cost a fifth of the writing time and help no reader of
+	// ours; those of numbers are cheap and kept.
+	for _, c := range t.Columns {
+		opts = append(opts, parquet.WithDictionaryFor(c.Name, c.Type == String), parquet.WithStatsFor(c.Name, c.Type != String))
+	}
+	return parquet.NewWriterProperties(opts...)
 }
 
-// keyRef is the fingerprint of one row's key and where the row came from. A 128-bit hash
-// keeps duplicate detection at 32 bytes per row while the rows themselves stream through;
-// the chance that two different keys collide is about n²/2¹²⁹, 10⁻²⁷ for a million rows.
+// keyRef says where a row with a given key fingerprint came from. With the 64-bit first hash
+// kept apart, duplicate detection costs 40 bytes per row while the rows themselves stream
+// through; two different keys agree on both hashes with probability about n²/2¹²⁹, 10⁻²⁷
+// for a million rows.
 type keyRef struct {
-	h1, h2 uint64
-	src    int32
-	row    int64
-	line   int64
+	h2   uint64
+	src  int32
+	row  int64
+	line int64
 }
 
-// tableWriter streams one table into a Parquet file.
+// tableWriter streams one table into a Parquet file. Encoding Parquet is the dearest step of
+// ingest, so it runs on its own goroutine while the next batch is read and checked.
 type tableWriter struct {
-	t    *Table
-	f    *os.File
-	fw   *pqarrow.FileWriter
-	rows int64
-	keys []keyRef
+	t     *Table
+	f     *os.File
+	fw    *pqarrow.FileWriter
+	queue chan arrow.Record
+	done  chan error // the writer goroutine's result, sent once when queue is closed
+	err   error      // the first error the writer goroutine reported
+	rows  int64
+	h1s   []uint64 // first hash of every row's key, in input order
+	keys  []keyRef // the same rows, in input order
 }
 
 // DirWriter builds a dataset directory in a temporary sibling of its destination and moves it
@@ -109,11 +123,41 @@ func (w *DirWriter) write(t *Table, rec arrow.Record, loc batchLoc, src int32) e
 		return err
 	}
 	w.fingerprint(tw, rec, loc, src)
-	if err := tw.fw.WriteBuffered(rec); err != nil {
+	rec.Retain()
+	select {
+	case tw.queue <- rec:
+	case err := <-tw.done: // the writer stopped early
+		rec.Release()
+		tw.err, tw.queue = err, nil
 		return fmt.Errorf("datasets: writing %s: %w", t.File(), err)
 	}
 	tw.rows += rec.NumRows()
 	return nil
+}
+
+// writeLoop encodes queued records until the queue closes, then reports the first error.
+// After an error it stops consuming, which the sender notices through done.
+func (tw *tableWriter) writeLoop(queue <-chan arrow.Record) {
+	for rec := range queue {
+		err := tw.fw.WriteBuffered(rec)
+		rec.Release()
+		if err != nil {
+			tw.done <- err
+			return
+		}
+	}
+	tw.done <- nil
+}
+
+// finish closes the queue, waits for the writer goroutine and returns its error.
+func (tw *tableWriter) finish() error {
+	if tw.queue == nil {
+		return tw.err
+	}
+	close(tw.queue)
+	tw.queue = nil
+	tw.err = <-tw.done
+	return tw.err
 }
 
 // WriteRows checks and appends generated rows (the row type of t) under a source name used in
@@ -140,12 +184,13 @@ func (w *DirWriter) table(t *Table) (*tableWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	fw, err := pqarrow.NewFileWriter(t.schema, f, parquetProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(t.schema, f, parquetProps(t), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	tw := &tableWriter{t: t, f: f, fw: fw}
+	tw := &tableWriter{t: t, f: f, fw: fw, queue: make(chan arrow.Record, 2), done: make(chan error, 1)}
+	go tw.writeLoop(tw.queue)
 	w.tables[t] = tw
 	return tw, nil
 }
@@ -157,55 +202,65 @@ func (w *DirWriter) fingerprint(tw *tableWriter, rec arrow.Record, loc batchLoc,
 	h1.SetSeed(w.seed1)
 	h2.SetSeed(w.seed2)
 	var buf []byte
+	cols := make([]arrow.Array, len(tw.t.keyIdx))
+	for i, ci := range tw.t.keyIdx {
+		cols[i] = rec.Column(ci)
+	}
 	for r := 0; r < n; r++ {
 		buf = buf[:0]
-		for _, ci := range tw.t.keyIdx {
-			switch col := rec.Column(ci).(type) {
+		for ci := range cols {
+			switch col := cols[ci].(type) {
 			case *array.String:
-				buf = strconv.AppendQuote(buf, col.Value(r))
+				v := col.Value(r)
+				buf = binary.AppendUvarint(buf, uint64(len(v)))
+				buf = append(buf, v...)
 			case *array.Int64:
-				buf = strconv.AppendInt(buf, col.Value(r), 10)
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(col.Value(r)))
 			default:
 				panic("datasets: key column of unexpected type")
 			}
-			buf = append(buf, 0)
 		}
 		h1.Reset()
 		h2.Reset()
 		h1.Write(buf)
 		h2.Write(buf)
 		l := loc.at(r)
-		tw.keys = append(tw.keys, keyRef{h1: h1.Sum64(), h2: h2.Sum64(), src: src, row: l.Row, line: l.Line})
+		tw.h1s = append(tw.h1s, h1.Sum64())
+		tw.keys = append(tw.keys, keyRef{h2: h2.Sum64(), src: src, row: l.Row, line: l.Line})
 	}
 }
 
 // duplicates returns the duplicate key whose second occurrence comes first in input order.
+// Sorting the first hashes alone finds whether any key may repeat (almost never, on good
+// data); only then are the rows with a repeated first hash compared on both hashes.
 func (w *DirWriter) duplicates(tw *tableWriter) error {
-	keys := tw.keys
-	order := func(a, b keyRef) int {
-		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.row, b.row))
-	}
-	slices.SortFunc(keys, func(a, b keyRef) int {
-		return cmp.Or(cmp.Compare(a.h1, b.h1), cmp.Compare(a.h2, b.h2), order(a, b))
-	})
-	var first, second *keyRef
-	start := 0 // first index of the current run of equal fingerprints
-	for i := 1; i < len(keys); i++ {
-		if keys[i].h1 != keys[start].h1 || keys[i].h2 != keys[start].h2 {
-			start = i
-			continue
-		}
-		// Runs are sorted by input order, so keys[start+1] is its key's second occurrence.
-		if i == start+1 && (second == nil || order(keys[i], *second) < 0) {
-			first, second = &keys[start], &keys[i]
+	sorted := slices.Clone(tw.h1s)
+	slices.Sort(sorted)
+	suspects := map[uint64]bool{}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			suspects[sorted[i]] = true
 		}
 	}
-	if second == nil {
+	if len(suspects) == 0 {
 		return nil
 	}
-	loc := Location{File: w.files[second.src], Row: second.row, Line: second.line}
-	prev := Location{File: w.files[first.src], Row: first.row, Line: first.line}
-	return inputErr(loc, "", ErrDuplicateKey, "same %s key (%s) as %s", tw.t.Name, strings.Join(tw.t.Key, ", "), prev)
+	seen := map[[2]uint64]keyRef{}
+	for i, k := range tw.keys { // input order: the first repeat found is the earliest
+		if !suspects[tw.h1s[i]] {
+			continue
+		}
+		id := [2]uint64{tw.h1s[i], k.h2}
+		first, ok := seen[id]
+		if !ok {
+			seen[id] = k
+			continue
+		}
+		loc := Location{File: w.files[k.src], Row: k.row, Line: k.line}
+		prev := Location{File: w.files[first.src], Row: first.row, Line: first.line}
+		return inputErr(loc, "", ErrDuplicateKey, "same %s key (%s) as %s", tw.t.Name, strings.Join(tw.t.Key, ", "), prev)
+	}
+	return nil
 }
 
 // close finishes every table file; it checks keys first.
@@ -218,7 +273,10 @@ func (w *DirWriter) closeTables() error {
 		if err := w.duplicates(tw); err != nil {
 			return err
 		}
-		tw.keys = nil
+		tw.h1s, tw.keys = nil, nil
+		if err := tw.finish(); err != nil {
+			return fmt.Errorf("datasets: writing %s: %w", t.File(), err)
+		}
 		if err := tw.fw.Close(); err != nil { // closes the file too
 			return fmt.Errorf("datasets: closing %s: %w", t.File(), err)
 		}
@@ -277,6 +335,7 @@ func (w *DirWriter) Abort() {
 	}
 	w.done = true
 	for _, tw := range w.tables {
+		tw.finish()
 		tw.f.Close()
 	}
 	os.RemoveAll(w.tmp)

@@ -1,0 +1,146 @@
+package datasets
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+const benchRows = 1_000_000
+
+var (
+	benchOnce sync.Once
+	benchFile string
+	benchErr  error
+)
+
+// benchTransfers writes, once per process, a transfers table of a million rows: random
+// patterns of 1–57 transfers on the two-rack testbed, five repetitions each.
+func benchTransfers(b *testing.B) (*cluster.Cluster, string) {
+	cl := testCluster(b, "ccpe-testbed")
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "commcal-bench-")
+		if err != nil {
+			benchErr = err
+			return
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		nodes := cl.Nodes()
+		rows := make([]Transfer, 0, benchRows)
+		for p := 0; len(rows) < benchRows; p++ {
+			n := 1 + rng.IntN(57)
+			for rep := int64(0); rep < 5; rep++ {
+				t0 := float64(p*5+int(rep)) * 10
+				for f := 0; f < n && len(rows) < benchRows; f++ {
+					s := rng.IntN(len(nodes))
+					d := (s + 1 + rng.IntN(len(nodes)-1)) % len(nodes)
+					rows = append(rows, Transfer{Cluster: cl.Name(), Experiment: "random", PatternID: fmt.Sprintf("p%d", p),
+						Rep: rep, FlowID: int64(f), Src: nodes[s].Name, Dst: nodes[d].Name, Bytes: 1 << (10 + rng.IntN(14)),
+						TStart: t0, TEnd: t0 + 0.001 + rng.Float64()})
+				}
+			}
+		}
+		w, err := NewDirWriter(filepath.Join(dir, "ds"), false, cl, nil)
+		if err == nil {
+			err = WriteRows(w, TransfersTable, "bench", rows)
+		}
+		if err == nil {
+			err = w.Commit(&Manifest{Format: ManifestFormat, Cluster: cl.Description()})
+		}
+		benchFile, benchErr = filepath.Join(dir, "ds", TransfersTable.File()), err
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return cl, benchFile
+}
+
+// peakHeap samples the heap while fn runs and returns the largest growth over the start.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var m runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.HeapAlloc)
+			}
+		}
+	}()
+	fn()
+	close(done)
+	wg.Wait()
+	return peak - base
+}
+
+// BenchmarkIngest measures ingest of a million-row Parquet transfers table (read, check every
+// row, fingerprint keys, write Parquet) against reading the same file with pqarrow alone.
+func BenchmarkIngest(b *testing.B) {
+	cl, path := benchTransfers(b)
+	b.Run("commcal-ingest", func(b *testing.B) {
+		var peak uint64
+		for i := 0; i < b.N; i++ {
+			out := filepath.Join(b.TempDir(), "ds")
+			peak = max(peak, peakHeap(func() {
+				_, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: []Source{{Path: path}}, Out: out})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}))
+		}
+		b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("pqarrow-read", func(b *testing.B) {
+		var peak uint64
+		for i := 0; i < b.N; i++ {
+			peak = max(peak, peakHeap(func() {
+				rdr, err := file.OpenParquetFile(path, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rdr.Close()
+				fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rr.Release()
+				var n int64
+				for rr.Next() {
+					n += rr.Record().NumRows()
+				}
+				if n != benchRows {
+					b.Fatalf("read %d rows", n)
+				}
+			}))
+		}
+		b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+}
