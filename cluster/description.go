@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,6 +135,11 @@ func (r *Rack) expandNodes() []string {
 	return names
 }
 
+// maxRackNodes bounds a numbered node range, so that a typo cannot ask for billions of nodes.
+const maxRackNodes = 1 << 20
+
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
 // check returns every problem of the description, joined, so that an operator fixes them in
 // one pass.
 func (d *Description) check() error {
@@ -142,8 +148,8 @@ func (d *Description) check() error {
 	if strings.TrimSpace(d.Name) == "" {
 		bad("name is empty")
 	}
-	if !(d.NICRateBps > 0) {
-		bad("nic_rate_bps must be positive, got %g", d.NICRateBps)
+	if !positive(d.NICRateBps) {
+		bad("nic_rate_bps must be positive and finite, got %g", d.NICRateBps)
 	}
 	if len(d.Racks) == 0 {
 		bad("no [[rack]] given")
@@ -158,8 +164,9 @@ func (d *Description) check() error {
 			bad("rack %q appears twice", r.Name)
 		}
 		rackSeen[r.Name] = true
-		if r.NodeCount < 0 {
-			bad("rack %q: node_count must not be negative", r.Name)
+		if r.NodeCount < 0 || r.NodeCount > maxRackNodes {
+			bad("rack %q: node_count must be between 0 and %d, got %d", r.Name, maxRackNodes, r.NodeCount)
+			continue
 		}
 		names := r.expandNodes()
 		if len(names) == 0 {
@@ -175,8 +182,8 @@ func (d *Description) check() error {
 			}
 			nodeRack[n] = r.Name
 		}
-		if r.UplinkRateBps < 0 {
-			bad("rack %q: uplink_rate_bps must not be negative", r.Name)
+		if r.UplinkRateBps != 0 && !positive(r.UplinkRateBps) {
+			bad("rack %q: uplink_rate_bps must be positive and finite, got %g", r.Name, r.UplinkRateBps)
 		}
 	}
 	if d.Backbone == nil {
@@ -202,8 +209,8 @@ func (d *Description) check() error {
 		if b.Kind != KindElectrical && b.Kind != KindOptical {
 			bad("backbone kind must be %q or %q, got %q", KindElectrical, KindOptical, b.Kind)
 		}
-		if !(b.RateBps > 0) {
-			bad("backbone rate_bps must be positive, got %g", b.RateBps)
+		if !positive(b.RateBps) {
+			bad("backbone rate_bps must be positive and finite, got %g", b.RateBps)
 		}
 	}
 	addrs := map[string]string{}
@@ -216,8 +223,8 @@ func (d *Description) check() error {
 			bad("[[node]] %q appears twice", ns.Name)
 		}
 		seen[ns.Name] = true
-		if ns.NICRateBps < 0 {
-			bad("node %q: nic_rate_bps must not be negative", ns.Name)
+		if ns.NICRateBps != 0 && !positive(ns.NICRateBps) {
+			bad("node %q: nic_rate_bps must be positive and finite, got %g", ns.Name, ns.NICRateBps)
 		}
 		if ns.Addr != "" {
 			if prev, ok := addrs[ns.Addr]; ok {

@@ -144,3 +144,11 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	})
 }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchFile != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(benchFile)))
+	}
+	os.Exit(code)
+}
