@@ -217,9 +217,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	b.WriteString("\nsources\n")
-	for _, src := range s.Sources {
+	for i, src := range s.Sources {
 		fmt.Fprintf(&b, "  %s (%s → %s, %d rows)\n", src.Path, src.Format, src.Table, src.Rows)
-		if src.Provenance != "" {
+		// A provenance shared by the next source is printed once, after the last of them.
+		if src.Provenance != "" && (i+1 == len(s.Sources) || s.Sources[i+1].Provenance != src.Provenance) {
 			fmt.Fprintf(&b, "    %s\n", src.Provenance)
 		}
 	}

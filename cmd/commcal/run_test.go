@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update if the change is intended):\n%s", path, got)
+	}
+}
+
+func TestRunSampleGolden(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1795219200")
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCLI(t, "run", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "run.golden", strings.Replace(stdout, out, "RUN_DIR", 1))
+
+	code, stdout, _ = runCLI(t, "run", "--json", "--out", out)
+	var s struct {
+		Cluster     string
+		Experiments []struct{ Measurements int }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Cluster != "graphene" || len(s.Experiments) != 8 {
+		t.Errorf("run --json: exit %d, %q", code, stdout[:min(len(stdout), 200)])
+	}
+}
+
+func TestSimulateThenIngestGolden(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1795219200")
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	t.Chdir(dir) // relative paths keep the golden files free of temporary names
+	sim := "sim"
+	code, stdout, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--seed", "5", "--reps", "3", "--out", sim)
+	if code != 0 {
+		t.Fatalf("simulate: %d %s", code, stderr)
+	}
+	ds := "ds"
+	code, stdout2, stderr := runCLI(t, "ingest", "--out", ds, sim) // the cluster comes from the dataset
+	if code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	manifest, _ := os.ReadFile(filepath.Join(ds, "manifest.json"))
+	t.Chdir(wd)
+	golden(t, "simulate_ingest.golden", stdout+"\n"+stdout2)
+	golden(t, "manifest.golden.json", string(manifest))
+}

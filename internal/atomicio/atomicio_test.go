@@ -1,0 +1,56 @@
+package atomicio
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileReplacesWholly(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.json")
+	for _, content := range []string{"first", "second, longer"} {
+		if err := WriteFile(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != content {
+			t.Errorf("read %q, want %q", got, content)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "b"), nil); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestCommitDir(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	fill := func(content string) string {
+		tmp, err := TempDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tmp, "f"), []byte(content), 0o644)
+		return tmp
+	}
+	if err := CommitDir(fill("one"), out, false); err != nil {
+		t.Fatal(err)
+	}
+	tmp := fill("two")
+	if err := CommitDir(tmp, out, false); err == nil {
+		t.Error("CommitDir without replace overwrote an existing directory")
+	}
+	os.RemoveAll(tmp)
+	if err := CommitDir(fill("three"), out, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "f")); string(got) != "three" {
+		t.Errorf("after replace: %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the output: %v", entries)
+	}
+}
