@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -128,6 +129,35 @@ func positional(c *cli.Context, min, max int, what string) ([]string, error) {
 		return nil, usagef("%s: too many arguments: %s", c.Command.Name, strings.Join(args, " "))
 	}
 	return args, nil
+}
+
+// invocation is what every writing command settles first: its inputs, its logger and the
+// creation time it writes into outputs.
+type invocation struct {
+	paths []string
+	log   *slog.Logger
+	when  time.Time
+}
+
+// begin checks the positional arguments (between min and max, max < 0 for no limit) and
+// --out, and builds the logger and the creation time.
+func begin(c *cli.Context, min, max int, what string) (*invocation, error) {
+	paths, err := positional(c, min, max, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOut(c.String("out"), paths); err != nil {
+		return nil, err
+	}
+	log, err := logger(c)
+	if err != nil {
+		return nil, err
+	}
+	when, err := created()
+	if err != nil {
+		return nil, err
+	}
+	return &invocation{paths: paths, log: log, when: when}, nil
 }
 
 // logger builds the structured stderr logger from --log-level.

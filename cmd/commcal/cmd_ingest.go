@@ -39,33 +39,22 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),
 		Action: func(c *cli.Context) error {
-			paths, err := positional(c, 1, -1, "FILE_OR_DIR")
+			inv, err := begin(c, 1, -1, "FILE_OR_DIR")
 			if err != nil {
 				return err
 			}
-			if err := checkOut(c.String("out"), paths); err != nil {
-				return err
-			}
-			log, err := logger(c)
-			if err != nil {
-				return err
-			}
-			cl, srcs, err := sourcesFromFlags(c, paths)
-			if err != nil {
-				return err
-			}
-			when, err := created()
+			cl, srcs, err := sourcesFromFlags(c, inv.paths)
 			if err != nil {
 				return err
 			}
 			prog, done := progress(c, "ingest")
 			m, err := datasets.Ingest(c.Context, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
-				Force: c.Bool("force"), Version: pipeline.Version, Created: when, Logger: log, Progress: prog})
+				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when, Logger: inv.log, Progress: prog})
 			done()
 			if err != nil {
 				return err
 			}
-			log.Info("ingest done", "out", c.String("out"), "sources", len(m.Sources))
+			inv.log.Info("ingest done", "out", c.String("out"), "sources", len(m.Sources))
 			if c.Bool("json") {
 				return printJSON(c, m)
 			}

@@ -44,14 +44,7 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json instead of the tables"},
 		),
 		Action: func(c *cli.Context) error {
-			paths, err := positional(c, 0, -1, "FILE_OR_DIR")
-			if err != nil {
-				return err
-			}
-			if err := checkOut(c.String("out"), paths); err != nil {
-				return err
-			}
-			log, err := logger(c)
+			inv, err := begin(c, 0, -1, "FILE_OR_DIR")
 			if err != nil {
 				return err
 			}
@@ -63,23 +56,19 @@ EXAMPLES:
 				srcs  []datasets.Source
 				notes []string
 			)
-			if len(paths) == 0 {
+			if len(inv.paths) == 0 {
 				cl, srcs, err = pipeline.Sample()
 				notes = []string{"the embedded sample dataset of commcal " + pipeline.Version}
 			} else {
-				cl, srcs, err = sourcesFromFlags(c, paths)
+				cl, srcs, err = sourcesFromFlags(c, inv.paths)
 			}
-			if err != nil {
-				return err
-			}
-			when, err := created()
 			if err != nil {
 				return err
 			}
 			prog, done := progress(c, "ingest")
 			s, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
 				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
-				Created: when, Logger: log, Progress: prog, Notes: notes})
+				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes})
 			done()
 			if err != nil {
 				return err

@@ -74,15 +74,12 @@ EXAMPLES:
 			if c.Bool("help-truth") {
 				return printJSON(c, tr)
 			}
-			if err := checkOut(c.String("out"), nil); err != nil {
-				return err
-			}
-			when, err := created()
+			inv, err := begin(c, 0, 0, "nothing")
 			if err != nil {
 				return err
 			}
 			m, _, err := datasets.Simulate(c.Context, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: c.String("out"),
-				Force: c.Bool("force"), Version: pipeline.Version, Created: when})
+				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when})
 			if err != nil {
 				return usageError{err.Error()}
 			}
