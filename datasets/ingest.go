@@ -351,5 +351,5 @@ func ExpandSources(paths []string, base Source) ([]Source, error) {
 	return out, nil
 }
 
-// lineReader counts lines for text adapters that need to report them.
+// newBufReader buffers a text input generously; the text adapters read it line by line.
 func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 1<<20) }

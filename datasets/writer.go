@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -46,17 +45,6 @@ func parquetProps(t *Table) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(opts...)
 }
 
-// keyRef says where a row with a given key fingerprint came from. With the 64-bit first hash
-// kept apart, duplicate detection costs 40 bytes per row while the rows themselves stream
-// through; two different keys agree on both hashes with probability about n²/2¹²⁹, 10⁻²⁷
-// for a million rows.
-type keyRef struct {
-	h2   uint64
-	src  int32
-	row  int64
-	line int64
-}
-
 // tableWriter streams one table into a Parquet file. Encoding Parquet is the dearest step of
 // ingest, so it runs on its own goroutine while the next batch is read and checked.
 type tableWriter struct {
@@ -67,8 +55,7 @@ type tableWriter struct {
 	done  chan error // the writer goroutine's result, sent once when queue is closed
 	err   error      // the first error the writer goroutine reported
 	rows  int64
-	h1s   []uint64 // first hash of every row's key, in input order
-	keys  []keyRef // the same rows, in input order
+	keys  *keyIndex
 }
 
 // DirWriter builds a dataset directory in a temporary sibling of its destination and moves it
@@ -83,6 +70,7 @@ type DirWriter struct {
 	files    []string // source files by index, for duplicate-key messages
 	seed1    maphash.Seed
 	seed2    maphash.Seed
+	keyRun   int // rows of key hashes sorted in memory (keyRunRows; tests make it small)
 	done     bool
 }
 
@@ -100,7 +88,7 @@ func NewDirWriter(out string, force bool, cl *cluster.Cluster, mem memory.Alloca
 		mem = memory.DefaultAllocator
 	}
 	return &DirWriter{out: out, tmp: tmp, force: force, cl: cl, ck: newChecker(cl), mem: mem,
-		tables: map[*Table]*tableWriter{}, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}, nil
+		tables: map[*Table]*tableWriter{}, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), keyRun: keyRunRows}, nil
 }
 
 // TempDir is where files are being written; extra outputs (a truth file) may be put there
@@ -122,7 +110,9 @@ func (w *DirWriter) write(t *Table, rec arrow.Record, loc batchLoc, src int32) e
 	if err != nil {
 		return err
 	}
-	w.fingerprint(tw, rec, loc, src)
+	if err := w.fingerprint(tw, rec, loc, src); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
 	rec.Retain()
 	select {
 	case tw.queue <- rec:
@@ -189,14 +179,22 @@ func (w *DirWriter) table(t *Table) (*tableWriter, error) {
 		f.Close()
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	tw := &tableWriter{t: t, f: f, fw: fw, queue: make(chan arrow.Record, 2), done: make(chan error, 1)}
+	keys, err := newKeyIndex(filepath.Join(w.tmp, scratchDir, t.Name), w.keyRun)
+	if err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	tw := &tableWriter{t: t, f: f, fw: fw, keys: keys, queue: make(chan arrow.Record, 2), done: make(chan error, 1)}
 	go tw.writeLoop(tw.queue)
 	w.tables[t] = tw
 	return tw, nil
 }
 
+// scratchDir holds the key index's files inside the temporary directory until Commit.
+const scratchDir = ".scratch"
+
 // fingerprint records the key of every row of rec.
-func (w *DirWriter) fingerprint(tw *tableWriter, rec arrow.Record, loc batchLoc, src int32) {
+func (w *DirWriter) fingerprint(tw *tableWriter, rec arrow.Record, loc batchLoc, src int32) error {
 	n := int(rec.NumRows())
 	var h1, h2 maphash.Hash
 	h1.SetSeed(w.seed1)
@@ -225,42 +223,25 @@ func (w *DirWriter) fingerprint(tw *tableWriter, rec arrow.Record, loc batchLoc,
 		h1.Write(buf)
 		h2.Write(buf)
 		l := loc.at(r)
-		tw.h1s = append(tw.h1s, h1.Sum64())
-		tw.keys = append(tw.keys, keyRef{h2: h2.Sum64(), src: src, row: l.Row, line: l.Line})
-	}
-}
-
-// duplicates returns the duplicate key whose second occurrence comes first in input order.
-// Sorting the first hashes alone finds whether any key may repeat (almost never, on good
-// data); only then are the rows with a repeated first hash compared on both hashes.
-func (w *DirWriter) duplicates(tw *tableWriter) error {
-	sorted := slices.Clone(tw.h1s)
-	slices.Sort(sorted)
-	suspects := map[uint64]bool{}
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			suspects[sorted[i]] = true
+		if err := tw.keys.add(keyRef{h1: h1.Sum64(), h2: h2.Sum64(), src: src, row: l.Row, line: l.Line}); err != nil {
+			return err
 		}
-	}
-	if len(suspects) == 0 {
-		return nil
-	}
-	seen := map[[2]uint64]keyRef{}
-	for i, k := range tw.keys { // input order: the first repeat found is the earliest
-		if !suspects[tw.h1s[i]] {
-			continue
-		}
-		id := [2]uint64{tw.h1s[i], k.h2}
-		first, ok := seen[id]
-		if !ok {
-			seen[id] = k
-			continue
-		}
-		loc := Location{File: w.files[k.src], Row: k.row, Line: k.line}
-		prev := Location{File: w.files[first.src], Row: first.row, Line: first.line}
-		return inputErr(loc, "", ErrDuplicateKey, "same %s key (%s) as %s", tw.t.Name, strings.Join(tw.t.Key, ", "), prev)
 	}
 	return nil
+}
+
+// duplicates reports the duplicate key whose second occurrence comes first in input order.
+func (w *DirWriter) duplicates(tw *tableWriter) error {
+	first, second, found, err := tw.keys.duplicate()
+	if err != nil {
+		return fmt.Errorf("datasets: checking %s keys: %w", tw.t.Name, err)
+	}
+	if !found {
+		return nil
+	}
+	loc := Location{File: w.files[second.src], Row: second.row, Line: second.line}
+	prev := Location{File: w.files[first.src], Row: first.row, Line: first.line}
+	return inputErr(loc, "", ErrDuplicateKey, "same %s key (%s) as %s", tw.t.Name, strings.Join(tw.t.Key, ", "), prev)
 }
 
 // close finishes every table file; it checks keys first.
@@ -273,7 +254,7 @@ func (w *DirWriter) closeTables() error {
 		if err := w.duplicates(tw); err != nil {
 			return err
 		}
-		tw.h1s, tw.keys = nil, nil
+		tw.keys.close()
 		if err := tw.finish(); err != nil {
 			return fmt.Errorf("datasets: writing %s: %w", t.File(), err)
 		}
@@ -281,7 +262,7 @@ func (w *DirWriter) closeTables() error {
 			return fmt.Errorf("datasets: closing %s: %w", t.File(), err)
 		}
 	}
-	return nil
+	return os.RemoveAll(filepath.Join(w.tmp, scratchDir))
 }
 
 // rowCounts reports rows written per table name.
