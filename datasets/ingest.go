@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
@@ -98,7 +99,7 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	ing := &ingester{opts: opts, w: w, reps: map[string]int64{}}
+	ing := &ingester{ctx: ctx, opts: opts, w: w, reps: map[string]int64{}}
 	m := &Manifest{Format: ManifestFormat, Tool: "commcal", Version: opts.Version,
 		Created: opts.Created.UTC().Format(time.RFC3339), Cluster: opts.Cluster.Description(), Notes: opts.Notes}
 	for _, src := range opts.Sources {
@@ -121,25 +122,33 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 }
 
 type ingester struct {
+	ctx   context.Context // checked between batches, so that Ctrl-C stops a long file
 	opts  IngestOptions
 	w     *DirWriter
 	total int64
 	reps  map[string]int64 // iperf3 repetitions per pattern
 }
 
-// emit checks and writes one batch and reports progress.
+// emit checks and writes one batch of built rows.
 func (ing *ingester) emit(t *Table, rb *rowBuilder, loc batchLoc, src int32) (int64, error) {
 	rec := rb.record()
 	defer rec.Release()
-	if err := ing.w.write(t, rec, loc, src); err != nil {
-		return 0, err
+	return rec.NumRows(), ing.put(t, rec, loc, src)
+}
+
+// put checks and writes one record, reports progress, and stops when the context is done.
+func (ing *ingester) put(t *Table, rec arrow.Record, loc batchLoc, src int32) error {
+	if err := ing.ctx.Err(); err != nil {
+		return err
 	}
-	n := rec.NumRows()
-	ing.total += n
+	if err := ing.w.write(t, rec, loc, src); err != nil {
+		return err
+	}
+	ing.total += rec.NumRows()
 	if ing.opts.Progress != nil {
 		ing.opts.Progress(ing.total)
 	}
-	return n, nil
+	return nil
 }
 
 func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -161,5 +162,21 @@ func TestIngestGraphenePingPong(t *testing.T) {
 	first := rows[0]
 	if first.BytesOut != 765921 || first.Rep != 0 || first.Seconds != 5.012126e-03+8.841378e-03 {
 		t.Errorf("first round trip %+v", first)
+	}
+}
+
+func TestIngestStopsWhenCancelled(t *testing.T) {
+	cl := testCluster(t, "graphene")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := filepath.Join(t.TempDir(), "ds")
+	src := Source{Path: "../pipeline/sample/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
+	// Cancel after the first batch, as Ctrl-C would in the middle of a long file.
+	_, err := Ingest(ctx, IngestOptions{Cluster: cl, Sources: []Source{src}, Out: out, BatchRows: 100,
+		Progress: func(rows int64) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
 	}
 }

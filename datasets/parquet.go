@@ -80,16 +80,11 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 	for rr.Next() {
 		in := rr.Record()
 		rec := conform(t, in, ing.opts.Mem)
-		err := ing.w.write(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
-		n := rec.NumRows()
+		err := ing.put(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
+		rows += rec.NumRows()
 		rec.Release()
 		if err != nil {
 			return nil, 0, err
-		}
-		rows += n
-		ing.total += n
-		if ing.opts.Progress != nil {
-			ing.opts.Progress(ing.total)
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
