@@ -86,7 +86,7 @@ func progress(c *cli.Context, what string) (func(int64), func()) {
 	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(c.App.ErrWriter),
 		progressbar.OptionSetDescription(what), progressbar.OptionShowCount(), progressbar.OptionSetItsString("rows"),
 		progressbar.OptionShowIts(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	return func(n int64) { bar.Set64(n) }, func() { bar.Finish() }
+	return func(n int64) { bar.Set64(n) }, func() { bar.Clear() }
 }
 
 // checkOut rejects an output path that is an input, or the current directory.
