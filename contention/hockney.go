@@ -1,0 +1,27 @@
+package contention
+
+// Hockney ignores contention: every transfer takes α + β·m, with α and β of its path class
+// (the network's Latency and InverseBandwidth; β defaults to 8/ceiling seconds per byte).
+// It is the floor every contention model must beat.
+type Hockney struct{}
+
+// Name implements Model.
+func (Hockney) Name() string { return "hockney" }
+
+// Predict implements Model.
+func (Hockney) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	if _, err := resolve(net, flows); err != nil {
+		return nil, err
+	}
+	p := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows)), Steps: 1}
+	for i, f := range flows {
+		class, _ := net.Cluster.Class(f.Src, f.Dst)
+		beta, ok := net.InverseBandwidth[class]
+		if !ok {
+			beta = 8 / net.Ceiling
+		}
+		p.Times[i] = net.Latency[class] + beta*f.Bytes
+		p.FirstRates[i] = 8 / beta
+	}
+	return p, nil
+}

@@ -1,0 +1,99 @@
+package contention
+
+import (
+	"container/heap"
+	"math"
+)
+
+// MaxMin is exact max-min fair sharing by progressive filling: every transfer's rate rises at
+// the same pace until a resource fills (its transfers freeze at that level) or the ceiling is
+// reached; the others go on rising. The result is the allocation in which no rate can grow
+// without lowering a smaller or equal one. It is what flow-level simulators compute; it knows
+// nothing of TCP's asymmetric behaviour.
+type MaxMin struct{}
+
+// Name implements Model.
+func (MaxMin) Name() string { return "maxmin" }
+
+// Predict implements Model.
+func (MaxMin) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return stepLoop(net, flows, func(a *active) ([]float64, error) { return maxMinRates(a), nil })
+}
+
+// fillEvent is the level at which a resource fills, given its unfrozen transfers all rise
+// together; version detects entries made stale by later freezes.
+type fillEvent struct {
+	r       int
+	level   float64
+	version int
+}
+
+type fillQueue []fillEvent
+
+func (q fillQueue) Len() int { return len(q) }
+func (q fillQueue) Less(i, j int) bool {
+	if q[i].level != q[j].level {
+		return q[i].level < q[j].level
+	}
+	return q[i].r < q[j].r
+}
+func (q fillQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *fillQueue) Push(v any)   { *q = append(*q, v.(fillEvent)) }
+func (q *fillQueue) Pop() any {
+	old := *q
+	v := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return v
+}
+
+// maxMinRates is progressive filling driven by a heap of fill levels: a resource with
+// capacity c, frozen usage u and n unfrozen transfers fills at level (c − u)/n. The lowest
+// level freezes that resource's transfers, which raises the fill levels of the other resources
+// they cross. Cost O(F·L·log R) for F transfers of path length L on R resources.
+func maxMinRates(a *active) []float64 {
+	nr := len(a.net.Capacity)
+	on := make([][]int, nr) // active positions per resource
+	for j, id := range a.ids {
+		for _, r := range a.paths[id] {
+			on[r] = append(on[r], j)
+		}
+	}
+	unfrozen := make([]int, nr)
+	usage := make([]float64, nr)
+	version := make([]int, nr)
+	rate := make([]float64, len(a.ids))
+	frozen := make([]bool, len(a.ids))
+	level := func(r int) float64 { return math.Max(a.net.Capacity[r]-usage[r], 0) / float64(unfrozen[r]) }
+	var q fillQueue
+	for r := range on {
+		unfrozen[r] = len(on[r])
+		if unfrozen[r] > 0 {
+			q = append(q, fillEvent{r: r, level: level(r)})
+		}
+	}
+	heap.Init(&q)
+	left := len(a.ids)
+	for left > 0 && q.Len() > 0 {
+		ev := heap.Pop(&q).(fillEvent)
+		if ev.version != version[ev.r] || unfrozen[ev.r] == 0 {
+			continue
+		}
+		lv := math.Min(ev.level, a.net.Ceiling)
+		for _, j := range on[ev.r] {
+			if frozen[j] {
+				continue
+			}
+			frozen[j], rate[j] = true, lv
+			left--
+			for _, r := range a.paths[a.ids[j]] {
+				usage[r] += lv
+				unfrozen[r]--
+				version[r]++
+				if r != ev.r && unfrozen[r] > 0 {
+					heap.Push(&q, fillEvent{r: r, level: level(r), version: version[r]})
+				}
+			}
+		}
+	}
+	return rate
+}

@@ -1,0 +1,183 @@
+package contention
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// DefaultEfficiency is the share of a link's nominal rate that TCP over Ethernet delivers as
+// goodput: 940 Mbit/s on 1 Gbit/s links (CCPE 2014, §5.1, β_E⁻¹ = 940 Mbit/s and the optical
+// backbone's measured β_O⁻¹ = 9.4 Gbit/s).
+const DefaultEfficiency = 0.94
+
+// Network is what the models know of a cluster: each directed resource's capacity, the most
+// one transfer can get (the per-flow ceiling, β_E⁻¹ in the papers), and optional latencies.
+type Network struct {
+	Cluster *cluster.Cluster
+	// Capacity of each directed resource, in bits per second, indexed by resource ID.
+	Capacity []float64
+	// Ceiling is the rate a transfer reaches alone on an idle path, in bits per second.
+	Ceiling float64
+	// Latency, when set, is added to every predicted time, by path class (Hockney α).
+	Latency map[cluster.PathClass]float64
+	// InverseBandwidth is Hockney's β (seconds per byte) per path class, for the hockney
+	// model; a class without one uses 8/Ceiling.
+	InverseBandwidth map[cluster.PathClass]float64
+	// Penalty holds the parameters of the penalty models.
+	Penalty PenaltyParams
+	// ContraFactor is φ of asymmetric-fitted: 1 applies the contra-flow rule fully, 0 not at all.
+	ContraFactor float64
+}
+
+// NewNetwork derives a network from a cluster's nominal rates: every capacity is the nominal
+// rate times efficiency, and the ceiling is the slowest NIC's capacity.
+func NewNetwork(cl *cluster.Cluster, efficiency float64) *Network {
+	if !(efficiency > 0 && efficiency <= 1) {
+		panic(fmt.Sprintf("contention: efficiency %g outside (0, 1]", efficiency))
+	}
+	n := &Network{Cluster: cl, Capacity: make([]float64, len(cl.Resources())), Ceiling: math.Inf(1), ContraFactor: 1}
+	for i, r := range cl.Resources() {
+		n.Capacity[i] = r.RateBps * efficiency
+	}
+	for _, nd := range cl.Nodes() {
+		n.Ceiling = math.Min(n.Ceiling, nd.NICRateBps*efficiency)
+	}
+	return n
+}
+
+// Flow is one transfer of a pattern.
+type Flow struct {
+	Src, Dst string
+	Bytes    float64
+}
+
+// Prediction is a model's answer for one pattern.
+type Prediction struct {
+	// Times holds each flow's predicted completion time in seconds, in input order.
+	Times []float64
+	// Steps is the number of steps of Algorithm 2 (1 for models without steps).
+	Steps int
+	// FirstRates holds each flow's rate in bits per second during the first step.
+	FirstRates []float64
+}
+
+// Model is one named prediction variant.
+type Model interface {
+	Name() string
+	Predict(net *Network, flows []Flow) (*Prediction, error)
+}
+
+// Models returns every model, in the order reports list them.
+func Models() []Model {
+	return []Model{Asymmetric{}, AsymmetricFitted{}, Fair{}, MaxMin{}, Penalty{}, Hockney{}}
+}
+
+// ModelByName finds a model.
+func ModelByName(name string) (Model, bool) {
+	for _, m := range Models() {
+		if m.Name() == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// active is the state of the step loop that rate functions see.
+type active struct {
+	net   *Network
+	flows []Flow
+	paths [][]int // resource IDs of each flow's path
+	ids   []int   // indices (into flows) of the flows still transferring, ascending
+}
+
+// rateFunc returns the rate, in bits per second, of each active flow (parallel to a.ids).
+type rateFunc func(a *active) ([]float64, error)
+
+// finishTol is the relative tolerance of the step loop: a flow whose remaining time is within
+// this fraction of the step's length finishes in that step. The models' rates are ratios of
+// capacities and counts, so flows that finish together in exact arithmetic differ here by a
+// few ulps; 1e-9 is far above that and far below any measurable time difference.
+const finishTol = 1e-9
+
+// paths resolves every flow's path and checks the flows.
+func resolve(net *Network, flows []Flow) ([][]int, error) {
+	paths := make([][]int, len(flows))
+	for i, f := range flows {
+		if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+			return nil, fmt.Errorf("contention: transfer %d (%s→%s) has size %g, want a positive number of bytes", i, f.Src, f.Dst, f.Bytes)
+		}
+		p, err := net.Cluster.Path(f.Src, f.Dst)
+		if err != nil {
+			return nil, fmt.Errorf("contention: transfer %d: %w", i, err)
+		}
+		paths[i] = p
+	}
+	return paths, nil
+}
+
+// stepLoop is Algorithm 2 of Zhu et al. (CCPE 2014, §6.2): while transfers remain, compute
+// the rates of the active ones, advance the clock to the earliest completion Δt =
+// min(m·8/rate), subtract what each sent in Δt, and retire the transfers that are done.
+func stepLoop(net *Network, flows []Flow, rates rateFunc) (*Prediction, error) {
+	paths, err := resolve(net, flows)
+	if err != nil {
+		return nil, err
+	}
+	n := len(flows)
+	left := make([]float64, n) // bytes still to send
+	for i, f := range flows {
+		left[i] = f.Bytes
+	}
+	p := &Prediction{Times: make([]float64, n)}
+	a := &active{net: net, flows: flows, paths: paths, ids: make([]int, n)}
+	for i := range a.ids {
+		a.ids[i] = i
+	}
+	t := 0.0
+	for len(a.ids) > 0 {
+		r, err := rates(a)
+		if err != nil {
+			return nil, err
+		}
+		p.Steps++
+		if p.FirstRates == nil {
+			p.FirstRates = make([]float64, n)
+			for j, id := range a.ids {
+				p.FirstRates[id] = r[j]
+			}
+		}
+		dt := math.Inf(1)
+		for j, id := range a.ids {
+			if !(r[j] > 0) || math.IsInf(r[j], 0) {
+				return nil, fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", id, flows[id].Src, flows[id].Dst, r[j])
+			}
+			dt = math.Min(dt, left[id]*8/r[j])
+		}
+		t += dt
+		keep := a.ids[:0]
+		for j, id := range a.ids {
+			if left[id]*8/r[j] <= dt*(1+finishTol) {
+				p.Times[id] = t
+				continue
+			}
+			left[id] -= dt * r[j] / 8
+			keep = append(keep, id)
+		}
+		a.ids = keep
+	}
+	addLatency(net, flows, p)
+	return p, nil
+}
+
+// addLatency adds the path class's α to every time, when the network has latencies.
+func addLatency(net *Network, flows []Flow, p *Prediction) {
+	if len(net.Latency) == 0 {
+		return
+	}
+	for i, f := range flows {
+		class, _ := net.Cluster.Class(f.Src, f.Dst)
+		p.Times[i] += net.Latency[class]
+	}
+}
