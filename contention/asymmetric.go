@@ -33,11 +33,19 @@ import (
 //     rates) and the transfer is not queued again; the unsaturated ones are emptied all the
 //     same. Only when none is saturated is the transfer queued again with its new k̄
 //     (lines 19–20), which happens at most once per resource of its path.
-//   - Ties in the queue's key are broken by input order; for the with-flow rule the order
-//     does not change any rate, since every transfer on a resource gets the same share.
-//   - The ceiling (β_E in the paper, 940 Mbit/s on 1 Gb Ethernet) bounds every with-flow
-//     share, as in inverseBandwidth; a contra-flow rate is a rate some other transfer got,
-//     so it is bounded too.
+//   - No transfer is given more than its share of what is left on any resource of its path,
+//     not only on the resources where k is reached (for either rule). The paper's
+//     inverseBandwidth looks at the bottleneck resources only, and its contra-flow rule at
+//     the reverse direction only; read literally, both can hand out more than a resource
+//     carries (a NIC loaded to 110% on random patterns) and leave later transfers nothing.
+//     On the paper's own examples the cap changes no number.
+//   - Transfers whose keys tie are taken in increasing order of the rate they would get now
+//     (the most constrained first, re-evaluated as rates are given), then input order. The
+//     paper leaves ties open, and taking them in input order makes rates depend on how the
+//     transfers are listed: a transfer sharing a NIC with one that is limited elsewhere gets
+//     the NIC's leftover only if the limited one is served first.
+//   - The ceiling (β_E in the paper, 940 Mbit/s on 1 Gb Ethernet) bounds every share, as in
+//     inverseBandwidth.
 type Asymmetric struct{}
 
 // Name implements Model.
@@ -115,6 +123,45 @@ type item struct {
 
 type queue []item
 
+// keysTie says whether two items have the same key ⟨max(k, k̄), k, k̄⟩.
+func keysTie(a, b item) bool {
+	return approxEq(math.Max(a.k, a.kbar), math.Max(b.k, b.kbar)) && approxEq(a.k, b.k) && approxEq(a.kbar, b.kbar)
+}
+
+// popTies pops every queued item whose key ties with top's.
+func popTies(q *queue, top item) []item {
+	var ties []item
+	for q.Len() > 0 && keysTie((*q)[0], top) {
+		ties = append(ties, heap.Pop(q).(item))
+	}
+	return ties
+}
+
+// cand is a transfer of a tie group with the rate it would get.
+type cand struct {
+	it   item
+	rate float64
+}
+
+// candQueue orders a tie group by candidate rate, then input order.
+type candQueue []cand
+
+func (q candQueue) Len() int { return len(q) }
+func (q candQueue) Less(x, y int) bool {
+	if !approxEq(q[x].rate, q[y].rate) {
+		return q[x].rate < q[y].rate
+	}
+	return q[x].it.j < q[y].it.j
+}
+func (q candQueue) Swap(x, y int) { q[x], q[y] = q[y], q[x] }
+func (q *candQueue) Push(v any)   { *q = append(*q, v.(cand)) }
+func (q *candQueue) Pop() any {
+	old := *q
+	v := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return v
+}
+
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(x, y int) bool {
 	a, b := q[x], q[y]
@@ -167,13 +214,22 @@ func (s *alg1) withFlow(j int, k float64) float64 {
 			rate = math.Min(rate, s.share(r))
 		}
 	}
+	return s.capped(j, rate)
+}
+
+// capped limits a rate to the transfer's share on every resource of its path.
+func (s *alg1) capped(j int, rate float64) float64 {
+	for _, r := range s.a.paths[s.a.ids[j]] {
+		rate = math.Min(rate, s.share(r))
+	}
 	return rate
 }
 
-// contraFlow is the contra-flow rule. It returns the rate and true when some tied resource is
-// saturated; otherwise it empties the tied contra-flow sets and returns false.
-func (s *alg1) contraFlow(j int, kbar float64) (float64, bool) {
-	rate, saturated := math.Inf(1), false
+// contraFlow is the contra-flow rule. It returns the rate and true when some resource where
+// k̄ is reached is saturated in the reverse direction; unsaturated ones are listed in the
+// returned mask of path positions, for disabling.
+func (s *alg1) contraFlow(j int, kbar float64) (rate float64, saturated bool, unsat uint64) {
+	rate = math.Inf(1)
 	for i, r := range s.a.paths[s.a.ids[j]] {
 		if s.disabled[j]&(1<<i) != 0 {
 			continue
@@ -185,10 +241,27 @@ func (s *alg1) contraFlow(j int, kbar float64) (float64, bool) {
 		if s.uncalc[rv] < s.count[rv] && approxEq(s.used[rv], s.capacity[rv]) {
 			rate, saturated = math.Min(rate, s.maxRate[rv]), true
 		} else {
-			s.disabled[j] |= 1 << i
+			unsat |= 1 << i
 		}
 	}
-	return rate, saturated
+	return s.capped(j, rate), saturated, unsat
+}
+
+// candidate is the rate transfer j would be given now: ok is false when its contra-flow
+// bottleneck is not saturated, so that it has to be queued again.
+func (s *alg1) candidate(it item, mode contraMode, phi float64) (rate float64, ok bool) {
+	if geq(it.k, it.kbar) {
+		return s.withFlow(it.j, it.k), true
+	}
+	rc, sat, _ := s.contraFlow(it.j, it.kbar)
+	if !sat {
+		return 0, false
+	}
+	if mode == contraBlend {
+		rf := s.withFlow(it.j, it.k)
+		rc = rf - phi*math.Max(rf-rc, 0)
+	}
+	return rc, true
 }
 
 func (s *alg1) give(j int, rate float64) {
@@ -217,23 +290,36 @@ func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 		q[j] = item{j: j, k: k, kbar: kbar}
 	}
 	heap.Init(&q)
+	var group candQueue
 	for q.Len() > 0 {
-		it := heap.Pop(&q).(item)
-		if geq(it.k, it.kbar) {
-			s.give(it.j, s.withFlow(it.j, it.k))
-			continue
+		// The transfers whose keys tie with the most congested one form a group, served by
+		// increasing candidate rate. Candidates only grow as rates are given (each transfer
+		// gets at most its share, which leaves the others' shares no smaller), so a lazily
+		// re-evaluated heap finds the smallest.
+		top := heap.Pop(&q).(item)
+		group = group[:0]
+		for _, it := range append([]item{top}, popTies(&q, top)...) {
+			rate, ok := s.candidate(it, mode, phi)
+			if !ok {
+				_, _, unsat := s.contraFlow(it.j, it.kbar)
+				s.disabled[it.j] |= unsat
+				it.k, it.kbar = s.factors(it.j, mode)
+				heap.Push(&q, it)
+				continue
+			}
+			group = append(group, cand{it: it, rate: rate})
 		}
-		rc, ok := s.contraFlow(it.j, it.kbar)
-		if !ok {
-			it.k, it.kbar = s.factors(it.j, mode)
-			heap.Push(&q, it)
-			continue
+		heap.Init(&group)
+		for group.Len() > 0 {
+			c := heap.Pop(&group).(cand)
+			rate, _ := s.candidate(c.it, mode, phi)
+			if group.Len() > 0 && rate > group[0].rate && !approxEq(rate, group[0].rate) {
+				c.rate = rate
+				heap.Push(&group, c)
+				continue
+			}
+			s.give(c.it.j, rate)
 		}
-		if mode == contraBlend {
-			rf := s.withFlow(it.j, it.k)
-			rc = rf - phi*math.Max(rf-rc, 0)
-		}
-		s.give(it.j, rc)
 	}
 	return s.rate
 }

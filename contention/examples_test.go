@@ -22,7 +22,7 @@ func tableICluster(t *testing.T) *Network {
 	t.Helper()
 	cl, err := cluster.New(cluster.Description{Name: "table1", NICRateBps: 940e6,
 		Backbone: &cluster.Backbone{Topology: cluster.TopologyCable, Kind: cluster.KindElectrical, RateBps: 940e6},
-		Racks: []cluster.Rack{{Name: "X", NodePrefix: "X", NodeFirst: 1, NodeCount: 3}, {Name: "Y", NodePrefix: "Y", NodeFirst: 1, NodeCount: 3}}})
+		Racks:    []cluster.Rack{{Name: "X", NodePrefix: "X", NodeFirst: 1, NodeCount: 3}, {Name: "Y", NodePrefix: "Y", NodeFirst: 1, NodeCount: 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,195 @@
+package contention
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// Pattern is a set of transfers that start together.
+type Pattern struct {
+	// ID names the pattern within its experiment; random patterns encode their setting in it
+	// (see RandomSetting).
+	ID         string
+	Experiment string
+	Flows      []Flow
+}
+
+// RandomSpec sets up the random validation patterns of Zhu et al. (CCPE 2014, §7.1).
+type RandomSpec struct {
+	Nodes int // |N|, split equally over the first Racks racks
+	D     int // how many times each node draws a destination
+	Racks int // racks used (default 2, as on both of the paper's platforms)
+	// Sizes are the message sizes in bytes, drawn uniformly per transfer (default 10 MB).
+	Sizes []int64
+}
+
+// RandomPatterns draws count random patterns: |N| nodes are taken equally from the first racks
+// (the first nodes of each); each node, d times, picks another of the |N| nodes at random and
+// keeps the transfer to it with probability 1/2. A draw that keeps no transfer at all is drawn
+// again (an empty pattern measures nothing). The same seed gives the same patterns; IDs are
+// "N<|N|>-d<d>-<index>".
+func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64) ([]Pattern, error) {
+	if spec.Racks == 0 {
+		spec.Racks = min(2, len(cl.Racks()))
+	}
+	if len(spec.Sizes) == 0 {
+		spec.Sizes = []int64{10_000_000}
+	}
+	if spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 {
+		return nil, fmt.Errorf("contention: random patterns need |N| ≥ 2 divisible by the %d racks used and d ≥ 1 (cluster %s has %d racks); got |N| = %d, d = %d",
+			spec.Racks, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
+	}
+	per := spec.Nodes / spec.Racks
+	byRack := make([][]string, len(cl.Racks()))
+	for _, n := range cl.Nodes() {
+		byRack[n.RackIndex] = append(byRack[n.RackIndex], n.Name)
+	}
+	var nodes []string
+	for r := 0; r < spec.Racks; r++ {
+		if len(byRack[r]) < per {
+			return nil, fmt.Errorf("contention: rack %s has %d nodes, %d needed", cl.Racks()[r], len(byRack[r]), per)
+		}
+		nodes = append(nodes, byRack[r][:per]...)
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(spec.Nodes)<<32|uint64(spec.D)))
+	out := make([]Pattern, 0, count)
+	for len(out) < count {
+		var flows []Flow
+		for s := range nodes {
+			for k := 0; k < spec.D; k++ {
+				d := rng.IntN(len(nodes) - 1)
+				if d >= s {
+					d++ // a different node
+				}
+				if rng.IntN(2) == 0 {
+					continue
+				}
+				flows = append(flows, Flow{Src: nodes[s], Dst: nodes[d], Bytes: float64(spec.Sizes[rng.IntN(len(spec.Sizes))])})
+			}
+		}
+		if len(flows) == 0 {
+			continue
+		}
+		out = append(out, Pattern{ID: fmt.Sprintf("N%d-d%d-%03d", spec.Nodes, spec.D, len(out)), Experiment: "random", Flows: flows})
+	}
+	return out, nil
+}
+
+// RandomSetting recovers (|N|, d) from a random pattern's ID; ok is false for IDs of another
+// form, which validation then groups under one setting.
+func RandomSetting(id string) (nodes, d int, ok bool) {
+	parts := strings.Split(id, "-")
+	if len(parts) < 2 || !strings.HasPrefix(parts[0], "N") || !strings.HasPrefix(parts[1], "d") {
+		return 0, 0, false
+	}
+	n, err1 := strconv.Atoi(parts[0][1:])
+	dd, err2 := strconv.Atoi(parts[1][1:])
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return n, dd, true
+}
+
+// rackNodes lists the nodes of rack r.
+func rackNodes(cl *cluster.Cluster, r int) []string {
+	var out []string
+	for _, n := range cl.Nodes() {
+		if n.RackIndex == r {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// FairnessPatterns are the unidirectional calibration designs of CCPE 2014 §5.1, for
+// k = 1…maxK: fair_intra (A: k transfers from the first node of the first rack to its second
+// node) and, on clusters of several racks, fair_inter (B: k transfers from k distinct nodes of
+// the first rack to k distinct nodes of the second; k is capped by the rack sizes).
+func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
+	var out []Pattern
+	r0 := rackNodes(cl, 0)
+	for k := 1; k <= maxK && len(r0) >= 2; k++ {
+		p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_intra"}
+		for i := 0; i < k; i++ {
+			p.Flows = append(p.Flows, Flow{Src: r0[0], Dst: r0[1], Bytes: float64(bytes)})
+		}
+		out = append(out, p)
+	}
+	if len(cl.Racks()) > 1 {
+		r1 := rackNodes(cl, 1)
+		for k := 1; k <= maxK && k <= len(r0) && k <= len(r1); k++ {
+			p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_inter"}
+			for i := 0; i < k; i++ {
+				p.Flows = append(p.Flows, Flow{Src: r0[i], Dst: r1[i], Bytes: float64(bytes)})
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BidirectionalPatterns are the designs of CCPE 2014 §5.2 for every in ∈ 1…maxIn and
+// out ∈ 1…maxOut: bidir_nic, in transfers into the first node of the first rack from other
+// nodes of that rack and out transfers from it to others; and, on clusters of several racks,
+// bidir_backbone, in transfers from distinct nodes of the second rack to distinct nodes of the
+// first and out transfers the other way. Node choices wrap around when a rack is small.
+func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) []Pattern {
+	var out []Pattern
+	r0 := rackNodes(cl, 0)
+	b := float64(bytes)
+	if len(r0) >= 2 {
+		others := r0[1:]
+		for i := 1; i <= maxIn; i++ {
+			for o := 1; o <= maxOut; o++ {
+				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: "bidir_nic"}
+				for k := 0; k < i; k++ {
+					p.Flows = append(p.Flows, Flow{Src: others[k%len(others)], Dst: r0[0], Bytes: b})
+				}
+				for k := 0; k < o; k++ {
+					p.Flows = append(p.Flows, Flow{Src: r0[0], Dst: others[len(others)-1-k%len(others)], Bytes: b})
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	if len(cl.Racks()) > 1 {
+		r1 := rackNodes(cl, 1)
+		for i := 1; i <= maxIn; i++ {
+			for o := 1; o <= maxOut; o++ {
+				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: "bidir_backbone"}
+				for k := 0; k < i; k++ {
+					p.Flows = append(p.Flows, Flow{Src: r1[k%len(r1)], Dst: r0[k%len(r0)], Bytes: b})
+				}
+				for k := 0; k < o; k++ {
+					p.Flows = append(p.Flows, Flow{Src: r0[len(r0)-1-k%len(r0)], Dst: r1[len(r1)-1-k%len(r1)], Bytes: b})
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Alltoallv is an MPI_Alltoallv as point-to-point transfers: sizes[i][j] bytes from nodes[i]
+// to nodes[j], for every i ≠ j with a positive size.
+func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
+	if len(sizes) != len(nodes) {
+		return Pattern{}, fmt.Errorf("contention: alltoallv: %d nodes but %d rows of sizes", len(nodes), len(sizes))
+	}
+	p := Pattern{ID: id, Experiment: "alltoallv"}
+	for i, row := range sizes {
+		if len(row) != len(nodes) {
+			return Pattern{}, fmt.Errorf("contention: alltoallv: row %d has %d sizes, want %d", i, len(row), len(nodes))
+		}
+		for j, m := range row {
+			if i != j && m > 0 {
+				p.Flows = append(p.Flows, Flow{Src: nodes[i], Dst: nodes[j], Bytes: float64(m)})
+			}
+		}
+	}
+	return p, nil
+}
