@@ -31,6 +31,8 @@ type Truth struct {
 	Scatter *ScatterTruth  `json:"scatter,omitempty"`
 	Gather  *GatherTruth   `json:"gather,omitempty"`
 	L       *LTruth        `json:"l,omitempty"`
+	// Contention adds concurrent patterns to the transfers table (simulate_contention.go).
+	Contention *ContentionTruth `json:"contention,omitempty"`
 }
 
 // HockneyTruth is T(m) = α + β·m for one path class, measured between Src and Dst over Sizes
@@ -107,7 +109,8 @@ type LTruth struct {
 // DefaultTruth makes plausible parameters for a cluster: Hockney latencies of 50 µs (intra)
 // and 80 µs (inter), bandwidth 94% of the NIC rate (TCP over Ethernet), up to eight LMO nodes
 // with seeded heterogeneous delays and rates, scatter and gather sweeps of 4 KiB steps with
-// breaks S = 96 KiB, M1 = 8 KiB and M2 = 64 KiB, and an L surface for 1–8 pairs.
+// breaks S = 96 KiB, M1 = 8 KiB and M2 = 64 KiB, an L surface for 1–8 pairs, and concurrent
+// patterns with the asymmetric model as ground truth (defaultContention).
 func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 	rng := rand.New(rand.NewPCG(seed, 0x7275746800000000))
 	nodes := cl.Nodes()
@@ -174,6 +177,7 @@ func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 	tr.L = &LTruth{A: 30e-6, B: 8.5e-9, C: 2e-6, D: 0.4e-9,
 		Os: [2]float64{5e-6, 0.2e-9}, Or: [2]float64{6e-6, 0.25e-9}, Ur: [2]float64{2e-6, 0.1e-9},
 		Pairs: []int64{1, 2, 4, 8}, Sizes: pow2(10, 20)}
+	tr.Contention = defaultContention(cl)
 	return tr
 }
 
@@ -227,6 +231,11 @@ func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 					TStart: clock, TEnd: clock + t})
 				clock += t + 1e-3
 			}
+		}
+	}
+	if tr.Contention != nil {
+		if err := generateContention(cl, tr, nz, clock, g); err != nil {
+			return nil, err
 		}
 	}
 	if lmo := tr.LMO; lmo != nil {

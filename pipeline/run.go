@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/validate"
 )
 
 // Files of a run directory.
@@ -22,6 +24,12 @@ const (
 	RunSummaryText      = "summary.txt"
 	RunMeasurementsFile = "measurements.parquet"
 )
+
+// RunResult is what a run found.
+type RunResult struct {
+	Summary  *Summary           `json:"summary"`
+	Accuracy *validate.Accuracy `json:"accuracy"`
+}
 
 // RunOptions configures Run.
 type RunOptions struct {
@@ -33,6 +41,9 @@ type RunOptions struct {
 	Logger   *slog.Logger
 	Progress func(rows int64)
 	Notes    []string
+	// Params are the contention models' parameters for the validation stage.
+	Params  contention.Params
+	HeldOut []string
 }
 
 // Run ingests the sources and summarises the dataset into a run directory:
@@ -41,10 +52,12 @@ type RunOptions struct {
 //	summary.json          tables, sources and per-experiment statistics
 //	summary.txt           the same, as the tables printed on the terminal
 //	measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+//	predictions.parquet   every held-out transfer, measured and predicted by every model
+//	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II
 //
 // The directory is built beside Out and renamed into place at the end, replacing an earlier
 // run; a failed or interrupted run leaves the earlier one untouched.
-func Run(ctx context.Context, opts RunOptions) (*Summary, error) {
+func Run(ctx context.Context, opts RunOptions) (*RunResult, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -52,7 +65,7 @@ func Run(ctx context.Context, opts RunOptions) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	s, err := run(ctx, opts, tmp)
+	res, err := run(ctx, opts, tmp)
 	if err == nil {
 		err = atomicio.CommitDir(tmp, opts.Out, true)
 	}
@@ -60,10 +73,10 @@ func Run(ctx context.Context, opts RunOptions) (*Summary, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return s, nil
+	return res, nil
 }
 
-func run(ctx context.Context, opts RunOptions, tmp string) (*Summary, error) {
+func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	dsDir := filepath.Join(tmp, RunDatasetDir)
 	start := time.Now()
 	_, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: opts.Cluster, Sources: opts.Sources, Out: dsDir,
@@ -95,5 +108,15 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*Summary, error) {
 	if err := datasets.WriteParquetFile(filepath.Join(tmp, RunMeasurementsFile), MeasurementsTable, s.Measurements()); err != nil {
 		return nil, err
 	}
-	return s, nil
+	start = time.Now()
+	heldOut := opts.HeldOut
+	if heldOut == nil {
+		heldOut = validate.HeldOut
+	}
+	acc, err := Validate(ctx, ds, opts.Params, heldOut, tmp)
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "validate", "seconds", time.Since(start).Seconds())
+	return &RunResult{Summary: s, Accuracy: acc}, nil
 }

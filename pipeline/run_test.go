@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 )
@@ -19,12 +20,12 @@ func runSample(t *testing.T, out string) *Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)})
+	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
+		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Params: contention.DefaultParams()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return res.Summary
 }
 
 func TestRunSample(t *testing.T) {

@@ -28,15 +28,6 @@ EXAMPLE:
    commcal estimate --out calib run/dataset`, "the estimation issue (#3)")
 }
 
-func validateCommand() *cli.Command {
-	return laterCommand("validate", "score every contention model on held-out transfers", "DATASET CALIBRATION",
-		`Predicts every held-out transfer with every model and writes predictions.parquet and
-accuracy.json (the columns of Table II of Zhu et al., CCPE 2014, per setting and model).
-
-EXAMPLE:
-   commcal validate run/dataset calib/calibration.json`, "the models and validation issue (#4)")
-}
-
 func plotCommand() *cli.Command {
 	return laterCommand("plot", "draw the figures and the HTML report of a run", "RUN_DIR",
 		`Writes PNG and SVG figures and report.html for a run directory.

@@ -22,9 +22,12 @@ func runCommand() *cli.Command {
    summary.txt           what is printed: tables, sources, per-experiment statistics
    summary.json          the same for scripts
    measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+   predictions.parquet   every held-out transfer, measured and predicted by every model
+   accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
 
-Stages so far: ingest, measurement statistics. Estimation, validation and figures join this
-command as they are built.
+Stages so far: ingest, measurement statistics, validation of the contention models (with
+--params or the default parameters until estimation is built). Estimation and figures join
+this command as they are built.
 
 With no inputs it uses the sample built into the binary: real MPI ping-pong round trips from
 Grid5000's graphene plus a synthetic calibration campaign on a graphene-like cluster. Inputs
@@ -35,13 +38,14 @@ The run directory is replaced as a whole when the new one is complete.
 EXAMPLES:
    commcal run
    commcal run --out runs/$(date +%F) --cluster cluster.toml logs/`,
-		Flags: append(sourceFlags(),
+		Flags: append(append(sourceFlags(), paramsFlags()...),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "run", EnvVars: []string{"COMMCAL_RUN_OUT"}, Usage: "run directory"},
 			&cli.Float64Flag{Name: "ci-width", Value: estimate.DefaultStoppingRule.MaxRelWidth, EnvVars: []string{"COMMCAL_CI_WIDTH"},
 				Usage: "stopping rule: largest full 95% CI width, as a fraction of the mean"},
 			&cli.IntFlag{Name: "iteration-cap", EnvVars: []string{"COMMCAL_ITERATION_CAP"},
 				Usage: "stopping rule: the benchmark's repetition cap (0: unknown)"},
-			&cli.BoolFlag{Name: "json", Usage: "print summary.json instead of the tables"},
+			&cli.BoolFlag{Name: "json", Usage: "print summary.json and accuracy.json instead of the tables"},
+			heldOutFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			inv, err := begin(c, 0, -1, "FILE_OR_DIR")
@@ -65,19 +69,31 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			params, err := paramsFromFlags(c)
+			if err != nil {
+				return err
+			}
+			held, err := heldOut(c)
+			if err != nil {
+				return err
+			}
 			prog, done := progress(c, "ingest")
-			s, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
+			res, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
 				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
-				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes})
+				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Params: params, HeldOut: held})
 			done()
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c, s)
+				return printJSON(c, res)
 			}
 			fmt.Fprintf(c.App.Writer, "run directory: %s\n", c.String("out"))
-			return s.WriteText(c.App.Writer)
+			if err := res.Summary.WriteText(c.App.Writer); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", c.String("held-out"))
+			return res.Accuracy.WriteText(c.App.Writer)
 		},
 	})
 }

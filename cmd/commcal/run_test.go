@@ -41,10 +41,14 @@ func TestRunSampleGolden(t *testing.T) {
 
 	code, stdout, _ = runCLI(t, "run", "--json", "--out", out)
 	var s struct {
-		Cluster     string
-		Experiments []struct{ Measurements int }
+		Summary struct {
+			Cluster     string
+			Experiments []struct{ Measurements int }
+		}
+		Accuracy struct{ Settings []struct{ Setting string } }
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Cluster != "graphene" || len(s.Experiments) != 8 {
+	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Summary.Cluster != "graphene" || len(s.Summary.Experiments) < 8 ||
+		len(s.Accuracy.Settings) != 9 {
 		t.Errorf("run --json: exit %d, %q", code, stdout[:min(len(stdout), 200)])
 	}
 }
@@ -68,4 +72,34 @@ func TestSimulateThenIngestGolden(t *testing.T) {
 	t.Chdir(wd)
 	golden(t, "simulate_ingest.golden", stdout+"\n"+stdout2)
 	golden(t, "manifest.golden.json", string(manifest))
+}
+
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	sim := filepath.Join(dir, "sim")
+	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "3", "--out", sim); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "val")
+	code, stdout, stderr := runCLI(t, "validate", "--out", out, sim)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"N30-d3", "asymmetric-fitted", "overall", "hockney"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"predictions.parquet", "accuracy.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Scoring a calibration experiment is refused.
+	if code, _, stderr := runCLI(t, "validate", "--held-out", "fair_intra", "--out", out, sim); code != exitBadData || !strings.Contains(stderr, "calibration experiment") {
+		t.Errorf("held-out fair_intra: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "validate", "--contra-factor", "2", "--out", out, sim); code != exitBadData {
+		t.Errorf("contra-factor 2: exit %d", code)
+	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/validate"
+)
+
+// paramsFlags are the flags of the commands that run the contention models.
+func paramsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "params", EnvVars: []string{"COMMCAL_PARAMS"},
+			Usage: "contention parameters as JSON (efficiency, ceiling_bps, nic_bps, backbone_bps, contra_factor, latency_s, ...)"},
+		&cli.Float64Flag{Name: "efficiency", Usage: "share of nominal link rates delivered as goodput (default 0.94)"},
+		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric) (default 1)"},
+	}
+}
+
+// paramsFromFlags reads --params, then applies the single-value flags over it.
+func paramsFromFlags(c *cli.Context) (contention.Params, error) {
+	p := contention.DefaultParams()
+	if path := c.String("params"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return p, usageError{err.Error()}
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return p, usagef("--params %s: %v", path, err)
+		}
+	}
+	if c.IsSet("efficiency") {
+		p.Efficiency = c.Float64("efficiency")
+	}
+	if c.IsSet("contra-factor") {
+		p.ContraFactor = c.Float64("contra-factor")
+	}
+	if p.Efficiency < 0 || p.Efficiency > 1 || p.ContraFactor < 0 || p.ContraFactor > 1 {
+		return p, usagef("efficiency and contra-factor must lie in [0, 1]")
+	}
+	return p, nil
+}
+
+// heldOutFlag lists the experiments scored by validation.
+func heldOutFlag() cli.Flag {
+	return &cli.StringFlag{Name: "held-out", Value: strings.Join(validate.HeldOut, ","), EnvVars: []string{"COMMCAL_HELD_OUT"},
+		Usage: "experiments scored (never used for fitting), comma-separated"}
+}
+
+func heldOut(c *cli.Context) ([]string, error) {
+	var out []string
+	for _, e := range strings.Split(c.String("held-out"), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--held-out is empty")
+	}
+	for _, e := range out {
+		if strings.HasPrefix(e, "fair_") || strings.HasPrefix(e, "bidir_") || e == "p2p_sweep" {
+			return nil, usagef("--held-out %s: %s is a calibration experiment; scoring it would not be held out", c.String("held-out"), e)
+		}
+	}
+	return out, nil
+}

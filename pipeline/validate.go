@@ -1,0 +1,37 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/validate"
+)
+
+// Files of the validation stage.
+const (
+	PredictionsFile = "predictions.parquet"
+	AccuracyFile    = "accuracy.json"
+)
+
+// Validate scores every model on the dataset's held-out transfers and writes
+// predictions.parquet and accuracy.json into dir.
+func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, heldOut []string, dir string) (*validate.Accuracy, error) {
+	rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
+	if err != nil {
+		return nil, err
+	}
+	preds, acc, err := validate.Validate(ds.Cluster, rows, params, contention.Models(), heldOut)
+	if err != nil {
+		return nil, err
+	}
+	if err := datasets.WriteParquetFile(filepath.Join(dir, PredictionsFile), validate.PredictionsTable, preds); err != nil {
+		return nil, err
+	}
+	if err := datasets.WriteJSONFile(filepath.Join(dir, AccuracyFile), acc); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return acc, nil
+}

@@ -1,0 +1,31 @@
+package validate
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText prints the accuracy as one aligned table: a line per setting and model.
+func (a *Accuracy) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "setting\tpatterns\tmodel\ttransfers\tsteps\tmean |ε|\tSE\tbias\t|ε| ≤ 10%\tasym. transfers\tasym. mean |ε|")
+	rows := append(append([]SettingAccuracy(nil), a.Settings...), a.Overall)
+	for _, s := range rows {
+		for i, m := range s.Models {
+			setting, pats := s.Setting, fmt.Sprint(s.Patterns)
+			if i > 0 {
+				setting, pats = "", ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.2f%%\t%.2f%%\t%+.2f%%\t%.1f%%\t%d\t%.2f%%\n", setting, pats, m.Model,
+				m.Transfers, m.MeanSteps, 100*m.MeanAbsErr, 100*m.SEAbsErr, 100*m.MeanErr, 100*m.Within10, m.AsymTransfers, 100*m.AsymMeanAbsErr)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}

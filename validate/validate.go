@@ -1,0 +1,339 @@
+package validate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+)
+
+// HeldOut is the default set of experiments scored: the random validation patterns and
+// Alltoallv. The calibration experiments (p2p_sweep, fair_*, bidir_*, static_sync) are what
+// parameters are fitted on, so they are never scored.
+var HeldOut = []string{"random", "alltoallv"}
+
+// Within is the error band of the share column, ±10% as in CCPE 2014 §7.2.
+const Within = 0.10
+
+// Row is one held-out transfer: its measured mean time and every model's prediction and
+// signed relative error ε = (predicted − measured) / measured.
+type Row struct {
+	Experiment string  `col:"experiment" doc:"experiment of the pattern"`
+	PatternID  string  `col:"pattern_id" doc:"pattern"`
+	FlowID     int64   `col:"flow_id" doc:"transfer within the pattern"`
+	Src        string  `col:"src_node" doc:"sending node"`
+	Dst        string  `col:"dst_node" doc:"receiving node"`
+	Bytes      int64   `col:"bytes" unit:"B" doc:"message size"`
+	Setting    string  `col:"setting" doc:"setting (|N|, d) as N<n>-d<d>, or all"`
+	Asymmetric int64   `col:"asymmetric_pattern" doc:"1 when the pattern has unequal traffic both ways on some link"`
+	Reps       int64   `col:"reps" doc:"repetitions measured"`
+	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
+
+	PredAsymmetric       float64 `col:"pred_asymmetric_s" unit:"s" doc:"asymmetric model"`
+	ErrAsymmetric        float64 `col:"err_asymmetric" doc:"signed relative error of asymmetric"`
+	PredAsymmetricFitted float64 `col:"pred_asymmetric_fitted_s" unit:"s" doc:"asymmetric-fitted model"`
+	ErrAsymmetricFitted  float64 `col:"err_asymmetric_fitted" doc:"signed relative error of asymmetric-fitted"`
+	PredFair             float64 `col:"pred_fair_s" unit:"s" doc:"fair model"`
+	ErrFair              float64 `col:"err_fair" doc:"signed relative error of fair"`
+	PredMaxMin           float64 `col:"pred_maxmin_s" unit:"s" doc:"maxmin model"`
+	ErrMaxMin            float64 `col:"err_maxmin" doc:"signed relative error of maxmin"`
+	PredPenalty          float64 `col:"pred_penalty_s" unit:"s" doc:"penalty model"`
+	ErrPenalty           float64 `col:"err_penalty" doc:"signed relative error of penalty"`
+	PredHockney          float64 `col:"pred_hockney_s" unit:"s" doc:"hockney model"`
+	ErrHockney           float64 `col:"err_hockney" doc:"signed relative error of hockney"`
+}
+
+// PredictionsTable is the schema of predictions.parquet.
+var PredictionsTable = datasets.DefineTable[Row]("predictions")
+
+// set stores a model's prediction and error in the row.
+func (r *Row) set(model string, pred, err float64) {
+	switch model {
+	case "asymmetric":
+		r.PredAsymmetric, r.ErrAsymmetric = pred, err
+	case "asymmetric-fitted":
+		r.PredAsymmetricFitted, r.ErrAsymmetricFitted = pred, err
+	case "fair":
+		r.PredFair, r.ErrFair = pred, err
+	case "maxmin":
+		r.PredMaxMin, r.ErrMaxMin = pred, err
+	case "penalty":
+		r.PredPenalty, r.ErrPenalty = pred, err
+	case "hockney":
+		r.PredHockney, r.ErrHockney = pred, err
+	default:
+		panic("validate: no column for model " + model)
+	}
+}
+
+// ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.
+type ModelAccuracy struct {
+	Model string `json:"model"`
+	// Transfers scored and the mean number of Algorithm-2 steps over the setting's patterns.
+	Transfers int     `json:"transfers"`
+	MeanSteps float64 `json:"mean_steps"`
+	// MeanAbsErr is the mean |ε|, SEAbsErr its standard error (π(ε) in the paper), MeanErr the
+	// mean signed ε (bias), Within10 the share of transfers with |ε| ≤ 10%.
+	MeanAbsErr float64 `json:"mean_abs_err"`
+	SEAbsErr   float64 `json:"se_abs_err"`
+	MeanErr    float64 `json:"mean_err"`
+	Within10   float64 `json:"within_10pct"`
+	// The same restricted to patterns with asymmetric traffic on a link (ε' of the paper for
+	// asymmetric, ε'' for fair).
+	AsymTransfers  int     `json:"asym_transfers"`
+	AsymMeanAbsErr float64 `json:"asym_mean_abs_err"`
+}
+
+// SettingAccuracy is every model's accuracy on one setting (|N|, d).
+type SettingAccuracy struct {
+	Setting  string          `json:"setting"`
+	Nodes    int             `json:"nodes,omitempty"`
+	D        int             `json:"d,omitempty"`
+	Patterns int             `json:"patterns"`
+	Models   []ModelAccuracy `json:"models"`
+}
+
+// Accuracy is the content of accuracy.json.
+type Accuracy struct {
+	Format   string            `json:"format"`
+	HeldOut  []string          `json:"held_out"`
+	Params   contention.Params `json:"params"`
+	Settings []SettingAccuracy `json:"settings"`
+	Overall  SettingAccuracy   `json:"overall"`
+	Warnings []string          `json:"warnings,omitempty"`
+}
+
+// measuredPattern is one held-out pattern with its transfers' mean times.
+type measuredPattern struct {
+	experiment, id string
+	flows          []contention.Flow
+	mean           []float64
+	reps           []int64
+}
+
+// collect groups held-out transfers by pattern and averages each transfer over its
+// repetitions. A pattern whose repetitions disagree on a transfer's nodes or size is an error.
+func collect(rows []datasets.Transfer, heldOut []string) ([]*measuredPattern, error) {
+	type key struct{ exp, id string }
+	byPattern := map[key]*measuredPattern{}
+	var order []key
+	for _, r := range rows {
+		if !slices.Contains(heldOut, r.Experiment) {
+			continue
+		}
+		k := key{r.Experiment, r.PatternID}
+		p, ok := byPattern[k]
+		if !ok {
+			p = &measuredPattern{experiment: r.Experiment, id: r.PatternID}
+			byPattern[k] = p
+			order = append(order, k)
+		}
+		for int64(len(p.flows)) <= r.FlowID {
+			p.flows = append(p.flows, contention.Flow{})
+			p.mean = append(p.mean, 0)
+			p.reps = append(p.reps, 0)
+		}
+		f := &p.flows[r.FlowID]
+		if f.Src == "" {
+			*f = contention.Flow{Src: r.Src, Dst: r.Dst, Bytes: float64(r.Bytes)}
+		} else if f.Src != r.Src || f.Dst != r.Dst || f.Bytes != float64(r.Bytes) {
+			return nil, fmt.Errorf("validate: pattern %s/%s transfer %d: repetition %d is %s→%s %d B, an earlier one %s→%s %.0f B",
+				r.Experiment, r.PatternID, r.FlowID, r.Rep, r.Src, r.Dst, r.Bytes, f.Src, f.Dst, f.Bytes)
+		}
+		p.mean[r.FlowID] += r.Seconds()
+		p.reps[r.FlowID]++
+	}
+	slices.SortFunc(order, func(a, b key) int { return cmp.Or(cmp.Compare(a.exp, b.exp), cmp.Compare(a.id, b.id)) })
+	out := make([]*measuredPattern, 0, len(order))
+	for _, k := range order {
+		p := byPattern[k]
+		for i := range p.flows {
+			if p.reps[i] == 0 {
+				return nil, fmt.Errorf("validate: pattern %s/%s has no transfer %d (flow_id must count from 0)", p.experiment, p.id, i)
+			}
+			p.mean[i] /= float64(p.reps[i])
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
+// the situation in which the asymmetric property acts.
+func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
+	count := make([]int, len(cl.Resources()))
+	for _, f := range flows {
+		path, _ := cl.Path(f.Src, f.Dst)
+		for _, r := range path {
+			count[r]++
+		}
+	}
+	for r, res := range cl.Resources() {
+		c, back := count[r], count[res.Reverse]
+		if c > 0 && back > 0 && c != back {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate predicts every held-out transfer of the dataset's rows with every model and scores
+// the predictions.
+func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
+	net, err := params.Network(cl)
+	if err != nil {
+		return nil, nil, err
+	}
+	pats, err := collect(rows, heldOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	acc := &Accuracy{Format: "commcal-accuracy/1", HeldOut: heldOut, Params: params}
+	if len(pats) == 0 {
+		acc.Warnings = append(acc.Warnings, fmt.Sprintf("no transfers of the held-out experiments (%v): nothing to score", heldOut))
+	}
+	type tally struct {
+		errs, asymErrs []float64
+		steps          []float64
+	}
+	bySetting := map[string]map[string]*tally{}
+	patterns := map[string]int{}
+	var out []Row
+	for _, p := range pats {
+		setting := "all"
+		if p.experiment == "random" {
+			if n, d, ok := contention.RandomSetting(p.id); ok {
+				setting = fmt.Sprintf("N%d-d%d", n, d)
+			}
+		}
+		patterns[setting]++
+		asym := asymmetricTraffic(cl, p.flows)
+		base := len(out)
+		for i, f := range p.flows {
+			out = append(out, Row{Experiment: p.experiment, PatternID: p.id, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
+				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: b2i(asym), Reps: p.reps[i], Measured: p.mean[i]})
+		}
+		for _, m := range models {
+			pred, err := m.Predict(net, p.flows)
+			if err != nil {
+				return nil, nil, fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.experiment, p.id, err)
+			}
+			if bySetting[setting] == nil {
+				bySetting[setting] = map[string]*tally{}
+			}
+			t := bySetting[setting][m.Name()]
+			if t == nil {
+				t = &tally{}
+				bySetting[setting][m.Name()] = t
+			}
+			t.steps = append(t.steps, float64(pred.Steps))
+			for i := range p.flows {
+				e := (pred.Times[i] - p.mean[i]) / p.mean[i]
+				out[base+i].set(m.Name(), pred.Times[i], e)
+				t.errs = append(t.errs, e)
+				if asym {
+					t.asymErrs = append(t.asymErrs, e)
+				}
+			}
+		}
+	}
+	score := func(name string, t *tally) ModelAccuracy {
+		ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
+		abs := make([]float64, len(t.errs))
+		within := 0
+		for i, e := range t.errs {
+			abs[i] = math.Abs(e)
+			if abs[i] <= Within {
+				within++
+			}
+		}
+		ma.MeanAbsErr, ma.MeanErr = mean(abs), mean(t.errs)
+		ma.SEAbsErr = stdErr(abs)
+		if len(abs) > 0 {
+			ma.Within10 = float64(within) / float64(len(abs))
+		}
+		asymAbs := make([]float64, len(t.asymErrs))
+		for i, e := range t.asymErrs {
+			asymAbs[i] = math.Abs(e)
+		}
+		ma.AsymMeanAbsErr = mean(asymAbs)
+		return ma
+	}
+	settings := make([]string, 0, len(bySetting))
+	for s := range bySetting {
+		settings = append(settings, s)
+	}
+	slices.SortFunc(settings, compareSettings)
+	overall := map[string]*tally{}
+	for _, s := range settings {
+		sa := SettingAccuracy{Setting: s, Patterns: patterns[s]}
+		if n, d, ok := contention.RandomSetting(s); ok {
+			sa.Nodes, sa.D = n, d
+		}
+		for _, m := range models {
+			t := bySetting[s][m.Name()]
+			sa.Models = append(sa.Models, score(m.Name(), t))
+			o := overall[m.Name()]
+			if o == nil {
+				o = &tally{}
+				overall[m.Name()] = o
+			}
+			o.errs = append(o.errs, t.errs...)
+			o.asymErrs = append(o.asymErrs, t.asymErrs...)
+			o.steps = append(o.steps, t.steps...)
+		}
+		acc.Settings = append(acc.Settings, sa)
+	}
+	acc.Overall = SettingAccuracy{Setting: "overall", Patterns: len(pats)}
+	for _, m := range models {
+		if t := overall[m.Name()]; t != nil {
+			acc.Overall.Models = append(acc.Overall.Models, score(m.Name(), t))
+		}
+	}
+	return out, acc, nil
+}
+
+// compareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),
+// with any other setting last.
+func compareSettings(a, b string) int {
+	na, da, oka := contention.RandomSetting(a)
+	nb, db, okb := contention.RandomSetting(b)
+	switch {
+	case oka && okb:
+		return cmp.Or(cmp.Compare(da, db), cmp.Compare(na, nb))
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return cmp.Compare(a, b)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mean is the arithmetic mean, 0 for no values.
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	return stat.Mean(x, nil)
+}
+
+// stdErr is the standard error of the mean, s/√n (0 below two values).
+func stdErr(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	return stat.StdErr(stat.StdDev(x, nil), float64(len(x)))
+}

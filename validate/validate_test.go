@@ -1,0 +1,103 @@
+package validate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+)
+
+// simulated draws the default campaign of a cluster with the given ground-truth model.
+func simulated(t *testing.T, model string, noise float64, reps int) (*cluster.Cluster, []datasets.Transfer) {
+	t.Helper()
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := datasets.DefaultTruth(cl, 3)
+	tr.Noise, tr.Reps = noise, reps
+	tr.Contention.Model = model
+	tr.Hockney = nil // no latency: the models below are not given one either
+	g, err := datasets.Generate(cl, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, g.Transfers
+}
+
+func byModel(s SettingAccuracy) map[string]ModelAccuracy {
+	m := map[string]ModelAccuracy{}
+	for _, a := range s.Models {
+		m[a.Model] = a
+	}
+	return m
+}
+
+func TestAsymmetricGroundTruth(t *testing.T) {
+	const noise, reps = 0.02, 10
+	cl, rows := simulated(t, "asymmetric", noise, reps)
+	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.Settings) != 9 || acc.Settings[0].Setting != "N10-d1" || acc.Settings[8].Setting != "N30-d3" {
+		t.Fatalf("settings %v", acc.Settings)
+	}
+	// The measured mean of reps draws of T·(1 + σZ) is off by about σ/√reps·|Z|, whose mean is
+	// σ·√(2/π)/√reps: the noise level a perfect model shows.
+	level := noise * math.Sqrt(2/math.Pi) / math.Sqrt(reps)
+	o := byModel(acc.Overall)
+	if got := o["asymmetric"].MeanAbsErr; math.Abs(got-level) > 0.01 {
+		t.Errorf("asymmetric mean |ε| %.4f, noise level %.4f", got, level)
+	}
+	if o["asymmetric"].AsymMeanAbsErr >= o["fair"].AsymMeanAbsErr || o["asymmetric"].AsymTransfers == 0 {
+		t.Errorf("on asymmetric patterns, asymmetric %.4f does not beat fair %.4f", o["asymmetric"].AsymMeanAbsErr, o["fair"].AsymMeanAbsErr)
+	}
+	if o["asymmetric"].MeanAbsErr >= o["hockney"].MeanAbsErr {
+		t.Errorf("asymmetric %.4f does not beat hockney %.4f", o["asymmetric"].MeanAbsErr, o["hockney"].MeanAbsErr)
+	}
+	if n := o["asymmetric"].Transfers; n != len(preds) || n == 0 {
+		t.Errorf("%d transfers scored, %d rows", n, len(preds))
+	}
+	for _, r := range preds {
+		if r.Experiment != "random" || r.Reps != reps || math.Abs(r.ErrAsymmetric) > 5*noise {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	t.Logf("overall: %+v", acc.Overall.Models)
+}
+
+func TestMaxMinGroundTruth(t *testing.T) {
+	cl, rows := simulated(t, "maxmin", 0.02, 10)
+	_, acc, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := byModel(acc.Overall)
+	for _, m := range contention.Models() {
+		switch name := m.Name(); {
+		case name == "fair":
+			// Algorithm 1 without the asymmetric property, with shares capped on every resource
+			// and the most constrained transfer served first, allocates max-min fairly on these
+			// trees: the two agree to the last digit here.
+			if math.Abs(o[name].MeanAbsErr-o["maxmin"].MeanAbsErr) > 1e-9 {
+				t.Errorf("fair %.6f and maxmin %.6f differ", o[name].MeanAbsErr, o["maxmin"].MeanAbsErr)
+			}
+		case name != "maxmin" && o[name].MeanAbsErr <= o["maxmin"].MeanAbsErr:
+			t.Errorf("on maxmin ground truth, %s (%.4f) is as good as maxmin (%.4f)", name, o[name].MeanAbsErr, o["maxmin"].MeanAbsErr)
+		}
+	}
+}
+
+func TestInconsistentRepetitions(t *testing.T) {
+	cl, _ := cluster.LoadNamed("ccpe-testbed")
+	rows := []datasets.Transfer{
+		{Experiment: "random", PatternID: "N10-d1-000", Rep: 0, FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100, TStart: 0, TEnd: 1},
+		{Experiment: "random", PatternID: "N10-d1-000", Rep: 1, FlowID: 0, Src: "X1", Dst: "Y2", Bytes: 100, TStart: 0, TEnd: 1},
+	}
+	if _, _, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut); err == nil {
+		t.Error("a transfer that changes between repetitions was accepted")
+	}
+}
