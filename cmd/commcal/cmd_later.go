@@ -36,15 +36,6 @@ EXAMPLE:
    commcal plot run`, "the figures issue (#5)")
 }
 
-func predictCommand() *cli.Command {
-	return laterCommand("predict", "predict each transfer's completion time under each model", "CALIBRATION PATTERN",
-		`Reads a calibration and a pattern file (JSON or CSV) and prints every transfer's predicted
-time per model, with JSON and Parquet beside it.
-
-EXAMPLE:
-   commcal predict calib/calibration.json pattern.csv`, "the models and validation issue (#4)")
-}
-
 func compareCommand() *cli.Command {
 	return laterCommand("compare", "compare two or more runs side by side", "RUN_A RUN_B [RUN...]",
 		`Puts parameters (with CIs and relative change) and accuracy of several runs side by side,

@@ -103,3 +103,28 @@ func TestValidateCommand(t *testing.T) {
 		t.Errorf("contra-factor 2: exit %d", code)
 	}
 }
+
+func TestPredictTableI(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "p.parquet")
+	code, stdout, stderr := runCLI(t, "predict", "--cluster", "testdata/table1.toml", "--efficiency", "1", "--parquet", pq, "testdata/table1.csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "predict_table1.golden", stdout)
+	if _, err := os.Stat(pq); err != nil {
+		t.Error(err)
+	}
+	code, stdout, _ = runCLI(t, "predict", "--cluster", "testdata/table1.toml", "--efficiency", "1", "--json", "testdata/table1.csv")
+	var rows []struct {
+		Model   string
+		Seconds float64
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 30 || rows[2].Model != "asymmetric" {
+		t.Fatalf("predict --json: exit %d, %d rows", code, len(rows))
+	}
+	// Table I: e3 finishes at 0.4255 s (printed 0.425).
+	if s := rows[2].Seconds; s < 0.4255 || s > 0.4256 {
+		t.Errorf("e3 under asymmetric: %g s", s)
+	}
+}
