@@ -3,6 +3,7 @@ package contention
 import (
 	"container/heap"
 	"math"
+	"slices"
 )
 
 // Asymmetric is the reference model of Zhu et al. (CCPE 2014): Algorithm 1 for the rates
@@ -27,7 +28,9 @@ import (
 // Interpretations, where the paper is silent or ambiguous:
 //
 //   - Equality of congestion factors and the saturation test (lines 9, 13, 16) hold within a
-//     relative tolerance of 1e-9 (eqTol): the values are sums and ratios of capacities.
+//     relative tolerance of 1e-9 (eqTol): the values are sums and ratios of capacities. The
+//     queue orders keys rounded to about 2⁻³⁰ relative (quantize), so that keys equal in
+//     exact arithmetic tie.
 //   - When several resources tie for k̄ and some are saturated and some not, the saturated
 //     ones decide the rate (the most restrictive of them, i.e. the smallest of their largest
 //     rates) and the transfer is not queued again; the unsaturated ones are emptied all the
@@ -115,27 +118,28 @@ type alg1 struct {
 	disabled []uint64  // per active transfer: path positions whose contra-flow set was emptied
 }
 
-// item is one transfer in the priority queue.
+// item is one transfer in the priority queue, with its key ⟨max(k, k̄), k, k̄⟩ quantised so
+// that the queue compares integers.
 type item struct {
 	j       int // position in a.ids
 	k, kbar float64
+	key     [3]uint64
+}
+
+// newItem computes an item's quantised key.
+func newItem(j int, k, kbar float64) item {
+	return item{j: j, k: k, kbar: kbar, key: [3]uint64{quantize(math.Max(k, kbar)), quantize(k), quantize(kbar)}}
+}
+
+// quantize maps a non-negative float to an integer that orders like it, dropping the lowest 22
+// bits of the mantissa: values that differ by less than about 2⁻³⁰ relative (a few ulps of
+// sums of capacities) get the same integer, far inside eqTol.
+func quantize(v float64) uint64 {
+	b := math.Float64bits(v)
+	return (b + 1<<21) >> 22
 }
 
 type queue []item
-
-// keysTie says whether two items have the same key ⟨max(k, k̄), k, k̄⟩.
-func keysTie(a, b item) bool {
-	return approxEq(math.Max(a.k, a.kbar), math.Max(b.k, b.kbar)) && approxEq(a.k, b.k) && approxEq(a.kbar, b.kbar)
-}
-
-// popTies pops every queued item whose key ties with top's.
-func popTies(q *queue, top item) []item {
-	var ties []item
-	for q.Len() > 0 && keysTie((*q)[0], top) {
-		ties = append(ties, heap.Pop(q).(item))
-	}
-	return ties
-}
 
 // cand is a transfer of a tie group with the rate it would get.
 type cand struct {
@@ -162,22 +166,23 @@ func (q *candQueue) Pop() any {
 	return v
 }
 
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(x, y int) bool {
-	a, b := q[x], q[y]
-	ma, mb := math.Max(a.k, a.kbar), math.Max(b.k, b.kbar)
-	switch {
-	case !approxEq(ma, mb):
-		return ma > mb
-	case !approxEq(a.k, b.k):
-		return a.k > b.k
-	case !approxEq(a.kbar, b.kbar):
-		return a.kbar > b.kbar
+// compareItems orders by descending key, then input order.
+func compareItems(a, b item) int {
+	for i := range a.key {
+		if a.key[i] != b.key[i] {
+			if a.key[i] > b.key[i] {
+				return -1
+			}
+			return 1
+		}
 	}
-	return a.j < b.j
+	return a.j - b.j
 }
-func (q queue) Swap(x, y int) { q[x], q[y] = q[y], q[x] }
-func (q *queue) Push(v any)   { *q = append(*q, v.(item)) }
+
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(x, y int) bool { return compareItems(q[x], q[y]) < 0 }
+func (q queue) Swap(x, y int)      { q[x], q[y] = q[y], q[x] }
+func (q *queue) Push(v any)        { *q = append(*q, v.(item)) }
 func (q *queue) Pop() any {
 	old := *q
 	v := old[len(old)-1]
@@ -284,27 +289,60 @@ func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 			s.uncalc[r]++
 		}
 	}
-	q := make(queue, len(a.ids))
+	// The queue: every transfer sorted once by key, plus a heap for the transfers queued
+	// again after their contra-flow sets were emptied.
+	items := make([]item, len(a.ids))
 	for j := range a.ids {
 		k, kbar := s.factors(j, mode)
-		q[j] = item{j: j, k: k, kbar: kbar}
+		items[j] = newItem(j, k, kbar)
 	}
-	heap.Init(&q)
+	slices.SortFunc(items, compareItems)
+	var again queue
+	next := 0
+	peek := func() (item, bool) {
+		switch {
+		case next < len(items) && (again.Len() == 0 || compareItems(items[next], again[0]) <= 0):
+			return items[next], true
+		case again.Len() > 0:
+			return again[0], true
+		}
+		return item{}, false
+	}
+	pop := func() {
+		if next < len(items) && (again.Len() == 0 || compareItems(items[next], again[0]) <= 0) {
+			next++
+		} else {
+			heap.Pop(&again)
+		}
+	}
 	var group candQueue
-	for q.Len() > 0 {
+	var tied []item
+	for {
+		top, ok := peek()
+		if !ok {
+			break
+		}
 		// The transfers whose keys tie with the most congested one form a group, served by
 		// increasing candidate rate. Candidates only grow as rates are given (each transfer
 		// gets at most its share, which leaves the others' shares no smaller), so a lazily
 		// re-evaluated heap finds the smallest.
-		top := heap.Pop(&q).(item)
+		tied = tied[:0]
+		for {
+			it, ok := peek()
+			if !ok || it.key != top.key {
+				break
+			}
+			tied = append(tied, it)
+			pop()
+		}
 		group = group[:0]
-		for _, it := range append([]item{top}, popTies(&q, top)...) {
+		for _, it := range tied {
 			rate, ok := s.candidate(it, mode, phi)
 			if !ok {
 				_, _, unsat := s.contraFlow(it.j, it.kbar)
 				s.disabled[it.j] |= unsat
-				it.k, it.kbar = s.factors(it.j, mode)
-				heap.Push(&q, it)
+				k, kbar := s.factors(it.j, mode)
+				heap.Push(&again, newItem(it.j, k, kbar))
 				continue
 			}
 			group = append(group, cand{it: it, rate: rate})

@@ -71,82 +71,82 @@ func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64)
 // the n-way fair share. With these readings the four examples of their Fig. 2 come out as
 // printed: 3; 4 and 2.66; 4 and 1.33.
 func ClosedFormPenalties(edges []Edge) []float64 {
-	out, in := map[string]int{}, map[string]int{}
-	from, into := map[string][]int{}, map[string][]int{}
-	for i, e := range edges {
-		out[e.Src]++
-		in[e.Dst]++
-		from[e.Src] = append(from[e.Src], i)
-		into[e.Dst] = append(into[e.Dst], i)
-	}
-	// conflict(i) sums 1/δ⁺(s'') over the edges into i's destination from other sources.
-	conflict := func(i int) float64 {
-		var k float64
-		for _, c := range into[edges[i].Dst] {
-			if edges[c].Src != edges[i].Src {
-				k += 1 / float64(out[edges[c].Src])
-			}
+	// Index the nodes, then work with per-node and per-pair aggregates so that the cost is
+	// linear in the number of edges:
+	//   conflict(e) = Σ over edges into d of 1/δ⁺(their source) − (edges s→d)/δ⁺(s)
+	//   rule (c) of s = δ⁺(s) + Σ over the edges e' leaving s of conflict(e')
+	//   rule (a) of e: δ⁻(d) ≤ δ⁺(s) and every source sending to d has δ⁺ = δ⁺(s)
+	idx := map[string]int{}
+	id := func(n string) int {
+		i, ok := idx[n]
+		if !ok {
+			i = len(idx)
+			idx[n] = i
 		}
-		return k
+		return i
+	}
+	src, dst := make([]int, len(edges)), make([]int, len(edges))
+	for i, e := range edges {
+		src[i], dst[i] = id(e.Src), id(e.Dst)
+	}
+	n := len(idx)
+	out, in := make([]int, n), make([]int, n)
+	for i := range edges {
+		out[src[i]]++
+		in[dst[i]]++
+	}
+	inSum := make([]float64, n)
+	minOut, maxOut := make([]int, n), make([]int, n)
+	pairs := map[[2]int]int{}
+	for i := range edges {
+		s, d := src[i], dst[i]
+		inSum[d] += 1 / float64(out[s])
+		if minOut[d] == 0 || out[s] < minOut[d] {
+			minOut[d] = out[s]
+		}
+		maxOut[d] = max(maxOut[d], out[s])
+		pairs[[2]int{s, d}]++
+	}
+	conflict := func(i int) float64 {
+		s, d := src[i], dst[i]
+		return inSum[d] - float64(pairs[[2]int{s, d}])/float64(out[s])
 	}
 	ruleA := func(i int) bool {
-		e := edges[i]
-		if in[e.Dst] > out[e.Src] {
-			return false
+		s, d := src[i], dst[i]
+		return in[d] <= out[s] && minOut[d] == out[s] && maxOut[d] == out[s]
+	}
+	// A one-edge source is taken by rule (b) when some other source sending to its
+	// destination sends more than one communication.
+	ruleB := func(i int) bool { return out[src[i]] == 1 && !ruleA(i) && maxOut[dst[i]] > 1 }
+	sumConflict := make([]float64, n) // Σ conflict over the source's edges
+	anyC := make([]bool, n)           // some edge of the source falls to rule (c)
+	for i := range edges {
+		sumConflict[src[i]] += conflict(i)
+		if !ruleA(i) && !ruleB(i) {
+			anyC[src[i]] = true
 		}
-		for _, c := range into[e.Dst] {
-			if edges[c].Src != e.Src && out[edges[c].Src] != out[e.Src] {
-				return false
-			}
+	}
+	// ρ of the sources' edges under (a) and (c): the max over the source's edges of δ⁺(s) + k.
+	groupRho := make([]float64, n)
+	for s := 0; s < n; s++ {
+		groupRho[s] = float64(out[s])
+		if anyC[s] {
+			groupRho[s] += sumConflict[s]
 		}
-		return true
+	}
+	worstBusy := make([]float64, n) // per destination: max ρ over edges from busy sources
+	for i := range edges {
+		if out[src[i]] > 1 {
+			worstBusy[dst[i]] = math.Max(worstBusy[dst[i]], groupRho[src[i]])
+		}
 	}
 	rho := make([]float64, len(edges))
-	var ruleB []int
-	isB := make([]bool, len(edges))
-	value := make([]float64, len(edges)) // δ⁺(s) + k(e), for the edges of rules (a) and (c)
-	for i, e := range edges {
-		switch {
-		case ruleA(i):
-			value[i] = float64(out[e.Src])
-		case out[e.Src] == 1 && hasBusyCompetitor(edges, into[e.Dst], e.Src, out):
-			ruleB = append(ruleB, i)
-			isB[i] = true
-		default:
-			var k float64
-			for _, sib := range from[e.Src] {
-				k += conflict(sib)
-			}
-			value[i] = float64(out[e.Src]) + k
+	for i := range edges {
+		if ruleB(i) {
+			rho[i] = 1 + 1/(worstBusy[dst[i]]-1)
+		} else {
+			rho[i] = groupRho[src[i]]
 		}
-	}
-	for i, e := range edges {
-		if isB[i] {
-			continue
-		}
-		for _, sib := range from[e.Src] {
-			rho[i] = math.Max(rho[i], value[sib])
-		}
-	}
-	for _, i := range ruleB {
-		worst := 0.0
-		for _, c := range into[edges[i].Dst] {
-			if edges[c].Src != edges[i].Src && out[edges[c].Src] > 1 {
-				worst = math.Max(worst, rho[c])
-			}
-		}
-		rho[i] = 1 + 1/(worst-1)
 	}
 	return rho
-}
-
-// hasBusyCompetitor says whether some edge into the same destination comes from another
-// source that sends more than one communication.
-func hasBusyCompetitor(edges []Edge, into []int, src string, out map[string]int) bool {
-	for _, c := range into {
-		if edges[c].Src != src && out[edges[c].Src] > 1 {
-			return true
-		}
-	}
-	return false
 }
