@@ -44,6 +44,8 @@ type RunOptions struct {
 	// Params are the contention models' parameters for the validation stage.
 	Params  contention.Params
 	HeldOut []string
+	// FitContra fits asymmetric-fitted's φ on the dataset's bidirectional experiments.
+	FitContra bool
 }
 
 // Run ingests the sources and summarises the dataset into a run directory:
@@ -113,7 +115,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if heldOut == nil {
 		heldOut = validate.HeldOut
 	}
-	acc, err := Validate(ctx, ds, opts.Params, heldOut, tmp)
+	acc, err := Validate(ctx, ds, opts.Params, heldOut, opts.FitContra, tmp)
 	if err != nil {
 		return nil, err
 	}

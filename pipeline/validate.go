@@ -7,6 +7,7 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -17,15 +18,28 @@ const (
 )
 
 // Validate scores every model on the dataset's held-out transfers and writes
-// predictions.parquet and accuracy.json into dir.
-func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, heldOut []string, dir string) (*validate.Accuracy, error) {
+// predictions.parquet and accuracy.json into dir. With fitContra, the contra-flow factor φ of
+// asymmetric-fitted is first fitted on the dataset's bidirectional calibration experiments
+// (never on held-out ones); without enough of them, params' φ stays and a warning says so.
+func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, heldOut []string, fitContra bool, dir string) (*validate.Accuracy, error) {
 	rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
 	if err != nil {
 		return nil, err
 	}
+	var fit *estimate.ContraFit
+	var fitErr error
+	if fitContra {
+		if fit, fitErr = estimate.FitContraFactor(ds.Cluster, rows, params, 1); fitErr == nil {
+			params.ContraFactor = fit.Phi
+		}
+	}
 	preds, acc, err := validate.Validate(ds.Cluster, rows, params, contention.Models(), heldOut)
 	if err != nil {
 		return nil, err
+	}
+	acc.ContraFit = fit
+	if fitErr != nil {
+		acc.Warnings = append(acc.Warnings, fmt.Sprintf("asymmetric-fitted uses φ = %g: %v", params.ContraFactor, fitErr))
 	}
 	if err := datasets.WriteParquetFile(filepath.Join(dir, PredictionsFile), validate.PredictionsTable, preds); err != nil {
 		return nil, err

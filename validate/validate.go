@@ -11,6 +11,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 )
 
 // HeldOut is the default set of experiments scored: the random validation patterns and
@@ -106,62 +107,9 @@ type Accuracy struct {
 	Params   contention.Params `json:"params"`
 	Settings []SettingAccuracy `json:"settings"`
 	Overall  SettingAccuracy   `json:"overall"`
-	Warnings []string          `json:"warnings,omitempty"`
-}
-
-// measuredPattern is one held-out pattern with its transfers' mean times.
-type measuredPattern struct {
-	experiment, id string
-	flows          []contention.Flow
-	mean           []float64
-	reps           []int64
-}
-
-// collect groups held-out transfers by pattern and averages each transfer over its
-// repetitions. A pattern whose repetitions disagree on a transfer's nodes or size is an error.
-func collect(rows []datasets.Transfer, heldOut []string) ([]*measuredPattern, error) {
-	type key struct{ exp, id string }
-	byPattern := map[key]*measuredPattern{}
-	var order []key
-	for _, r := range rows {
-		if !slices.Contains(heldOut, r.Experiment) {
-			continue
-		}
-		k := key{r.Experiment, r.PatternID}
-		p, ok := byPattern[k]
-		if !ok {
-			p = &measuredPattern{experiment: r.Experiment, id: r.PatternID}
-			byPattern[k] = p
-			order = append(order, k)
-		}
-		for int64(len(p.flows)) <= r.FlowID {
-			p.flows = append(p.flows, contention.Flow{})
-			p.mean = append(p.mean, 0)
-			p.reps = append(p.reps, 0)
-		}
-		f := &p.flows[r.FlowID]
-		if f.Src == "" {
-			*f = contention.Flow{Src: r.Src, Dst: r.Dst, Bytes: float64(r.Bytes)}
-		} else if f.Src != r.Src || f.Dst != r.Dst || f.Bytes != float64(r.Bytes) {
-			return nil, fmt.Errorf("validate: pattern %s/%s transfer %d: repetition %d is %s→%s %d B, an earlier one %s→%s %.0f B",
-				r.Experiment, r.PatternID, r.FlowID, r.Rep, r.Src, r.Dst, r.Bytes, f.Src, f.Dst, f.Bytes)
-		}
-		p.mean[r.FlowID] += r.Seconds()
-		p.reps[r.FlowID]++
-	}
-	slices.SortFunc(order, func(a, b key) int { return cmp.Or(cmp.Compare(a.exp, b.exp), cmp.Compare(a.id, b.id)) })
-	out := make([]*measuredPattern, 0, len(order))
-	for _, k := range order {
-		p := byPattern[k]
-		for i := range p.flows {
-			if p.reps[i] == 0 {
-				return nil, fmt.Errorf("validate: pattern %s/%s has no transfer %d (flow_id must count from 0)", p.experiment, p.id, i)
-			}
-			p.mean[i] /= float64(p.reps[i])
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	// ContraFit is the fit of asymmetric-fitted's φ on the calibration experiments, when made.
+	ContraFit *estimate.ContraFit `json:"contra_fit,omitempty"`
+	Warnings  []string            `json:"warnings,omitempty"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
@@ -190,7 +138,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	if err != nil {
 		return nil, nil, err
 	}
-	pats, err := collect(rows, heldOut)
+	pats, err := datasets.MeasuredPatterns(rows, heldOut)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,22 +155,22 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	var out []Row
 	for _, p := range pats {
 		setting := "all"
-		if p.experiment == "random" {
-			if n, d, ok := contention.RandomSetting(p.id); ok {
+		if p.Experiment == "random" {
+			if n, d, ok := contention.RandomSetting(p.ID); ok {
 				setting = fmt.Sprintf("N%d-d%d", n, d)
 			}
 		}
 		patterns[setting]++
-		asym := asymmetricTraffic(cl, p.flows)
+		asym := asymmetricTraffic(cl, p.Flows)
 		base := len(out)
-		for i, f := range p.flows {
-			out = append(out, Row{Experiment: p.experiment, PatternID: p.id, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
-				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: b2i(asym), Reps: p.reps[i], Measured: p.mean[i]})
+		for i, f := range p.Flows {
+			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
+				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: b2i(asym), Reps: p.Reps[i], Measured: p.Mean[i]})
 		}
 		for _, m := range models {
-			pred, err := m.Predict(net, p.flows)
+			pred, err := m.Predict(net, p.Flows)
 			if err != nil {
-				return nil, nil, fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.experiment, p.id, err)
+				return nil, nil, fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
 			}
 			if bySetting[setting] == nil {
 				bySetting[setting] = map[string]*tally{}
@@ -233,8 +181,8 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 				bySetting[setting][m.Name()] = t
 			}
 			t.steps = append(t.steps, float64(pred.Steps))
-			for i := range p.flows {
-				e := (pred.Times[i] - p.mean[i]) / p.mean[i]
+			for i := range p.Flows {
+				e := (pred.Times[i] - p.Mean[i]) / p.Mean[i]
 				out[base+i].set(m.Name(), pred.Times[i], e)
 				t.errs = append(t.errs, e)
 				if asym {

@@ -80,7 +80,7 @@ EXAMPLES:
 			prog, done := progress(c, "ingest")
 			res, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
 				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
-				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Params: params, HeldOut: held})
+				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Params: params, HeldOut: held, FitContra: fitContra(c)})
 			done()
 			if err != nil {
 				return err

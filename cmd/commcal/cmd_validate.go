@@ -57,7 +57,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			acc, err := pipeline.Validate(c.Context, ds, params, held, tmp)
+			acc, err := pipeline.Validate(c.Context, ds, params, held, fitContra(c), tmp)
 			if err == nil {
 				err = atomicio.CommitDir(tmp, c.String("out"), true)
 			}

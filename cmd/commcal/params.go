@@ -18,9 +18,12 @@ func paramsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "params", EnvVars: []string{"COMMCAL_PARAMS"},
 			Usage: "contention parameters as JSON (efficiency, ceiling_bps, nic_bps, backbone_bps, contra_factor, latency_s, ...)"},
 		&cli.Float64Flag{Name: "efficiency", Usage: "share of nominal link rates delivered as goodput (default 0.94)"},
-		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric) (default 1)"},
+		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric); default: fitted on the bidirectional experiments, else 1"},
 	}
 }
+
+// fitContra says whether φ is to be fitted: unless --contra-factor fixes it.
+func fitContra(c *cli.Context) bool { return !c.IsSet("contra-factor") }
 
 // paramsFromFlags reads --params, then applies the single-value flags over it.
 func paramsFromFlags(c *cli.Context) (contention.Params, error) {

@@ -1,0 +1,174 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+)
+
+// BidirectionalExperiments are the calibration experiments the contra-flow factor is fitted on.
+var BidirectionalExperiments = []string{"bidir_nic", "bidir_backbone"}
+
+// ContraFit is the contra-flow factor φ of the asymmetric-fitted model, fitted on the
+// bidirectional experiments of CCPE 2014 §5.2 (design §4.4).
+type ContraFit struct {
+	Phi float64 `json:"phi"`
+	// CILow and CIHigh bound the 95% percentile-bootstrap interval over patterns.
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	// Patterns and Transfers are the observations behind the fit.
+	Patterns  int `json:"patterns"`
+	Transfers int `json:"transfers"`
+	// RMS of log(predicted/measured) time at the fit, under fair sharing (φ = 0) and under the
+	// max(in, out) rule of the asymmetric property (φ = 1).
+	RMSLogErr     float64          `json:"rms_log_err"`
+	RMSLogErrFair float64          `json:"rms_log_err_fair"`
+	RMSLogErrAsym float64          `json:"rms_log_err_asymmetric"`
+	Residuals     []ContraResidual `json:"residuals"`
+}
+
+// ContraResidual is one transfer of a bidirectional pattern: measured rate against the rates
+// of fair sharing, of the asymmetric rule and of the fit, in bits per second.
+type ContraResidual struct {
+	Experiment string  `json:"experiment"`
+	Pattern    string  `json:"pattern"`
+	Flow       int     `json:"flow"`
+	Measured   float64 `json:"measured_bps"`
+	Fair       float64 `json:"fair_bps"`
+	Asymmetric float64 `json:"asymmetric_bps"`
+	Fitted     float64 `json:"fitted_bps"`
+}
+
+// phiGrid is the resolution of the fit and of its bootstrap: φ = 0, 0.005, …, 1.
+const phiGrid = 200
+
+// bootstrapResamples is the number of pattern resamples behind the interval.
+const bootstrapResamples = 400
+
+// FitContraFactor fits φ of asymmetric-fitted on the bidirectional experiments of rows: it
+// minimises Σ log²(T_pred(φ)/T_meas) over their transfers, T_meas being each transfer's mean
+// over its repetitions and T_pred the model's completion time with the other parameters from
+// params. Each pattern's error is tabulated on a grid of φ (step 1/200), the best grid point is
+// refined by golden-section search, and the interval comes from a seeded bootstrap over
+// patterns on the grid (so it is resolved to 0.005).
+func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, seed uint64) (*ContraFit, error) {
+	pats, err := datasets.MeasuredPatterns(rows, BidirectionalExperiments)
+	if err != nil {
+		return nil, err
+	}
+	if len(pats) < 2 {
+		return nil, fmt.Errorf("estimate: contra-flow factor: %d bidirectional patterns (%v), need at least 2", len(pats), BidirectionalExperiments)
+	}
+	net, err := params.Network(cl)
+	if err != nil {
+		return nil, err
+	}
+	// sse(p, φ) is pattern p's Σ log² error at φ.
+	sse := func(p *datasets.MeasuredPattern, phi float64) (float64, *contention.Prediction, error) {
+		net.ContraFactor = phi
+		pred, err := contention.AsymmetricFitted{}.Predict(net, p.Flows)
+		if err != nil {
+			return 0, nil, err
+		}
+		s := 0.0
+		for i, t := range pred.Times {
+			d := math.Log(t / p.Mean[i])
+			s += d * d
+		}
+		return s, pred, nil
+	}
+	table := make([][]float64, len(pats))
+	transfers := 0
+	for i, p := range pats {
+		transfers += len(p.Flows)
+		table[i] = make([]float64, phiGrid+1)
+		for g := range table[i] {
+			if table[i][g], _, err = sse(p, float64(g)/phiGrid); err != nil {
+				return nil, fmt.Errorf("estimate: pattern %s/%s: %w", p.Experiment, p.ID, err)
+			}
+		}
+	}
+	argmin := func(weights []int) int {
+		best, bestV := 0, math.Inf(1)
+		for g := 0; g <= phiGrid; g++ {
+			v := 0.0
+			for i, w := range weights {
+				v += float64(w) * table[i][g]
+			}
+			if v < bestV {
+				best, bestV = g, v
+			}
+		}
+		return best
+	}
+	ones := make([]int, len(pats))
+	for i := range ones {
+		ones[i] = 1
+	}
+	total := func(phi float64) float64 {
+		s := 0.0
+		for _, p := range pats {
+			v, _, _ := sse(p, phi)
+			s += v
+		}
+		return s
+	}
+	g := argmin(ones)
+	lo, hi := math.Max(0, float64(g-1)/phiGrid), math.Min(1, float64(g+1)/phiGrid)
+	phi := goldenSection(total, lo, hi, 1e-6)
+	if total(float64(g)/phiGrid) < total(phi) {
+		phi = float64(g) / phiGrid
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x70686900))
+	boot := make([]float64, bootstrapResamples)
+	w := make([]int, len(pats))
+	for b := range boot {
+		clear(w)
+		for range pats {
+			w[rng.IntN(len(pats))]++
+		}
+		boot[b] = float64(argmin(w)) / phiGrid
+	}
+	slices.Sort(boot)
+	fit := &ContraFit{Phi: phi, CILow: boot[int(0.025*bootstrapResamples)], CIHigh: boot[int(0.975*bootstrapResamples)-1],
+		Patterns: len(pats), Transfers: transfers}
+	// The interval contains the estimate by construction of a fit on the full sample.
+	fit.CILow, fit.CIHigh = math.Min(fit.CILow, phi), math.Max(fit.CIHigh, phi)
+	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
+	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(total(phi)), rms(total(0)), rms(total(1))
+	for _, p := range pats {
+		_, pf, _ := sse(p, 0)
+		_, pa, _ := sse(p, 1)
+		_, px, _ := sse(p, phi)
+		for i, f := range p.Flows {
+			rate := func(t float64) float64 { return f.Bytes * 8 / t }
+			fit.Residuals = append(fit.Residuals, ContraResidual{Experiment: p.Experiment, Pattern: p.ID, Flow: i,
+				Measured: rate(p.Mean[i]), Fair: rate(pf.Times[i]), Asymmetric: rate(pa.Times[i]), Fitted: rate(px.Times[i])})
+		}
+	}
+	return fit, nil
+}
+
+// goldenSection minimises a unimodal f on [a, b] to within tol.
+func goldenSection(f func(float64) float64, a, b, tol float64) float64 {
+	const invPhi = 0.6180339887498949
+	c, d := b-invPhi*(b-a), a+invPhi*(b-a)
+	fc, fd := f(c), f(d)
+	for b-a > tol {
+		if fc < fd {
+			b, d, fd = d, c, fc
+			c = b - invPhi*(b-a)
+			fc = f(c)
+		} else {
+			a, c, fc = c, d, fd
+			d = a + invPhi*(b-a)
+			fd = f(d)
+		}
+	}
+	return (a + b) / 2
+}
