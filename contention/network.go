@@ -27,6 +27,8 @@ type Network struct {
 	InverseBandwidth map[cluster.PathClass]float64
 	// Penalty holds the parameters of the penalty models.
 	Penalty PenaltyParams
+	// PenaltyTable holds back-solved penalties for penalty-table; nil means none.
+	PenaltyTable *PenaltyTable
 	// ContraFactor is φ of asymmetric-fitted: 1 applies the contra-flow rule fully, 0 not at all.
 	ContraFactor float64
 }
@@ -71,7 +73,7 @@ type Model interface {
 
 // Models returns every model, in the order reports list them.
 func Models() []Model {
-	return []Model{Asymmetric{}, AsymmetricFitted{}, Fair{}, MaxMin{}, Penalty{}, Hockney{}}
+	return []Model{Asymmetric{}, AsymmetricFitted{}, Fair{}, MaxMin{}, Penalty{}, PenaltyTableModel{}, Hockney{}}
 }
 
 // ModelByName finds a model.

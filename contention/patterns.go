@@ -3,6 +3,7 @@ package contention
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,4 +193,70 @@ func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
 		}
 	}
 	return p, nil
+}
+
+// StaticSyncPatterns draws the static-synchronous contention graphs of Martinasso and Méhaut
+// (Euro-Par 2011, §3.3): communications of the same size that start together. It draws count
+// connected random graphs of 2 to maxEdges edges (at most 3 leaving a node) on the first six
+// nodes of the first rack and, on clusters of several racks, the first three of the second,
+// and adds every connected sub-graph of each (the back-solving of a graph's penalties needs
+// those of the graphs its later steps leave), keeping one graph per shape. IDs are
+// "g<index>"; the same seed gives the same graphs.
+func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, seed uint64) []Pattern {
+	pool := rackNodes(cl, 0)
+	pool = pool[:min(6, len(pool))]
+	if len(cl.Racks()) > 1 {
+		r1 := rackNodes(cl, 1)
+		pool = append(pool, r1[:min(3, len(r1))]...)
+	}
+	if len(pool) < 2 || maxEdges < 1 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7373))
+	seen := map[string]bool{}
+	var out []Pattern
+	add := func(edges []Edge) {
+		sh := Shape(cl, edges)
+		if seen[sh.Key] {
+			return
+		}
+		seen[sh.Key] = true
+		p := Pattern{ID: fmt.Sprintf("g%03d", len(out)), Experiment: "static_sync"}
+		for _, e := range edges {
+			p.Flows = append(p.Flows, Flow{Src: e.Src, Dst: e.Dst, Bytes: float64(bytes)})
+		}
+		out = append(out, p)
+	}
+	for g := 0; g < count; g++ {
+		n := 2 + rng.IntN(max(1, maxEdges-1))
+		var edges []Edge
+		used := map[string]bool{}
+		outDeg := map[string]int{}
+		for len(edges) < n {
+			s, d := pool[rng.IntN(len(pool))], pool[rng.IntN(len(pool))]
+			if s == d || outDeg[s] >= 3 || (len(edges) > 0 && !used[s] && !used[d]) {
+				continue
+			}
+			edges = append(edges, Edge{Src: s, Dst: d})
+			used[s], used[d] = true, true
+			outDeg[s]++
+		}
+		// Every connected sub-graph, smallest first, then the graph itself last.
+		for mask := 1; mask < 1<<len(edges); mask++ {
+			var sub []Edge
+			for i, e := range edges {
+				if mask&(1<<i) != 0 {
+					sub = append(sub, e)
+				}
+			}
+			if len(Components(sub)) == 1 {
+				add(sub)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Pattern) int { return len(a.Flows) - len(b.Flows) })
+	for i := range out {
+		out[i].ID = fmt.Sprintf("g%03d", i)
+	}
+	return out
 }

@@ -20,6 +20,15 @@ type ContentionTruth struct {
 	FairnessMaxK int           `json:"fairness_max_k"`
 	BidirMax     int           `json:"bidir_max"`
 	Random       []RandomTruth `json:"random"`
+	// StaticSync adds static-synchronous graphs (experiment static_sync) for penalty tables.
+	StaticSync *StaticSyncTruth `json:"static_sync,omitempty"`
+}
+
+// StaticSyncTruth sets up the static-synchronous graphs: Graphs random connected graphs of up
+// to MaxEdges communications of Bytes each, with all their connected sub-graphs.
+type StaticSyncTruth struct {
+	Graphs   int `json:"graphs"`
+	MaxEdges int `json:"max_edges"`
 }
 
 // RandomTruth is one setting (|N|, d) of random patterns.
@@ -34,7 +43,7 @@ type RandomTruth struct {
 // (|N| ∈ {10, 20, 30} × d ∈ {1, 2, 3}) where the racks are large enough.
 func defaultContention(cl *cluster.Cluster) *ContentionTruth {
 	ct := &ContentionTruth{Model: "asymmetric", Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-		Bytes: 10_000_000, FairnessMaxK: 12, BidirMax: 6}
+		Bytes: 10_000_000, FairnessMaxK: 12, BidirMax: 6, StaticSync: &StaticSyncTruth{Graphs: 12, MaxEdges: 4}}
 	smallest := len(cl.Nodes())
 	for r := range cl.Racks() {
 		n := 0
@@ -60,6 +69,9 @@ func defaultContention(cl *cluster.Cluster) *ContentionTruth {
 func contentionPatterns(cl *cluster.Cluster, ct *ContentionTruth, seed uint64) ([]contention.Pattern, error) {
 	pats := contention.FairnessPatterns(cl, ct.FairnessMaxK, ct.Bytes)
 	pats = append(pats, contention.BidirectionalPatterns(cl, ct.BidirMax, ct.BidirMax, ct.Bytes)...)
+	if ss := ct.StaticSync; ss != nil {
+		pats = append(pats, contention.StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, ct.Bytes, seed)...)
+	}
 	for _, rt := range ct.Random {
 		ps, err := contention.RandomPatterns(cl, contention.RandomSpec{Nodes: rt.Nodes, D: rt.D, Sizes: rt.Sizes}, rt.Patterns, seed)
 		if err != nil {

@@ -21,6 +21,7 @@ const (
 // predictions.parquet and accuracy.json into dir. With fitContra, the contra-flow factor φ of
 // asymmetric-fitted is first fitted on the dataset's bidirectional calibration experiments
 // (never on held-out ones); without enough of them, params' φ stays and a warning says so.
+// The penalty table of penalty-table is back-solved from the static_sync experiments.
 func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, heldOut []string, fitContra bool, dir string) (*validate.Accuracy, error) {
 	rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
 	if err != nil {
@@ -33,11 +34,21 @@ func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Param
 			params.ContraFactor = fit.Phi
 		}
 	}
-	preds, acc, err := validate.Validate(ds.Cluster, rows, params, contention.Models(), heldOut)
+	// The penalty table comes from the static_sync experiments; the penalty models' α with it,
+	// when the parameters do not fix it.
+	var table *contention.PenaltyTable
+	pfit, perr := estimate.BackSolvePenalties(ds.Cluster, rows, params.PenaltyAlpha)
+	if perr == nil {
+		table, params.PenaltyAlpha = pfit.Table, pfit.Alpha
+	}
+	preds, acc, err := validate.Validate(ds.Cluster, rows, params, table, contention.Models(), heldOut)
 	if err != nil {
 		return nil, err
 	}
-	acc.ContraFit = fit
+	acc.ContraFit, acc.PenaltyFit = fit, pfit
+	if perr != nil {
+		acc.Warnings = append(acc.Warnings, fmt.Sprintf("penalty-table has no table and equals penalty: %v", perr))
+	}
 	if fitErr != nil {
 		acc.Warnings = append(acc.Warnings, fmt.Sprintf("asymmetric-fitted uses φ = %g: %v", params.ContraFactor, fitErr))
 	}

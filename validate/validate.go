@@ -46,6 +46,8 @@ type Row struct {
 	ErrMaxMin            float64 `col:"err_maxmin" doc:"signed relative error of maxmin"`
 	PredPenalty          float64 `col:"pred_penalty_s" unit:"s" doc:"penalty model"`
 	ErrPenalty           float64 `col:"err_penalty" doc:"signed relative error of penalty"`
+	PredPenaltyTable     float64 `col:"pred_penalty_table_s" unit:"s" doc:"penalty-table model"`
+	ErrPenaltyTable      float64 `col:"err_penalty_table" doc:"signed relative error of penalty-table"`
 	PredHockney          float64 `col:"pred_hockney_s" unit:"s" doc:"hockney model"`
 	ErrHockney           float64 `col:"err_hockney" doc:"signed relative error of hockney"`
 }
@@ -66,6 +68,8 @@ func (r *Row) set(model string, pred, err float64) {
 		r.PredMaxMin, r.ErrMaxMin = pred, err
 	case "penalty":
 		r.PredPenalty, r.ErrPenalty = pred, err
+	case "penalty-table":
+		r.PredPenaltyTable, r.ErrPenaltyTable = pred, err
 	case "hockney":
 		r.PredHockney, r.ErrHockney = pred, err
 	default:
@@ -109,7 +113,9 @@ type Accuracy struct {
 	Overall  SettingAccuracy   `json:"overall"`
 	// ContraFit is the fit of asymmetric-fitted's φ on the calibration experiments, when made.
 	ContraFit *estimate.ContraFit `json:"contra_fit,omitempty"`
-	Warnings  []string            `json:"warnings,omitempty"`
+	// PenaltyFit is the penalty table back-solved from the static_sync experiments, when made.
+	PenaltyFit *estimate.PenaltyFit `json:"penalty_fit,omitempty"`
+	Warnings   []string             `json:"warnings,omitempty"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
@@ -133,11 +139,13 @@ func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
 
 // Validate predicts every held-out transfer of the dataset's rows with every model and scores
 // the predictions.
-func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
+func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, table *contention.PenaltyTable,
+	models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
 	net, err := params.Network(cl)
 	if err != nil {
 		return nil, nil, err
 	}
+	net.PenaltyTable = table
 	pats, err := datasets.MeasuredPatterns(rows, heldOut)
 	if err != nil {
 		return nil, nil, err

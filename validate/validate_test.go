@@ -38,7 +38,7 @@ func byModel(s SettingAccuracy) map[string]ModelAccuracy {
 func TestAsymmetricGroundTruth(t *testing.T) {
 	const noise, reps = 0.02, 10
 	cl, rows := simulated(t, "asymmetric", noise, reps)
-	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut)
+	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestAsymmetricGroundTruth(t *testing.T) {
 
 func TestMaxMinGroundTruth(t *testing.T) {
 	cl, rows := simulated(t, "maxmin", 0.02, 10)
-	_, acc, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut)
+	_, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestInconsistentRepetitions(t *testing.T) {
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 0, FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100, TStart: 0, TEnd: 1},
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 1, FlowID: 0, Src: "X1", Dst: "Y2", Bytes: 100, TStart: 0, TEnd: 1},
 	}
-	if _, _, err := Validate(cl, rows, contention.DefaultParams(), contention.Models(), HeldOut); err == nil {
+	if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut); err == nil {
 		t.Error("a transfer that changes between repetitions was accepted")
 	}
 }

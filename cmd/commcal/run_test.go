@@ -120,7 +120,7 @@ func TestPredictTableI(t *testing.T) {
 		Model   string
 		Seconds float64
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 30 || rows[2].Model != "asymmetric" {
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 35 || rows[2].Model != "asymmetric" {
 		t.Fatalf("predict --json: exit %d, %d rows", code, len(rows))
 	}
 	// Table I: e3 finishes at 0.4255 s (printed 0.425).

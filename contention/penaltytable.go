@@ -1,0 +1,119 @@
+package contention
+
+import (
+	"slices"
+)
+
+// PenaltyTable holds back-solved penalties (Martinasso and Méhaut, Euro-Par 2011, §3.3):
+// for each contention-graph shape measured, the penalty of each of its edge classes.
+type PenaltyTable struct {
+	// Entries maps a shape key (GraphShape.Key) to its edge classes' penalties.
+	Entries map[string]map[string]float64 `json:"entries"`
+	// Graphs gives, per shape key, one measured graph of that shape, for reports.
+	Graphs map[string]string `json:"graphs"`
+	// weight counts the graphs averaged into each entry.
+	weight map[string]int
+}
+
+// NewPenaltyTable makes an empty table.
+func NewPenaltyTable() *PenaltyTable {
+	return &PenaltyTable{Entries: map[string]map[string]float64{}, Graphs: map[string]string{}, weight: map[string]int{}}
+}
+
+// Add records the penalties of one measured graph; a shape measured several times keeps the
+// mean of its penalties, class by class.
+func (t *PenaltyTable) Add(sh GraphShape, edges []Edge, rho []float64) {
+	if t.weight == nil {
+		t.weight = map[string]int{}
+	}
+	sums, counts := map[string]float64{}, map[string]int{}
+	for i, c := range sh.EdgeClass {
+		sums[c] += rho[i]
+		counts[c]++
+	}
+	old, w := t.Entries[sh.Key], t.weight[sh.Key]
+	entry := map[string]float64{}
+	for c, s := range sums {
+		v := s / float64(counts[c])
+		if prev, ok := old[c]; ok {
+			v = (prev*float64(w) + v) / float64(w+1)
+		}
+		entry[c] = v
+	}
+	t.Entries[sh.Key] = entry
+	t.weight[sh.Key] = w + 1
+	if _, ok := t.Graphs[sh.Key]; !ok {
+		t.Graphs[sh.Key] = describe(edges)
+	}
+}
+
+// Lookup returns the penalties of a graph whose shape is in the table.
+func (t *PenaltyTable) Lookup(sh GraphShape) ([]float64, bool) {
+	if t == nil {
+		return nil, false
+	}
+	entry, ok := t.Entries[sh.Key]
+	if !ok {
+		return nil, false
+	}
+	rho := make([]float64, len(sh.EdgeClass))
+	for i, c := range sh.EdgeClass {
+		v, ok := entry[c]
+		if !ok {
+			return nil, false
+		}
+		rho[i] = v
+	}
+	return rho, true
+}
+
+// Penalties gives every edge of a contention graph its penalty: each weakly connected
+// component whose shape the table holds takes the table's penalties, the others the closed
+// form (whose rules only look at an edge's neighbourhood, so it applies to components alone).
+// The second result counts the edges that took the table's values.
+func (t *PenaltyTable) Penalties(net *Network, edges []Edge) ([]float64, int) {
+	rho := ClosedFormPenalties(edges)
+	hits := 0
+	if t == nil || len(t.Entries) == 0 {
+		return rho, 0
+	}
+	for _, comp := range Components(edges) {
+		sub := make([]Edge, len(comp))
+		for i, e := range comp {
+			sub[i] = edges[e]
+		}
+		if r, ok := t.Lookup(Shape(net.Cluster, sub)); ok {
+			for i, e := range comp {
+				rho[e] = r[i]
+			}
+			hits += len(comp)
+		}
+	}
+	return rho, hits
+}
+
+// PenaltyTableModel is Martinasso's sequence of linear models with back-solved penalties
+// (the network's PenaltyTable) looked up by the shape of each connected component of a step's
+// contention graph, rack placement included, and the closed form where the table has no entry.
+type PenaltyTableModel struct{}
+
+// Name implements Model.
+func (PenaltyTableModel) Name() string { return "penalty-table" }
+
+// Predict implements Model.
+func (PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return PredictWithPenalties(net, flows, func(e []Edge) []float64 {
+		rho, _ := net.PenaltyTable.Penalties(net, e)
+		return rho
+	})
+}
+
+// Keys lists the table's shape keys in order, for stable output.
+func (t *PenaltyTable) Keys() []string {
+	keys := make([]string, 0, len(t.Entries))
+	for k := range t.Entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
