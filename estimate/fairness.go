@@ -1,0 +1,217 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/commcal/commcal/datasets"
+)
+
+// FairnessFit is the fit of per-flow rate = min(ceiling, capacity/k) to k transfers sharing
+// one resource (CCPE 2014 §5.1): fair_intra shares a NIC, fair_inter the backbone or uplinks.
+type FairnessFit struct {
+	Experiment string `json:"experiment"`
+	// Ceiling is the rate of a transfer alone, in bits per second (β_E⁻¹; 940 Mbit/s on 1 Gb
+	// Ethernet); Capacity the resource's total (β_N⁻¹ or β_O⁻¹).
+	Ceiling  Param `json:"ceiling_bps"`
+	Capacity Param `json:"capacity_bps"`
+	// Saturation is the k from which the resource is the bottleneck: capacity/ceiling.
+	Saturation Param `json:"saturation_k"`
+	// SaturatedFrom is the smallest k measured in the saturated regime (0: none was).
+	SaturatedFrom int `json:"saturated_from_k"`
+	// Rates are the measured mean per-flow rates, per k.
+	Rates []FairnessPoint `json:"rates"`
+}
+
+// FairnessPoint is the mean per-flow rate measured with k transfers.
+type FairnessPoint struct {
+	K    int     `json:"k"`
+	Rate float64 `json:"rate_bps"`
+}
+
+// FitFairness fits rate = min(c, C/k) on the transfers of one fairness experiment. Each
+// transfer's rate is its size·8 over its mean time; the patterns are told apart by their
+// number of transfers k, and each k contributes its mean per-flow rate. Every split between an
+// unsaturated regime (k ≤ s: rate = c, the mean of those rates) and a saturated one (k > s:
+// rate = C/k, least squares through the origin in 1/k) is tried, and the split of least
+// squared error kept. Intervals: Student t on the mean for c and on the regression for C, over
+// the ks of each regime; the saturation point by the delta method on C/c. A regime measured
+// at a single k has no interval for its parameter (infinite bounds).
+func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, error) {
+	pats, err := datasets.MeasuredPatterns(rows, []string{experiment})
+	if err != nil {
+		return nil, err
+	}
+	type obs struct {
+		k    int
+		rate float64
+	}
+	byK := map[int][]float64{}
+	for _, p := range pats {
+		k := len(p.Flows)
+		for i, f := range p.Flows {
+			byK[k] = append(byK[k], f.Bytes*8/p.Mean[i])
+		}
+	}
+	ks := make([]int, 0, len(byK))
+	for k := range byK {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	// One observation per k, the mean per-flow rate: the transfers of one pattern share its
+	// conditions, so they are not independent observations of the regime.
+	var all []obs
+	for _, k := range ks {
+		all = append(all, obs{k, meanOf(byK[k])})
+	}
+	if len(ks) < 2 {
+		return nil, fmt.Errorf("estimate: fairness %s: patterns with %d distinct flow counts, need at least 2", experiment, len(ks))
+	}
+	fit := &FairnessFit{Experiment: experiment}
+	for _, k := range ks {
+		fit.Rates = append(fit.Rates, FairnessPoint{K: k, Rate: meanOf(byK[k])})
+	}
+	bestSSE, bestS := math.Inf(1), 0
+	var bestC, bestCap float64
+	for si := 0; si <= len(ks); si++ { // ks[:si] unsaturated
+		split := 0
+		if si > 0 {
+			split = ks[si-1]
+		}
+		var sumU, nU, sxy, sxx float64
+		for _, o := range all {
+			if o.k <= split {
+				sumU += o.rate
+				nU++
+			} else {
+				x := 1 / float64(o.k)
+				sxy += x * o.rate
+				sxx += x * x
+			}
+		}
+		c, capacity := math.NaN(), math.NaN()
+		if nU > 0 {
+			c = sumU / nU
+		}
+		if sxx > 0 {
+			capacity = sxy / sxx
+		}
+		// The regimes must agree with the split: unsaturated ks at or below C/c.
+		if nU > 0 && sxx > 0 && (capacity/c < float64(split)*(1-0.02) || capacity/c > float64(ks[si])*(1+0.02)) {
+			continue
+		}
+		sse := 0.0
+		for _, o := range all {
+			pred := capacity / float64(o.k)
+			if o.k <= split {
+				pred = c
+			}
+			sse += (o.rate - pred) * (o.rate - pred)
+		}
+		if sse < bestSSE {
+			bestSSE, bestS, bestC, bestCap = sse, si, c, capacity
+		}
+	}
+	split := 0
+	if bestS > 0 {
+		split = ks[bestS-1]
+	}
+	if bestS < len(ks) {
+		fit.SaturatedFrom = ks[bestS]
+	}
+	var unsat, satX, satY []float64
+	for _, o := range all {
+		if o.k <= split {
+			unsat = append(unsat, o.rate)
+		} else {
+			satX, satY = append(satX, 1/float64(o.k)), append(satY, o.rate)
+		}
+	}
+	// The ceiling: the unsaturated mean, or, with no unsaturated regime, the rate at k = 1
+	// bounds it from below (the resource already saturates one transfer).
+	fit.Ceiling = meanParam(unsat)
+	if len(unsat) == 0 {
+		fit.Ceiling = Param{Value: bestCap, CILow: bestCap, CIHigh: math.Inf(1), N: 0}
+	}
+	fit.Capacity = Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1)}
+	if len(satX) > 0 {
+		fit.Capacity = throughOrigin(satX, satY)
+	} else {
+		// Never saturated: the capacity is at least k·c at the largest k.
+		lo := float64(ks[len(ks)-1]) * bestC
+		fit.Capacity = Param{Value: math.Inf(1), CILow: lo, CIHigh: math.Inf(1)}
+	}
+	fit.Saturation = ratioParam(fit.Capacity, fit.Ceiling)
+	return fit, nil
+}
+
+func meanOf(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// meanParam is the mean with its Student-t interval.
+func meanParam(x []float64) Param {
+	n := len(x)
+	if n == 0 {
+		return Param{}
+	}
+	m := meanOf(x)
+	p := Param{Value: m, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: n}
+	if n > 1 {
+		ss := 0.0
+		for _, v := range x {
+			ss += (v - m) * (v - m)
+		}
+		se := math.Sqrt(ss / float64(n-1) / float64(n))
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		p.CILow, p.CIHigh = m-t*se, m+t*se
+	}
+	return p
+}
+
+// throughOrigin fits y = b·x by least squares, with its Student-t interval.
+func throughOrigin(x, y []float64) Param {
+	var sxy, sxx float64
+	for i := range x {
+		sxy += x[i] * y[i]
+		sxx += x[i] * x[i]
+	}
+	b := sxy / sxx
+	n := len(x)
+	p := Param{Value: b, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: n}
+	if n > 1 {
+		sse := 0.0
+		for i := range x {
+			r := y[i] - b*x[i]
+			sse += r * r
+		}
+		se := math.Sqrt(sse / float64(n-1) / sxx)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		p.CILow, p.CIHigh = b-t*se, b+t*se
+	}
+	return p
+}
+
+// ratioParam is a/b with a delta-method interval from the two intervals (taken as
+// independent, half-widths as 1.96 standard errors).
+func ratioParam(a, b Param) Param {
+	r := a.Value / b.Value
+	p := Param{Value: r, N: min(a.N, b.N), CILow: math.Inf(-1), CIHigh: math.Inf(1)}
+	if math.IsInf(a.Value, 0) || math.IsInf(a.CIHigh-a.CILow, 0) || math.IsInf(b.CIHigh-b.CILow, 0) {
+		if !math.IsInf(a.CILow, 0) && b.Value > 0 {
+			p.CILow = a.CILow / b.Value
+		}
+		return p
+	}
+	sa, sb := (a.CIHigh-a.CILow)/(2*1.96), (b.CIHigh-b.CILow)/(2*1.96)
+	se := r * math.Sqrt((sa/a.Value)*(sa/a.Value)+(sb/b.Value)*(sb/b.Value))
+	p.CILow, p.CIHigh = r-1.96*se, r+1.96*se
+	return p
+}
