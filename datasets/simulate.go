@@ -108,7 +108,7 @@ type LTruth struct {
 
 // DefaultTruth makes plausible parameters for a cluster: Hockney latencies of 50 µs (intra)
 // and 80 µs (inter), bandwidth 94% of the NIC rate (TCP over Ethernet), up to eight LMO nodes
-// with seeded heterogeneous delays and rates, scatter and gather sweeps of 4 KiB steps with
+// with seeded heterogeneous delays and rates, scatter and gather sweeps of 2 KiB steps with
 // breaks S = 96 KiB, M1 = 8 KiB and M2 = 64 KiB, an L surface for 1–8 pairs, and concurrent
 // patterns with the asymmetric model as ground truth (defaultContention).
 func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
@@ -168,7 +168,7 @@ func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 		}
 		tr.LMO = lmo
 		var sizes []int64
-		for m := int64(0); m <= 160<<10; m += 4 << 10 {
+		for m := int64(0); m <= 160<<10; m += 2 << 10 {
 			sizes = append(sizes, m)
 		}
 		tr.Scatter = &ScatterTruth{S: 96 << 10, Sizes: sizes}

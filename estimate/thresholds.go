@@ -1,0 +1,201 @@
+package estimate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/commcal/commcal/datasets"
+)
+
+// ThresholdFit holds the thresholds of the scatter and gather models of Lastovetsky et al.
+// (§3): the scatter break S, the gather regions M1 and M2, and the slope corrections κ1, κ2.
+type ThresholdFit struct {
+	Root  string `json:"root"`
+	Procs int64  `json:"procs"`
+	// S is the last message size of the scatter's small-message (parallel) regime.
+	S int64 `json:"s_bytes"`
+	// M1 is the last size of the gather's small-message regime: M_k with
+	// k = min{i : T_{i+1}/T_1 > 10}; M2 the last size before its large-message linear regime.
+	M1 int64 `json:"m1_bytes"`
+	M2 int64 `json:"m2_bytes"`
+	// Kappa1 and Kappa2 correct the gather's slopes in the small and large regimes.
+	Kappa1 Param `json:"kappa1_s_per_byte"`
+	Kappa2 Param `json:"kappa2_s_per_byte"`
+	// The sweeps (mean time per size) and their segmentations, for figures.
+	ScatterSizes, ScatterTimes []float64     `json:"-"`
+	GatherSizes, GatherTimes   []float64     `json:"-"`
+	Scatter, Gather            *Segmentation `json:"-"`
+}
+
+// sweep returns the mean time per size of one collective, sizes ascending.
+func sweep(rows []datasets.Collective, op string) (root string, procs int64, sizes, times []float64) {
+	type key struct {
+		root  string
+		procs int64
+	}
+	count := map[key]int{}
+	for _, r := range rows {
+		if r.Op == op {
+			count[key{r.Root, r.Procs}]++
+		}
+	}
+	var best key
+	for k, n := range count {
+		if n > count[best] || (n == count[best] && (k.root < best.root || (k.root == best.root && k.procs < best.procs))) {
+			best = k
+		}
+	}
+	sum, n := map[int64]float64{}, map[int64]int{}
+	for _, r := range rows {
+		if r.Op == op && r.Root == best.root && r.Procs == best.procs {
+			sum[r.Bytes] += r.Seconds
+			n[r.Bytes]++
+		}
+	}
+	keys := make([]int64, 0, len(sum))
+	for m := range sum {
+		keys = append(keys, m)
+	}
+	slices.SortFunc(keys, cmp.Compare[int64])
+	for _, m := range keys {
+		sizes = append(sizes, float64(m))
+		times = append(times, sum[m]/float64(n[m]))
+	}
+	return best.root, best.procs, sizes, times
+}
+
+// FitThresholds finds S in the scatter sweep (one break, Bai–Perron with h = 15% of the
+// points, kept only if BIC prefers it), M1 in the gather sweep by the 10×-first-time rule, and
+// M2 as the end of the gather's last-but-one regime (up to two breaks, by BIC). κ1 and κ2
+// are the slopes of the gather's times less the LMO model's prediction, over the small
+// (M ≤ M1) and large (M > M2) regimes, the receivers being the LMO nodes other than the root:
+// n(C_0 + t_0·M) + max_i(C_i + t_i·M + M/β_0i) for small messages, the same with a sum for
+// large ones. (The paper computes κ from the regime's fitted slope c1: κ2 = c1 − Σ(t_i +
+// 1/β_0i); that reading leaves out the root's n·t_0 and bends when the longest leg changes
+// inside the small regime, which the regression on the model's residual avoids.) The
+// intervals add the regression's variance and the LMO parameters' (from their intervals, as
+// independent).
+func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, error) {
+	f := &ThresholdFit{}
+	var err error
+	f.Root, f.Procs, f.ScatterSizes, f.ScatterTimes = sweep(rows, "scatter")
+	if len(f.ScatterSizes) == 0 {
+		return nil, fmt.Errorf("estimate: thresholds: no scatter sweep")
+	}
+	h := max(3, len(f.ScatterSizes)*15/100)
+	if f.Scatter, err = Breakpoints(f.ScatterSizes, f.ScatterTimes, h, 1); err != nil {
+		return nil, fmt.Errorf("estimate: scatter: %w", err)
+	}
+	if len(f.Scatter.Breaks) == 0 {
+		return nil, fmt.Errorf("estimate: scatter: no break found in %d sizes (BIC prefers one line)", len(f.ScatterSizes))
+	}
+	f.S = int64(f.ScatterSizes[f.Scatter.Breaks[0]])
+	groot, gprocs, gs, gt := sweep(rows, "gather")
+	if len(gs) == 0 {
+		return nil, fmt.Errorf("estimate: thresholds: no gather sweep")
+	}
+	if groot != f.Root || gprocs != f.Procs {
+		return nil, fmt.Errorf("estimate: thresholds: scatter (root %s, %d processes) and gather (root %s, %d) differ", f.Root, f.Procs, groot, gprocs)
+	}
+	f.GatherSizes, f.GatherTimes = gs, gt
+	k := -1
+	for i := 0; i+1 < len(gt); i++ {
+		if gt[i+1]/gt[0] > 10 {
+			k = i
+			break
+		}
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("estimate: gather: no size where the time exceeds 10× the first, or it does at once: no small-message regime")
+	}
+	f.M1 = int64(gs[k])
+	h = max(3, len(gs)*15/100)
+	if f.Gather, err = Breakpoints(gs, gt, h, 2); err != nil {
+		return nil, fmt.Errorf("estimate: gather: %w", err)
+	}
+	if len(f.Gather.Breaks) == 0 {
+		return nil, fmt.Errorf("estimate: gather: no break found")
+	}
+	last := f.Gather.Breaks[len(f.Gather.Breaks)-1]
+	f.M2 = int64(gs[last])
+	// LMO terms of the root (node 0 of the fit's order is not assumed: look the root up).
+	root := -1
+	for i, nd := range lmo.Nodes {
+		if nd.Name == f.Root {
+			root = i
+		}
+	}
+	if root < 0 {
+		return nil, fmt.Errorf("estimate: thresholds: root %s has no LMO parameters", f.Root)
+	}
+	n := float64(len(lmo.Nodes) - 1)
+	if int64(len(lmo.Nodes)) != f.Procs {
+		return nil, fmt.Errorf("estimate: thresholds: %d processes, but %d LMO nodes; κ needs the sweep to span the LMO nodes", f.Procs, len(lmo.Nodes))
+	}
+	inv := map[string]Param{}
+	for _, l := range lmo.Links {
+		p := Param{Value: 8 / l.RateBps.Value, CILow: 8 / l.RateBps.CIHigh, CIHigh: 8 / l.RateBps.CILow}
+		inv[l.I+"\x00"+l.J], inv[l.J+"\x00"+l.I] = p, p
+	}
+	se := func(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
+	r := lmo.Nodes[root]
+	// model(m) is the LMO prediction of the gather without κ; serial picks the sum form.
+	// slopeVar is the variance of its slope, from the LMO parameters' intervals.
+	model := func(m float64, serial bool) float64 {
+		t := n * (r.C.Value + r.T.Value*m)
+		agg := 0.0
+		for i, nd := range lmo.Nodes {
+			if i == root {
+				continue
+			}
+			leg := nd.C.Value + nd.T.Value*m + inv[f.Root+"\x00"+nd.Name].Value*m
+			if serial {
+				agg += leg
+			} else {
+				agg = math.Max(agg, leg)
+			}
+		}
+		return t + agg
+	}
+	slopeVar := n * n * se(r.T) * se(r.T)
+	var sumVar, maxVar float64
+	for i, nd := range lmo.Nodes {
+		if i == root {
+			continue
+		}
+		b := inv[f.Root+"\x00"+nd.Name]
+		v := se(nd.T)*se(nd.T) + se(b)*se(b)
+		sumVar += v
+		maxVar = math.Max(maxVar, v)
+	}
+	// κ is the slope of what the model leaves unexplained: T(M) − model(M) regressed on M
+	// over the regime's sizes ("against the LMO parameters"), so that a change of the longest
+	// leg inside the regime does not bend the estimate.
+	kappa := func(lo, hi int, serial bool, modelVar float64) (Param, error) {
+		x := mat.NewDense(hi-lo, 2, nil)
+		y := make([]float64, hi-lo)
+		for i := lo; i < hi; i++ {
+			x.Set(i-lo, 0, 1)
+			x.Set(i-lo, 1, gs[i])
+			y[i-lo] = gt[i] - model(gs[i], serial)
+		}
+		reg, err := LeastSquares(x, y, nil)
+		if err != nil {
+			return Param{}, err
+		}
+		sReg := (reg.CIHigh[1] - reg.CILow[1]) / (2 * 1.96)
+		sd := math.Sqrt(sReg*sReg + slopeVar + modelVar)
+		return Param{Value: reg.Coef[1], CILow: reg.Coef[1] - 1.96*sd, CIHigh: reg.Coef[1] + 1.96*sd, N: reg.N}, nil
+	}
+	if f.Kappa1, err = kappa(0, k+1, false, maxVar); err != nil {
+		return nil, fmt.Errorf("estimate: gather small-message regime: %w", err)
+	}
+	if f.Kappa2, err = kappa(last+1, len(gs), true, sumVar); err != nil {
+		return nil, fmt.Errorf("estimate: gather large-message regime: %w", err)
+	}
+	return f, nil
+}
