@@ -111,6 +111,14 @@ func decodeJSON(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// ReadJSONFile decodes a JSON file strictly (unknown fields are errors).
+func ReadJSONFile(path string, v any) error {
+	if err := readJSON(path, v); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	return nil
+}
+
 // readJSON decodes a JSON file strictly.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)

@@ -1,7 +1,9 @@
 package estimate
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -21,6 +23,69 @@ type Param struct {
 
 // Covers says whether the interval contains v.
 func (p Param) Covers(v float64) bool { return p.CILow <= v && v <= p.CIHigh }
+
+// paramJSON is Param's JSON form: a bound that is infinite (no interval, or a one-sided one)
+// is written as the string "inf" or "-inf", which JSON numbers cannot hold.
+type paramJSON struct {
+	Value  any `json:"value"`
+	CILow  any `json:"ci_low"`
+	CIHigh any `json:"ci_high"`
+	N      int `json:"n"`
+}
+
+func jsonNumber(v float64) any {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case math.IsNaN(v):
+		return "nan"
+	}
+	return v
+}
+
+func fromJSONNumber(v any) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case string:
+		switch x {
+		case "inf":
+			return math.Inf(1), nil
+		case "-inf":
+			return math.Inf(-1), nil
+		case "nan":
+			return math.NaN(), nil
+		}
+	}
+	return 0, fmt.Errorf("estimate: %v is not a number, \"inf\", \"-inf\" or \"nan\"", v)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (p Param) MarshalJSON() ([]byte, error) {
+	return json.Marshal(paramJSON{Value: jsonNumber(p.Value), CILow: jsonNumber(p.CILow), CIHigh: jsonNumber(p.CIHigh), N: p.N})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *Param) UnmarshalJSON(data []byte) error {
+	var j paramJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	var err error
+	if p.Value, err = fromJSONNumber(j.Value); err != nil {
+		return err
+	}
+	if p.CILow, err = fromJSONNumber(j.CILow); err != nil {
+		return err
+	}
+	if p.CIHigh, err = fromJSONNumber(j.CIHigh); err != nil {
+		return err
+	}
+	p.N = j.N
+	return nil
+}
 
 // HockneyFit is T(m) = α + β·m fitted for one path class.
 type HockneyFit struct {

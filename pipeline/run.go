@@ -27,8 +27,9 @@ const (
 
 // RunResult is what a run found.
 type RunResult struct {
-	Summary  *Summary           `json:"summary"`
-	Accuracy *validate.Accuracy `json:"accuracy"`
+	Summary     *Summary              `json:"summary"`
+	Calibration *estimate.Calibration `json:"calibration"`
+	Accuracy    *validate.Accuracy    `json:"accuracy"`
 }
 
 // RunOptions configures Run.
@@ -41,11 +42,14 @@ type RunOptions struct {
 	Logger   *slog.Logger
 	Progress func(rows int64)
 	Notes    []string
-	// Params are the contention models' parameters for the validation stage.
-	Params  contention.Params
-	HeldOut []string
-	// FitContra fits asymmetric-fitted's φ on the dataset's bidirectional experiments.
-	FitContra bool
+	// Defaults are the contention parameters the calibration starts from (for what the
+	// dataset's calibration experiments do not determine).
+	Defaults contention.Params
+	// Override, when set, is applied to the calibrated parameters before validation (the
+	// command line's explicit settings).
+	Override func(*contention.Params)
+	Weighted bool // weighted Hockney fits
+	HeldOut  []string
 }
 
 // Run ingests the sources and summarises the dataset into a run directory:
@@ -54,6 +58,7 @@ type RunOptions struct {
 //	summary.json          tables, sources and per-experiment statistics
 //	summary.txt           the same, as the tables printed on the terminal
 //	measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+//	calibration.json      every fitted parameter with its 95% CI (and lmo_*.parquet)
 //	predictions.parquet   every held-out transfer, measured and predicted by every model
 //	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II
 //
@@ -111,14 +116,27 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
+	cal, err := Estimate(ctx, ds, opts.Defaults, opts.Weighted, opts.Created)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteCalibration(tmp, cal); err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "estimate", "seconds", time.Since(start).Seconds(), "skipped", len(cal.Skipped))
+	start = time.Now()
 	heldOut := opts.HeldOut
 	if heldOut == nil {
 		heldOut = validate.HeldOut
 	}
-	acc, err := Validate(ctx, ds, opts.Params, heldOut, opts.FitContra, tmp)
+	params := cal.Params
+	if opts.Override != nil {
+		opts.Override(&params)
+	}
+	acc, err := Validate(ctx, ds, params, cal.PenaltyTable(), heldOut, tmp)
 	if err != nil {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "validate", "seconds", time.Since(start).Seconds())
-	return &RunResult{Summary: s, Accuracy: acc}, nil
+	return &RunResult{Summary: s, Calibration: cal, Accuracy: acc}, nil
 }

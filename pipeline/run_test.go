@@ -21,7 +21,7 @@ func runSample(t *testing.T, out string) *Summary {
 		t.Fatal(err)
 	}
 	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Params: contention.DefaultParams(), FitContra: true})
+		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams()})
 	if err != nil {
 		t.Fatal(err)
 	}

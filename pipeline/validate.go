@@ -7,7 +7,6 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -17,40 +16,19 @@ const (
 	AccuracyFile    = "accuracy.json"
 )
 
-// Validate scores every model on the dataset's held-out transfers and writes
-// predictions.parquet and accuracy.json into dir. With fitContra, the contra-flow factor φ of
-// asymmetric-fitted is first fitted on the dataset's bidirectional calibration experiments
-// (never on held-out ones); without enough of them, params' φ stays and a warning says so.
-// The penalty table of penalty-table is back-solved from the static_sync experiments.
-func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, heldOut []string, fitContra bool, dir string) (*validate.Accuracy, error) {
+// Validate scores every model on the dataset's held-out transfers with the given parameters
+// and penalty table, and writes predictions.parquet and accuracy.json into dir.
+func Validate(ctx context.Context, ds *datasets.Dataset, params contention.Params, table *contention.PenaltyTable, heldOut []string, dir string) (*validate.Accuracy, error) {
 	rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
 	if err != nil {
 		return nil, err
-	}
-	var fit *estimate.ContraFit
-	var fitErr error
-	if fitContra {
-		if fit, fitErr = estimate.FitContraFactor(ds.Cluster, rows, params, 1); fitErr == nil {
-			params.ContraFactor = fit.Phi
-		}
-	}
-	// The penalty table comes from the static_sync experiments; the penalty models' α with it,
-	// when the parameters do not fix it.
-	var table *contention.PenaltyTable
-	pfit, perr := estimate.BackSolvePenalties(ds.Cluster, rows, params.PenaltyAlpha)
-	if perr == nil {
-		table, params.PenaltyAlpha = pfit.Table, pfit.Alpha
 	}
 	preds, acc, err := validate.Validate(ds.Cluster, rows, params, table, contention.Models(), heldOut)
 	if err != nil {
 		return nil, err
 	}
-	acc.ContraFit, acc.PenaltyFit = fit, pfit
-	if perr != nil {
-		acc.Warnings = append(acc.Warnings, fmt.Sprintf("penalty-table has no table and equals penalty: %v", perr))
-	}
-	if fitErr != nil {
-		acc.Warnings = append(acc.Warnings, fmt.Sprintf("asymmetric-fitted uses φ = %g: %v", params.ContraFactor, fitErr))
+	if table == nil {
+		acc.Warnings = append(acc.Warnings, "no penalty table (no static_sync experiments): penalty-table equals penalty")
 	}
 	if err := datasets.WriteParquetFile(filepath.Join(dir, PredictionsFile), validate.PredictionsTable, preds); err != nil {
 		return nil, err

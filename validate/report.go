@@ -8,15 +8,6 @@ import (
 
 // WriteText prints the accuracy as one aligned table: a line per setting and model.
 func (a *Accuracy) WriteText(w io.Writer) error {
-	if f := a.ContraFit; f != nil {
-		fmt.Fprintf(w, "asymmetric-fitted: φ = %.3f, 95%% CI [%.3f, %.3f], from %d transfers of %d bidirectional patterns\n",
-			f.Phi, f.CILow, f.CIHigh, f.Transfers, f.Patterns)
-		fmt.Fprintf(w, "  RMS log error on them: fitted %.4f, fair (φ = 0) %.4f, asymmetric (φ = 1) %.4f\n\n", f.RMSLogErr, f.RMSLogErrFair, f.RMSLogErrAsym)
-	}
-	if f := a.PenaltyFit; f != nil {
-		fmt.Fprintf(w, "penalty-table: %d static-synchronous graphs back-solved into %d shapes (α = %.4g s/B), %d unsolved\n\n",
-			len(f.Solved), len(f.Table.Entries), f.Alpha, len(f.Unsolved))
-	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "setting\tpatterns\tmodel\ttransfers\tsteps\tmean |ε|\tSE\tbias\t|ε| ≤ 10%\tasym. transfers\tasym. mean |ε|")
 	rows := append(append([]SettingAccuracy(nil), a.Settings...), a.Overall)

@@ -11,7 +11,6 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/estimate"
 )
 
 // HeldOut is the default set of experiments scored: the random validation patterns and
@@ -111,11 +110,7 @@ type Accuracy struct {
 	Params   contention.Params `json:"params"`
 	Settings []SettingAccuracy `json:"settings"`
 	Overall  SettingAccuracy   `json:"overall"`
-	// ContraFit is the fit of asymmetric-fitted's φ on the calibration experiments, when made.
-	ContraFit *estimate.ContraFit `json:"contra_fit,omitempty"`
-	// PenaltyFit is the penalty table back-solved from the static_sync experiments, when made.
-	PenaltyFit *estimate.PenaltyFit `json:"penalty_fit,omitempty"`
-	Warnings   []string             `json:"warnings,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,

@@ -18,16 +18,6 @@ func laterCommand(name, usage, args, description, issue string) *cli.Command {
 	})
 }
 
-func estimateCommand() *cli.Command {
-	return laterCommand("estimate", "fit every model parameter with its confidence interval", "DATASET",
-		`Reads a dataset and writes calibration.json (Hockney, fairness, asymmetry, LMO, thresholds,
-L(m, P) and penalty parameters, each with a 95% CI) and Parquet tables of per-node and per-pair
-parameters.
-
-EXAMPLE:
-   commcal estimate --out calib run/dataset`, "the estimation issue (#3)")
-}
-
 func plotCommand() *cli.Command {
 	return laterCommand("plot", "draw the figures and the HTML report of a run", "RUN_DIR",
 		`Writes PNG and SVG figures and report.html for a run directory.

@@ -22,12 +22,14 @@ func runCommand() *cli.Command {
    summary.txt           what is printed: tables, sources, per-experiment statistics
    summary.json          the same for scripts
    measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
+   calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
 
-Stages so far: ingest, measurement statistics, validation of the contention models (with
---params or the default parameters until estimation is built). Estimation and figures join
-this command as they are built.
+Stages so far: ingest, measurement statistics, estimation of every parameter the dataset's
+calibration experiments allow (calibration.json, lmo_nodes.parquet, lmo_links.parquet), and
+validation of the contention models with the calibrated parameters. Figures join this
+command when they are built.
 
 With no inputs it uses the sample built into the binary: real MPI ping-pong round trips from
 Grid5000's graphene plus a synthetic calibration campaign on a graphene-like cluster. Inputs
@@ -46,6 +48,7 @@ EXAMPLES:
 				Usage: "stopping rule: the benchmark's repetition cap (0: unknown)"},
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json and accuracy.json instead of the tables"},
 			heldOutFlag(),
+			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 		),
 		Action: func(c *cli.Context) error {
 			inv, err := begin(c, 0, -1, "FILE_OR_DIR")
@@ -80,7 +83,7 @@ EXAMPLES:
 			prog, done := progress(c, "ingest")
 			res, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
 				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
-				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Params: params, HeldOut: held, FitContra: fitContra(c)})
+				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Defaults: params, Override: override(c), Weighted: c.Bool("weighted"), HeldOut: held})
 			done()
 			if err != nil {
 				return err
@@ -90,6 +93,10 @@ EXAMPLES:
 			}
 			fmt.Fprintf(c.App.Writer, "run directory: %s\n", c.String("out"))
 			if err := res.Summary.WriteText(c.App.Writer); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "\ncalibration (%s)\n", pipeline.CalibrationFile)
+			if err := pipeline.WriteCalibrationText(c.App.Writer, res.Calibration); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", c.String("held-out"))

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -26,13 +27,18 @@ penalty, hockney — and writes to --out:
                         mean |ε| and its standard error, bias, share with |ε| ≤ 10%, and
                         mean |ε| on patterns with asymmetric traffic on a link
 
-and prints the accuracy table. Parameters come from --params (JSON) or the defaults
-(94% of the nominal rates, the full asymmetric rule); never from the held-out transfers.
+and prints the accuracy table. Parameters come from --calibration, or else from calibrating
+on the dataset's own calibration experiments as "commcal estimate" does (starting from
+--params or 94% of the nominal rates); never from the held-out transfers. --efficiency and
+--contra-factor override the calibrated values.
 
 EXAMPLES:
    commcal validate --out val run/dataset
-   commcal validate --params params.json --contra-factor 0.4 --out val ds`,
+   commcal validate --calibration calib/calibration.json --out val ds
+   commcal validate --contra-factor 0.4 --out val ds`,
 		Flags: append(paramsFlags(), heldOutFlag(),
+			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
+				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_VALIDATE_OUT"}, Usage: "directory to write"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 		),
@@ -53,11 +59,24 @@ EXAMPLES:
 			if err != nil {
 				return usageError{err.Error()}
 			}
+			var cal *estimate.Calibration
+			if p := c.String("calibration"); p != "" {
+				if cal, err = pipeline.ReadCalibration(p); err != nil {
+					return usageError{err.Error()}
+				}
+				if cal.Cluster != ds.Cluster.Name() {
+					return usagef("validate: calibration of cluster %s, dataset of %s", cal.Cluster, ds.Cluster.Name())
+				}
+			} else if cal, err = pipeline.Estimate(c.Context, ds, params, false, inv.when); err != nil {
+				return err
+			}
+			params = cal.Params
+			override(c)(&params)
 			tmp, err := atomicio.TempDir(c.String("out"))
 			if err != nil {
 				return err
 			}
-			acc, err := pipeline.Validate(c.Context, ds, params, held, fitContra(c), tmp)
+			acc, err := pipeline.Validate(c.Context, ds, params, cal.PenaltyTable(), held, tmp)
 			if err == nil {
 				err = atomicio.CommitDir(tmp, c.String("out"), true)
 			}

@@ -16,16 +16,26 @@ import (
 func paramsFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "params", EnvVars: []string{"COMMCAL_PARAMS"},
-			Usage: "contention parameters as JSON (efficiency, ceiling_bps, nic_bps, backbone_bps, contra_factor, latency_s, ...)"},
+			Usage: "contention parameters as JSON (efficiency, ceiling_bps, nic_bps, backbone_bps, contra_factor, latency_s, ...): the defaults a calibration starts from"},
 		&cli.Float64Flag{Name: "efficiency", Usage: "share of nominal link rates delivered as goodput (default 0.94)"},
-		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric); default: fitted on the bidirectional experiments, else 1"},
+		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric); default: the calibration's, else 1"},
 	}
 }
 
-// fitContra says whether φ is to be fitted: unless --contra-factor fixes it.
-func fitContra(c *cli.Context) bool { return !c.IsSet("contra-factor") }
+// override applies the explicitly given single-value flags to calibrated parameters, so that
+// the command line wins over the calibration.
+func override(c *cli.Context) func(*contention.Params) {
+	return func(p *contention.Params) {
+		if c.IsSet("efficiency") {
+			p.Efficiency = c.Float64("efficiency")
+		}
+		if c.IsSet("contra-factor") {
+			p.ContraFactor = c.Float64("contra-factor")
+		}
+	}
+}
 
-// paramsFromFlags reads --params, then applies the single-value flags over it.
+// paramsFromFlags reads --params and applies the single-value flags over it.
 func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 	p := contention.DefaultParams()
 	if path := c.String("params"); path != "" {

@@ -128,3 +128,42 @@ func TestPredictTableI(t *testing.T) {
 		t.Errorf("e3 under asymmetric: %g s", s)
 	}
 }
+
+func TestEstimateCommand(t *testing.T) {
+	dir := t.TempDir()
+	sim := filepath.Join(dir, "sim")
+	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "5", "--out", sim); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "calib")
+	code, stdout, stderr := runCLI(t, "estimate", "--weighted", "--out", out, sim)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"hockney intra-rack α", "fair_inter capacity", "asymmetric-fitted φ", "lmo", "thresholds", "L a", "penalty table"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("estimate output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"calibration.json", "lmo_nodes.parquet", "lmo_links.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// validate with that calibration file, and the calibration read back intact.
+	val := filepath.Join(dir, "val")
+	if code, _, stderr := runCLI(t, "validate", "--calibration", filepath.Join(out, "calibration.json"), "--out", val, sim); code != 0 {
+		t.Fatalf("validate --calibration: exit %d: %s", code, stderr)
+	}
+	// A dataset without calibration experiments: every estimator skipped, with reasons.
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, []byte(transfersHeader+goodTransfer), 0o644)
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runCLI(t, "ingest", "--cluster", "ccpe-testbed", "--out", ds, empty); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, _ = runCLI(t, "estimate", "--out", filepath.Join(dir, "c2"), ds)
+	if code != 0 || !strings.Contains(stdout, "skipped lmo") || !strings.Contains(stdout, "skipped hockney") {
+		t.Errorf("estimate on a dataset without calibration data: exit %d\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/pipeline"
+)
+
+func estimateCommand() *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:      "estimate",
+		Usage:     "fit every model parameter with its confidence interval",
+		ArgsUsage: "DATASET",
+		Description: `Runs every estimator whose calibration experiments the dataset holds and writes to --out:
+
+   calibration.json   every parameter with its 95% CI and observation count (schema
+                      "commcal-calibration/1", see README), the contention parameters derived
+                      from them, and the estimators skipped with the reason
+   lmo_nodes.parquet  per node: C and t of the LMO model with CIs
+   lmo_links.parquet  per pair: the LMO transmission rate with its CI
+
+Estimators: Hockney α, β per path class (p2p_sweep); fairness ceiling, NIC and backbone
+capacities and saturation point (fair_intra, fair_inter); φ of asymmetric-fitted (bidir_*);
+LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M2 and κ1, κ2
+(collectives); L(m, P) (pingpong_pairs); penalty tables (static_sync). Held-out experiments
+(random, alltoallv) are never read.
+
+EXAMPLES:
+   commcal estimate --out calib run/dataset
+   commcal estimate --weighted --json --out calib ds | jq .params`,
+		Flags: append(paramsFlags(),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_ESTIMATE_OUT"}, Usage: "directory to write"},
+			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
+			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
+		),
+		Action: func(c *cli.Context) error {
+			inv, err := begin(c, 1, 1, "DATASET")
+			if err != nil {
+				return err
+			}
+			params, err := paramsFromFlags(c)
+			if err != nil {
+				return err
+			}
+			ds, err := datasets.Open(inv.paths[0])
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			cal, err := pipeline.Estimate(c.Context, ds, params, c.Bool("weighted"), inv.when)
+			if err != nil {
+				return err
+			}
+			tmp, err := atomicio.TempDir(c.String("out"))
+			if err != nil {
+				return err
+			}
+			err = pipeline.WriteCalibration(tmp, cal)
+			if err == nil {
+				err = atomicio.CommitDir(tmp, c.String("out"), true)
+			}
+			if err != nil {
+				os.RemoveAll(tmp)
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, cal)
+			}
+			fmt.Fprintf(c.App.Writer, "calibration of %s written to %s\n\n", inv.paths[0], c.String("out"))
+			return pipeline.WriteCalibrationText(c.App.Writer, cal)
+		},
+	})
+}

@@ -1,0 +1,137 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+)
+
+// CalibrationFormat versions calibration.json.
+const CalibrationFormat = "commcal-calibration/1"
+
+// Calibration is every parameter a dataset's calibration experiments determine, each with its
+// interval and the observations behind it, and the contention parameters derived from them.
+// An estimator whose experiments are absent is listed in Skipped with the reason.
+type Calibration struct {
+	Format     string            `json:"format"`
+	Tool       string            `json:"tool"`
+	Version    string            `json:"version"`
+	Created    string            `json:"created"`
+	Cluster    string            `json:"cluster"`
+	Hockney    []HockneyFit      `json:"hockney,omitempty"`
+	Fairness   []*FairnessFit    `json:"fairness,omitempty"`
+	Contra     *ContraFit        `json:"contra,omitempty"`
+	LMO        *LMOFit           `json:"lmo,omitempty"`
+	Thresholds *ThresholdFit     `json:"thresholds,omitempty"`
+	L          *LFit             `json:"l,omitempty"`
+	Penalties  *PenaltyFit       `json:"penalties,omitempty"`
+	Params     contention.Params `json:"params"`
+	Skipped    []Skipped         `json:"skipped,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
+}
+
+// Skipped names an estimator that could not run and why.
+type Skipped struct {
+	Estimator string `json:"estimator"`
+	Reason    string `json:"reason"`
+}
+
+// Inputs are the tables a calibration reads.
+type Inputs struct {
+	Transfers     []datasets.Transfer
+	RoundTrips    []datasets.RoundTrip
+	OneToTwo      []datasets.OneToTwo
+	Collectives   []datasets.Collective
+	PingPongPairs []datasets.PingPongPairs
+}
+
+// Calibrate runs every estimator on the calibration experiments of a dataset (never on the
+// held-out ones: random and alltoallv transfers are not read) and derives the contention
+// parameters: the per-flow ceiling and the NIC capacity from fair_intra, the backbone or
+// uplink capacity from fair_inter when it saturated, Hockney α (latency) and β per path class
+// from p2p_sweep, φ of asymmetric-fitted from bidir_*, and the penalty table with its α from
+// static_sync. Resources without a measured capacity keep defaults' efficiency × nominal
+// rate. An estimator without its data is skipped, not an error; degenerate data is reported
+// the same way, with the estimator's message.
+func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weighted bool) *Calibration {
+	c := &Calibration{Format: CalibrationFormat, Cluster: cl.Name(), Params: defaults}
+	skip := func(name string, err error) {
+		c.Skipped = append(c.Skipped, Skipped{Estimator: name, Reason: err.Error()})
+	}
+	var err error
+	if c.Hockney, err = FitHockney(cl, in.Transfers, weighted); err != nil {
+		skip("hockney", err)
+	} else {
+		c.Params.LatencyS = map[cluster.PathClass]float64{}
+		c.Params.InverseBandwidth = map[cluster.PathClass]float64{}
+		for _, h := range c.Hockney {
+			if h.Alpha.Value > 0 {
+				c.Params.LatencyS[h.Class] = h.Alpha.Value
+			} else {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value))
+			}
+			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
+		}
+	}
+	for _, exp := range []string{"fair_intra", "fair_inter"} {
+		f, err := FitFairness(in.Transfers, exp)
+		if err != nil {
+			skip(exp, err)
+			continue
+		}
+		c.Fairness = append(c.Fairness, f)
+		finite := func(p Param) bool { return !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) && p.Value > 0 }
+		switch exp {
+		case "fair_intra":
+			if finite(f.Capacity) {
+				c.Params.NICBps = f.Capacity.Value
+			}
+			if finite(f.Ceiling) && f.Ceiling.N > 0 {
+				c.Params.CeilingBps = f.Ceiling.Value
+			} else if finite(f.Capacity) {
+				c.Params.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
+			}
+		case "fair_inter":
+			if finite(f.Capacity) && f.SaturatedFrom > 0 {
+				c.Params.BackboneBps = f.Capacity.Value
+			}
+			if c.Params.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
+				c.Params.CeilingBps = f.Ceiling.Value
+			}
+		}
+	}
+	if c.Contra, err = FitContraFactor(cl, in.Transfers, c.Params, 1); err != nil {
+		skip("contra-factor", err)
+	} else {
+		c.Params.ContraFactor = c.Contra.Phi
+	}
+	if c.LMO, err = FitLMO(in.RoundTrips, in.OneToTwo); err != nil {
+		skip("lmo", err)
+		skip("thresholds", fmt.Errorf("κ needs the LMO parameters"))
+	} else if c.Thresholds, err = FitThresholds(in.Collectives, c.LMO); err != nil {
+		skip("thresholds", err)
+	}
+	if c.L, err = FitL(in.PingPongPairs); err != nil {
+		skip("l", err)
+	}
+	if c.Penalties, err = BackSolvePenalties(cl, in.Transfers, defaults.PenaltyAlpha); err != nil {
+		skip("penalties", err)
+	} else {
+		c.Params.PenaltyAlpha = c.Penalties.Alpha
+		for _, u := range c.Penalties.Unsolved {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("penalties: graph %s (%s) not solved: %s", u.Pattern, u.Graph, u.Reason))
+		}
+	}
+	return c
+}
+
+// PenaltyTable returns the calibration's penalty table, or nil.
+func (c *Calibration) PenaltyTable() *contention.PenaltyTable {
+	if c == nil || c.Penalties == nil {
+		return nil
+	}
+	return c.Penalties.Table
+}

@@ -1,0 +1,176 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+)
+
+// Files of the estimation stage.
+const (
+	CalibrationFile = "calibration.json"
+	LMONodesFile    = "lmo_nodes.parquet"
+	LMOLinksFile    = "lmo_links.parquet"
+)
+
+// LMONodeRow is one node's LMO delays, as written to lmo_nodes.parquet.
+type LMONodeRow struct {
+	Node       string  `col:"node" doc:"node"`
+	C          float64 `col:"c_s" unit:"s" doc:"fixed processing delay"`
+	CLow       float64 `col:"c_ci_low_s" unit:"s" doc:"95% CI of C, lower bound"`
+	CHigh      float64 `col:"c_ci_high_s" unit:"s" doc:"95% CI of C, upper bound"`
+	CTripletSD float64 `col:"c_triplet_sd_s" unit:"s" doc:"spread of C over the node's triplets"`
+	T          float64 `col:"t_s_per_byte" doc:"per-byte processing delay, s/B"`
+	TLow       float64 `col:"t_ci_low_s_per_byte" doc:"95% CI of t, lower bound"`
+	THigh      float64 `col:"t_ci_high_s_per_byte" doc:"95% CI of t, upper bound"`
+}
+
+// LMOLinkRow is one link's LMO rate, as written to lmo_links.parquet.
+type LMOLinkRow struct {
+	I      string  `col:"i" doc:"node"`
+	J      string  `col:"j" doc:"node"`
+	Rate   float64 `col:"rate_bps" doc:"transmission rate, bit/s"`
+	Low    float64 `col:"ci_low_bps" doc:"95% CI, lower bound (bit/s)"`
+	High   float64 `col:"ci_high_bps" doc:"95% CI, upper bound (bit/s; +Inf when unbounded)"`
+	Values int64   `col:"sizes" doc:"message sizes averaged"`
+}
+
+var (
+	lmoNodesTable = datasets.DefineTable[LMONodeRow]("lmo_nodes")
+	lmoLinksTable = datasets.DefineTable[LMOLinkRow]("lmo_links")
+)
+
+// Estimate reads a dataset's tables and calibrates every model parameter its calibration
+// experiments allow.
+func Estimate(ctx context.Context, ds *datasets.Dataset, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
+	var in estimate.Inputs
+	var err error
+	if in.Transfers, err = datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable); err != nil {
+		return nil, err
+	}
+	if in.RoundTrips, err = datasets.ReadAll[datasets.RoundTrip](ctx, ds, datasets.RoundTripsTable); err != nil {
+		return nil, err
+	}
+	if in.OneToTwo, err = datasets.ReadAll[datasets.OneToTwo](ctx, ds, datasets.OneToTwoTable); err != nil {
+		return nil, err
+	}
+	if in.Collectives, err = datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable); err != nil {
+		return nil, err
+	}
+	if in.PingPongPairs, err = datasets.ReadAll[datasets.PingPongPairs](ctx, ds, datasets.PingPongPairsTable); err != nil {
+		return nil, err
+	}
+	cal := estimate.Calibrate(ds.Cluster, in, defaults, weighted)
+	cal.Tool, cal.Version, cal.Created = "commcal", Version, created.UTC().Format(time.RFC3339)
+	return cal, nil
+}
+
+// WriteCalibration writes calibration.json and, when the LMO model was fitted, its per-node
+// and per-pair tables into dir.
+func WriteCalibration(dir string, cal *estimate.Calibration) error {
+	if err := datasets.WriteJSONFile(filepath.Join(dir, CalibrationFile), cal); err != nil {
+		return err
+	}
+	if cal.LMO == nil {
+		return nil
+	}
+	nodes := make([]LMONodeRow, len(cal.LMO.Nodes))
+	for i, n := range cal.LMO.Nodes {
+		nodes[i] = LMONodeRow{Node: n.Name, C: n.C.Value, CLow: n.C.CILow, CHigh: n.C.CIHigh, CTripletSD: n.CTripletSD,
+			T: n.T.Value, TLow: n.T.CILow, THigh: n.T.CIHigh}
+	}
+	links := make([]LMOLinkRow, len(cal.LMO.Links))
+	for i, l := range cal.LMO.Links {
+		links[i] = LMOLinkRow{I: l.I, J: l.J, Rate: l.RateBps.Value, Low: l.RateBps.CILow, High: l.RateBps.CIHigh, Values: int64(l.RateBps.N)}
+	}
+	if err := datasets.WriteParquetFile(filepath.Join(dir, LMONodesFile), lmoNodesTable, nodes); err != nil {
+		return err
+	}
+	return datasets.WriteParquetFile(filepath.Join(dir, LMOLinksFile), lmoLinksTable, links)
+}
+
+// ReadCalibration reads a calibration.json.
+func ReadCalibration(path string) (*estimate.Calibration, error) {
+	var cal estimate.Calibration
+	if err := datasets.ReadJSONFile(path, &cal); err != nil {
+		return nil, err
+	}
+	if cal.Format != estimate.CalibrationFormat {
+		return nil, fmt.Errorf("pipeline: %s: format %q, want %q", path, cal.Format, estimate.CalibrationFormat)
+	}
+	return &cal, nil
+}
+
+// WriteCalibrationText prints a calibration's parameters with their intervals.
+func WriteCalibrationText(w io.Writer, cal *estimate.Calibration) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "parameter\testimate\t95% CI\tn")
+	row := func(name string, p estimate.Param, scale float64, unit string) {
+		fmt.Fprintf(tw, "%s\t%s %s\t[%s, %s]\t%d\n", name, num(p.Value*scale), unit, num(p.CILow*scale), num(p.CIHigh*scale), p.N)
+	}
+	for _, h := range cal.Hockney {
+		row("hockney "+string(h.Class)+" α", h.Alpha, 1e6, "µs")
+		row("hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
+	}
+	for _, f := range cal.Fairness {
+		row(f.Experiment+" ceiling", f.Ceiling, 1e-6, "Mbit/s")
+		row(f.Experiment+" capacity", f.Capacity, 1e-6, "Mbit/s")
+		row(f.Experiment+" saturation k", f.Saturation, 1, "")
+	}
+	if c := cal.Contra; c != nil {
+		row("asymmetric-fitted φ", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
+	}
+	if l := cal.LMO; l != nil {
+		var cs, ts float64
+		for _, n := range l.Nodes {
+			cs += n.C.Value
+			ts += n.T.Value
+		}
+		fmt.Fprintf(tw, "lmo\t%d nodes, %d links\tmean C %s µs, mean t %s ns/B\t%d reps\n", len(l.Nodes), len(l.Links),
+			num(cs/float64(len(l.Nodes))*1e6), num(ts/float64(len(l.Nodes))*1e9), l.MinReps)
+	}
+	if th := cal.Thresholds; th != nil {
+		fmt.Fprintf(tw, "thresholds\tS %d B, M1 %d B, M2 %d B\t\t\n", th.S, th.M1, th.M2)
+		row("gather κ1", th.Kappa1, 1e9, "ns/B")
+		row("gather κ2", th.Kappa2, 1e9, "ns/B")
+	}
+	if l := cal.L; l != nil {
+		row("L a", l.A, 1e6, "µs")
+		row("L b", l.B, 1e9, "ns/B")
+		row("L c", l.C, 1e6, "µs/pair")
+		row("L d", l.D, 1e12, "ps/(B·pair)")
+	}
+	if p := cal.Penalties; p != nil {
+		fmt.Fprintf(tw, "penalty table\t%d shapes from %d graphs\tα %s ns/B\t%d unsolved\n", len(p.Table.Entries), len(p.Solved), num(p.Alpha*1e9), len(p.Unsolved))
+	}
+	tw.Flush()
+	for _, s := range cal.Skipped {
+		fmt.Fprintf(&b, "skipped %s: %s\n", s.Estimator, s.Reason)
+	}
+	for _, warn := range cal.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// num prints a number in 4 significant digits, and infinities as ∞.
+func num(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "-∞"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
