@@ -35,8 +35,12 @@ type ContraFit struct {
 // ContraResidual is one transfer of a bidirectional pattern: measured rate against the rates
 // of fair sharing, of the asymmetric rule and of the fit, in bits per second.
 type ContraResidual struct {
-	Experiment string  `json:"experiment"`
-	Pattern    string  `json:"pattern"`
+	Experiment string `json:"experiment"`
+	Pattern    string `json:"pattern"`
+	// In and Out are the pattern's incoming and outgoing transfers on the shared resource (NIC
+	// or backbone), read from its "in<i>-out<o>" ID (0 when the ID has another form).
+	In         int     `json:"in"`
+	Out        int     `json:"out"`
 	Flow       int     `json:"flow"`
 	Measured   float64 `json:"measured_bps"`
 	Fair       float64 `json:"fair_bps"`
@@ -142,12 +146,14 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
 	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(total(phi)), rms(total(0)), rms(total(1))
 	for _, p := range pats {
+		var in, out int
+		fmt.Sscanf(p.ID, "in%d-out%d", &in, &out)
 		_, pf, _ := sse(p, 0)
 		_, pa, _ := sse(p, 1)
 		_, px, _ := sse(p, phi)
 		for i, f := range p.Flows {
 			rate := func(t float64) float64 { return f.Bytes * 8 / t }
-			fit.Residuals = append(fit.Residuals, ContraResidual{Experiment: p.Experiment, Pattern: p.ID, Flow: i,
+			fit.Residuals = append(fit.Residuals, ContraResidual{Experiment: p.Experiment, Pattern: p.ID, In: in, Out: out, Flow: i,
 				Measured: rate(p.Mean[i]), Fair: rate(pf.Times[i]), Asymmetric: rate(pa.Times[i]), Fitted: rate(px.Times[i])})
 		}
 	}

@@ -44,14 +44,14 @@ func TestFitContraFactorRecovers(t *testing.T) {
 	}
 }
 
-// TestFitContraFactorCoverage checks the bootstrap interval on 60 seeded campaigns: it must
+// TestFitContraFactorCoverage checks the bootstrap interval on 200 seeded campaigns: it must
 // cover the true φ in at least 90% of them (design §9: estimates recover known parameters
 // within their CIs).
 func TestFitContraFactorCoverage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("60 fits")
+		t.Skip("200 fits")
 	}
-	const trials, phi = 60, 0.6
+	const trials, phi = 200, 0.6
 	covered := 0
 	for s := uint64(0); s < trials; s++ {
 		cl, rows := bidirectionalCampaign(t, phi, 100+s)
