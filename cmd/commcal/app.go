@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -158,6 +159,32 @@ func begin(c *cli.Context, min, max int, what string) (*invocation, error) {
 		return nil, err
 	}
 	return &invocation{paths: paths, log: log, when: when}, nil
+}
+
+// writeDir builds the directory --out through fill, in a temporary sibling renamed into place
+// when fill succeeds and removed when it fails.
+func writeDir(c *cli.Context, fill func(tmp string) error) error {
+	tmp, err := atomicio.TempDir(c.String("out"))
+	if err != nil {
+		return err
+	}
+	err = fill(tmp)
+	if err == nil {
+		err = atomicio.CommitDir(tmp, c.String("out"), true)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
+}
+
+// openDataset opens the dataset argument, as a usage error when it is not one.
+func openDataset(path string) (*datasets.Dataset, error) {
+	ds, err := datasets.Open(path)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return ds, nil
 }
 
 // logger builds the structured stderr logger from --log-level.

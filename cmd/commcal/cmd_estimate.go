@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -47,24 +44,15 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			ds, err := datasets.Open(inv.paths[0])
+			ds, err := openDataset(inv.paths[0])
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			cal, err := pipeline.Estimate(c.Context, ds, params, c.Bool("weighted"), inv.when)
 			if err != nil {
 				return err
 			}
-			tmp, err := atomicio.TempDir(c.String("out"))
-			if err != nil {
-				return err
-			}
-			err = pipeline.WriteCalibration(tmp, cal)
-			if err == nil {
-				err = atomicio.CommitDir(tmp, c.String("out"), true)
-			}
-			if err != nil {
-				os.RemoveAll(tmp)
+			if err := writeDir(c, func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
 				return err
 			}
 			if c.Bool("json") {

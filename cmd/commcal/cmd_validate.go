@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
-	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/validate"
 )
 
 func validateCommand() *cli.Command {
@@ -55,9 +53,9 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			ds, err := datasets.Open(inv.paths[0])
+			ds, err := openDataset(inv.paths[0])
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			var cal *estimate.Calibration
 			if p := c.String("calibration"); p != "" {
@@ -72,16 +70,12 @@ EXAMPLES:
 			}
 			params = cal.Params
 			override(c)(&params)
-			tmp, err := atomicio.TempDir(c.String("out"))
-			if err != nil {
+			var acc *validate.Accuracy
+			err = writeDir(c, func(tmp string) error {
+				acc, err = pipeline.Validate(c.Context, ds, params, cal.PenaltyTable(), held, tmp)
 				return err
-			}
-			acc, err := pipeline.Validate(c.Context, ds, params, cal.PenaltyTable(), held, tmp)
-			if err == nil {
-				err = atomicio.CommitDir(tmp, c.String("out"), true)
-			}
+			})
 			if err != nil {
-				os.RemoveAll(tmp)
 				return err
 			}
 			if c.Bool("json") {
