@@ -2,7 +2,11 @@ package datasets
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -117,4 +121,35 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 		return fmt.Errorf("datasets: %w", err)
 	}
 	return nil
+}
+
+// ReadParquetFile reads a whole Parquet file of table t (an output table) into row structs.
+func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	fr, err := openParquet(path, f, 1<<16, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
+	}
+	defer fr.ParquetReader().Close()
+	sc, err := fr.Schema()
+	if err != nil || !sameColumns(sc, t.schema) {
+		return nil, fmt.Errorf("datasets: %s is not a %s table", path, t.Name)
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	defer rr.Release()
+	var rows []R
+	for rr.Next() {
+		rows = AppendRows(t, rr.Record(), rows)
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	return rows, nil
 }

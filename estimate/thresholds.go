@@ -31,8 +31,9 @@ type ThresholdFit struct {
 	Scatter, Gather            *Segmentation `json:"-"`
 }
 
-// sweep returns the mean time per size of one collective, sizes ascending.
-func sweep(rows []datasets.Collective, op string) (root string, procs int64, sizes, times []float64) {
+// Sweep returns the mean time per size of the most measured sweep of one collective (root and
+// process count), sizes ascending.
+func Sweep(rows []datasets.Collective, op string) (root string, procs int64, sizes, times []float64) {
 	type key struct {
 		root  string
 		procs int64
@@ -82,7 +83,7 @@ func sweep(rows []datasets.Collective, op string) (root string, procs int64, siz
 func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, error) {
 	f := &ThresholdFit{}
 	var err error
-	f.Root, f.Procs, f.ScatterSizes, f.ScatterTimes = sweep(rows, "scatter")
+	f.Root, f.Procs, f.ScatterSizes, f.ScatterTimes = Sweep(rows, "scatter")
 	if len(f.ScatterSizes) == 0 {
 		return nil, fmt.Errorf("estimate: thresholds: no scatter sweep")
 	}
@@ -94,7 +95,7 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 		return nil, fmt.Errorf("estimate: scatter: no break found in %d sizes (BIC prefers one line)", len(f.ScatterSizes))
 	}
 	f.S = int64(f.ScatterSizes[f.Scatter.Breaks[0]])
-	groot, gprocs, gs, gt := sweep(rows, "gather")
+	groot, gprocs, gs, gt := Sweep(rows, "gather")
 	if len(gs) == 0 {
 		return nil, fmt.Errorf("estimate: thresholds: no gather sweep")
 	}

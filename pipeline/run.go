@@ -30,6 +30,7 @@ type RunResult struct {
 	Summary     *Summary              `json:"summary"`
 	Calibration *estimate.Calibration `json:"calibration"`
 	Accuracy    *validate.Accuracy    `json:"accuracy"`
+	Figures     []string              `json:"figures"`
 }
 
 // RunOptions configures Run.
@@ -61,6 +62,8 @@ type RunOptions struct {
 //	calibration.json      every fitted parameter with its 95% CI (and lmo_*.parquet)
 //	predictions.parquet   every held-out transfer, measured and predicted by every model
 //	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II
+//	figures/              every figure as PNG and SVG
+//	report.html           one file: calibration, accuracy, figures inline, provenance
 //
 // The directory is built beside Out and renamed into place at the end, replacing an earlier
 // run; a failed or interrupted run leaves the earlier one untouched.
@@ -138,5 +141,11 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "validate", "seconds", time.Since(start).Seconds())
-	return &RunResult{Summary: s, Calibration: cal, Accuracy: acc}, nil
+	start = time.Now()
+	figs, err := Plot(ctx, tmp)
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "plot", "seconds", time.Since(start).Seconds(), "figures", len(figs))
+	return &RunResult{Summary: s, Calibration: cal, Accuracy: acc, Figures: figs}, nil
 }

@@ -76,6 +76,27 @@ func (r *Row) set(model string, pred, err float64) {
 	}
 }
 
+// Err returns the row's signed error for a model.
+func (r Row) Err(model string) float64 {
+	switch model {
+	case "asymmetric":
+		return r.ErrAsymmetric
+	case "asymmetric-fitted":
+		return r.ErrAsymmetricFitted
+	case "fair":
+		return r.ErrFair
+	case "maxmin":
+		return r.ErrMaxMin
+	case "penalty":
+		return r.ErrPenalty
+	case "penalty-table":
+		return r.ErrPenaltyTable
+	case "hockney":
+		return r.ErrHockney
+	}
+	panic("validate: no column for model " + model)
+}
+
 // ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.
 type ModelAccuracy struct {
 	Model string `json:"model"`
@@ -220,7 +241,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	for s := range bySetting {
 		settings = append(settings, s)
 	}
-	slices.SortFunc(settings, compareSettings)
+	slices.SortFunc(settings, CompareSettings)
 	overall := map[string]*tally{}
 	for _, s := range settings {
 		sa := SettingAccuracy{Setting: s, Patterns: patterns[s]}
@@ -250,9 +271,9 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	return out, acc, nil
 }
 
-// compareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),
+// CompareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),
 // with any other setting last.
-func compareSettings(a, b string) int {
+func CompareSettings(a, b string) int {
 	na, da, oka := contention.RandomSetting(a)
 	nb, db, okb := contention.RandomSetting(b)
 	switch {

@@ -18,14 +18,6 @@ func laterCommand(name, usage, args, description, issue string) *cli.Command {
 	})
 }
 
-func plotCommand() *cli.Command {
-	return laterCommand("plot", "draw the figures and the HTML report of a run", "RUN_DIR",
-		`Writes PNG and SVG figures and report.html for a run directory.
-
-EXAMPLE:
-   commcal plot run`, "the figures issue (#5)")
-}
-
 func compareCommand() *cli.Command {
 	return laterCommand("compare", "compare two or more runs side by side", "RUN_A RUN_B [RUN...]",
 		`Puts parameters (with CIs and relative change) and accuracy of several runs side by side,

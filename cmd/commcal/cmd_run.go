@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -100,7 +101,12 @@ EXAMPLES:
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", c.String("held-out"))
-			return res.Accuracy.WriteText(c.App.Writer)
+			if err := res.Accuracy.WriteText(c.App.Writer); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "\n%d figures in %s, report: %s\n", len(res.Figures),
+				filepath.Join(c.String("out"), pipeline.FiguresDir), filepath.Join(c.String("out"), pipeline.ReportFile))
+			return nil
 		},
 	})
 }

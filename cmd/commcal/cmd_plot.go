@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/pipeline"
+)
+
+func plotCommand() *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:      "plot",
+		Usage:     "draw the figures and the HTML report of a run",
+		ArgsUsage: "RUN_DIR",
+		Description: `Draws every figure whose data the run directory holds, as PNG and SVG in RUN_DIR/figures:
+error histograms per setting and model (bins of 5%, the ±10% band marked), predicted against
+measured times per model, the Hockney fit with its residuals, per-flow bandwidth against the
+incoming/outgoing degree with the fair and max(in, out) predictions, scatter and gather
+against message size with S, M1 and M2 marked, L(m) per pair count with the fitted surface,
+and the LMO per-node delays with their intervals. Writes RUN_DIR/report.html: one file with
+the calibration, the accuracy table, every figure inline as SVG and the dataset's provenance.
+"commcal run" does this itself.
+
+EXAMPLE:
+   commcal plot run`,
+		Action: func(c *cli.Context) error {
+			args, err := positional(c, 1, 1, "RUN_DIR")
+			if err != nil {
+				return err
+			}
+			figs, err := pipeline.Plot(c.Context, args[0])
+			if err != nil {
+				return err
+			}
+			for _, f := range figs {
+				fmt.Fprintln(c.App.Writer, filepath.Join(args[0], pipeline.FiguresDir, f+".svg"))
+			}
+			fmt.Fprintln(c.App.Writer, filepath.Join(args[0], pipeline.ReportFile))
+			return nil
+		},
+	})
+}

@@ -1,0 +1,252 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/plots"
+	"github.com/commcal/commcal/validate"
+)
+
+// Files of the plot stage.
+const (
+	FiguresDir = "figures"
+	ReportFile = "report.html"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var reportTmpl = template.Must(template.New("report").Parse(reportTemplate))
+
+// reportFigure is one figure as the report shows it.
+type reportFigure struct {
+	Name, Title string
+	SVG         template.HTML // produced by gonum's SVG backend, which escapes text
+}
+
+// Plot draws every figure whose data the run directory holds into <dir>/figures (PNG and
+// SVG) and writes <dir>/report.html, a single file with every figure inline as SVG, the
+// calibration, the accuracy table and the dataset's provenance. It returns the figures'
+// names.
+func Plot(ctx context.Context, dir string) ([]string, error) {
+	ds, err := datasets.Open(filepath.Join(dir, RunDatasetDir))
+	if err != nil {
+		return nil, err
+	}
+	var cal *estimate.Calibration
+	if _, err := os.Stat(filepath.Join(dir, CalibrationFile)); err == nil {
+		if cal, err = ReadCalibration(filepath.Join(dir, CalibrationFile)); err != nil {
+			return nil, err
+		}
+	}
+	var acc *validate.Accuracy
+	if _, err := os.Stat(filepath.Join(dir, AccuracyFile)); err == nil {
+		acc = &validate.Accuracy{}
+		if err := datasets.ReadJSONFile(filepath.Join(dir, AccuracyFile), acc); err != nil {
+			return nil, err
+		}
+	}
+	var preds []validate.Row
+	if _, err := os.Stat(filepath.Join(dir, PredictionsFile)); err == nil {
+		if preds, err = datasets.ReadParquetFile[validate.Row](filepath.Join(dir, PredictionsFile), validate.PredictionsTable); err != nil {
+			return nil, err
+		}
+	}
+	figs, err := figures(ctx, ds, cal, preds)
+	if err != nil {
+		return nil, err
+	}
+	figDir := filepath.Join(dir, FiguresDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	var shown []reportFigure
+	var names []string
+	for _, f := range figs {
+		svg, err := f.Write(figDir)
+		if err != nil {
+			return nil, err
+		}
+		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
+		names = append(names, f.Name)
+	}
+	var calText, accText strings.Builder
+	if cal != nil {
+		WriteCalibrationText(&calText, cal)
+	}
+	if acc != nil {
+		acc.WriteText(&accText)
+	}
+	var page bytes.Buffer
+	err = reportTmpl.Execute(&page, map[string]any{
+		"Cluster": ds.Cluster.Name(), "Manifest": ds.Manifest, "Calibration": calText.String(),
+		"Accuracy": accText.String(), "Figures": shown, "Version": Version,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: report: %w", err)
+	}
+	if err := atomicio.WriteFile(filepath.Join(dir, ReportFile), page.Bytes()); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return names, nil
+}
+
+// inlineSVG drops the XML prologue so that the SVG can sit inside HTML.
+func inlineSVG(svg []byte) string {
+	s := string(svg)
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	return s
+}
+
+// figures builds every figure the data allow.
+func figures(ctx context.Context, ds *datasets.Dataset, cal *estimate.Calibration, preds []validate.Row) ([]*plots.Figure, error) {
+	var figs []*plots.Figure
+	models := []string{}
+	for _, m := range contention.Models() {
+		models = append(models, m.Name())
+	}
+	if len(preds) > 0 {
+		settings := map[string]bool{}
+		for _, r := range preds {
+			settings[r.Setting] = true
+		}
+		cols := make([]string, 0, len(settings))
+		for s := range settings {
+			cols = append(cols, s)
+		}
+		sort.Slice(cols, func(i, j int) bool { return validate.CompareSettings(cols[i], cols[j]) < 0 })
+		rows := []string{"asymmetric", "fair"}
+		errs := make([][][]float64, len(rows))
+		for r, m := range rows {
+			errs[r] = make([][]float64, len(cols))
+			for c, s := range cols {
+				for _, p := range preds {
+					if p.Setting == s {
+						errs[r][c] = append(errs[r][c], p.Err(m))
+					}
+				}
+			}
+		}
+		figs = append(figs, plots.ErrorHistograms("errors_by_setting", rows, cols, errs))
+		all := make([][][]float64, len(models))
+		for r, m := range models {
+			all[r] = [][]float64{nil}
+			for _, p := range preds {
+				all[r][0] = append(all[r][0], p.Err(m))
+			}
+		}
+		figs = append(figs, plots.ErrorHistograms("errors_by_model", models, []string{"all settings"}, all))
+		measured := make([]float64, len(preds))
+		predicted := make([][]float64, len(models))
+		for i, p := range preds {
+			measured[i] = p.Measured
+		}
+		for m, name := range models {
+			predicted[m] = make([]float64, len(preds))
+			for i, p := range preds {
+				predicted[m][i] = p.Measured * (1 + p.Err(name))
+			}
+		}
+		figs = append(figs, plots.PredictedVsMeasured("predicted_vs_measured", models, measured, predicted))
+	}
+	if cal == nil {
+		return figs, nil
+	}
+	if len(cal.Hockney) > 0 {
+		rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
+		if err != nil {
+			return nil, err
+		}
+		var series []plots.HockneySeries
+		for _, h := range cal.Hockney {
+			s := plots.HockneySeries{Class: string(h.Class), Alpha: h.Alpha.Value, Beta: h.Beta.Value}
+			for _, r := range rows {
+				if c, _ := ds.Cluster.Class(r.Src, r.Dst); r.Experiment == "p2p_sweep" && c == cluster.PathClass(h.Class) {
+					s.Sizes, s.Times = append(s.Sizes, float64(r.Bytes)), append(s.Times, r.Seconds())
+				}
+			}
+			series = append(series, s)
+		}
+		figs = append(figs, plots.HockneyFit("hockney", series))
+	}
+	if c := cal.Contra; c != nil {
+		type key struct {
+			exp     string
+			in, out int
+		}
+		agg := map[key]*plots.DegreePoint{}
+		n := map[key]float64{}
+		for _, r := range c.Residuals {
+			k := key{r.Experiment, r.In, r.Out}
+			p := agg[k]
+			if p == nil {
+				p = &plots.DegreePoint{Experiment: r.Experiment, In: r.In, Out: r.Out}
+				agg[k] = p
+			}
+			p.Measured += r.Measured
+			p.Fair += r.Fair
+			p.Asym += r.Asymmetric
+			n[k]++
+		}
+		var pts []plots.DegreePoint
+		for k, p := range agg {
+			p.Measured, p.Fair, p.Asym = p.Measured/n[k], p.Fair/n[k], p.Asym/n[k]
+			pts = append(pts, *p)
+		}
+		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts))
+	}
+	if th := cal.Thresholds; th != nil {
+		rows, err := datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable)
+		if err != nil {
+			return nil, err
+		}
+		_, _, ss, st := estimate.Sweep(rows, "scatter")
+		_, _, gs, gt := estimate.Sweep(rows, "gather")
+		figs = append(figs, plots.CollectiveSweeps("collectives", []plots.Sweep{
+			{Op: "scatter", Sizes: ss, Times: st, Marks: map[string]float64{"S": float64(th.S)}},
+			{Op: "gather", Sizes: gs, Times: gt, Marks: map[string]float64{"M1": float64(th.M1), "M2": float64(th.M2)}},
+		}))
+	}
+	if l := cal.L; l != nil {
+		byP := map[int64]*plots.LSeries{}
+		var ps []int64
+		for _, pt := range l.Points {
+			s := byP[pt.Pairs]
+			if s == nil {
+				s = &plots.LSeries{Pairs: pt.Pairs, A: l.A.Value, B: l.B.Value, C: l.C.Value, D: l.D.Value}
+				byP[pt.Pairs] = s
+				ps = append(ps, pt.Pairs)
+			}
+			s.Sizes, s.L = append(s.Sizes, float64(pt.Bytes)), append(s.L, pt.L.Value)
+		}
+		var series []plots.LSeries
+		for _, p := range ps {
+			series = append(series, *byP[p])
+		}
+		figs = append(figs, plots.LLines("l_parameter", series))
+	}
+	if lm := cal.LMO; lm != nil {
+		var c, t []plots.NodeParam
+		for _, nd := range lm.Nodes {
+			c = append(c, plots.NodeParam{Node: nd.Name, Value: nd.C.Value, Low: nd.C.CILow, High: nd.C.CIHigh})
+			t = append(t, plots.NodeParam{Node: nd.Name, Value: nd.T.Value, Low: nd.T.CILow, High: nd.T.CIHigh})
+		}
+		figs = append(figs, plots.LMONodes("lmo_nodes", c, t))
+	}
+	return figs, nil
+}
