@@ -275,7 +275,14 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 			selV[lj] = long.v
 			cTerm += 2 / (e * fm)
 		}
-		for j, w := range count[i] {
+		// In node order, so that the sum's rounding is the same every run.
+		chosen := make([]int, 0, len(count[i]))
+		for j := range count[i] {
+			chosen = append(chosen, j)
+		}
+		slices.Sort(chosen)
+		for _, j := range chosen {
+			w := count[i][j]
 			aVar[i] += w * w * selV[j]
 		}
 		tVar[i] = aVar[i] + cTerm*cTerm*cv[i]

@@ -37,7 +37,7 @@ func TestRunSampleGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "run.golden", strings.Replace(stdout, out, "RUN_DIR", 1))
+	golden(t, "run.golden", strings.ReplaceAll(stdout, out, "RUN_DIR"))
 
 	code, stdout, _ = runCLI(t, "run", "--json", "--out", out)
 	var s struct {
