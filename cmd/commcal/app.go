@@ -43,7 +43,8 @@ func (e notAvailable) Error() string {
 	return fmt.Sprintf("%s is not available yet (it arrives with %s); nothing was written", e.command, e.issue)
 }
 
-// exitCode maps an error to the exit status: bad input and usage give 2, anything else 1.
+// exitCode maps an error to the exit status: bad input and usage give 2, anything else
+// (including drift under --fail-on-drift) 1.
 func exitCode(err error) int {
 	var ue usageError
 	if err == nil {

@@ -18,15 +18,6 @@ func laterCommand(name, usage, args, description, issue string) *cli.Command {
 	})
 }
 
-func compareCommand() *cli.Command {
-	return laterCommand("compare", "compare two or more runs side by side", "RUN_A RUN_B [RUN...]",
-		`Puts parameters (with CIs and relative change) and accuracy of several runs side by side,
-flags parameters that drifted, and draws overlaid figures.
-
-EXAMPLE:
-   commcal compare --fail-on-drift last-night tonight`, "the figures issue (#5)")
-}
-
 func measureCommand() *cli.Command {
 	return laterCommand("measure", "measure real TCP transfers on an emulated cluster", "",
 		`Builds the cluster out of Linux network namespaces, runs the experiment catalogue over real

@@ -264,7 +264,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestLaterCommandsSaySo(t *testing.T) {
-	for _, cmd := range []string{"compare", "measure"} {
+	for _, cmd := range []string{"measure"} {
 		code, stdout, stderr := runCLI(t, cmd, "x")
 		if code != exitFailure || !strings.Contains(stderr, "not available yet") || stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)

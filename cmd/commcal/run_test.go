@@ -167,3 +167,38 @@ func TestEstimateCommand(t *testing.T) {
 		t.Errorf("estimate on a dataset without calibration data: exit %d\n%s", code, stdout)
 	}
 }
+
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runCLI(t, "run", "--out", run); code != 0 {
+		t.Fatal(stderr)
+	}
+	// A run against itself: nothing drifts, even with --fail-on-drift.
+	code, stdout, stderr := runCLI(t, "compare", "--fail-on-drift", "--out", filepath.Join(dir, "cmp"), run, run)
+	if code != exitOK || !strings.Contains(stdout, "hockney/intra-rack/alpha_s") || strings.Contains(stdout, "DRIFT") {
+		t.Errorf("self-comparison: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	for _, f := range []string{"compare.json", "compare.html", "errors_asymmetric.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, "cmp", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Against a run of another cluster: parameters drift, and --fail-on-drift says so with 1.
+	sim := filepath.Join(dir, "sim")
+	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "4", "--out", sim); code != 0 {
+		t.Fatal(stderr)
+	}
+	other := filepath.Join(dir, "run2")
+	if code, _, stderr := runCLI(t, "run", "--out", other, sim); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr = runCLI(t, "compare", "--fail-on-drift", "--out", filepath.Join(dir, "cmp3"), run, other)
+	if code != exitFailure || !strings.Contains(stdout, "DRIFT") || !strings.Contains(stderr, "drifted") {
+		t.Errorf("drifting comparison: exit %d, stderr %s", code, stderr)
+	}
+	// An unknown directory is bad usage.
+	if code, _, _ := runCLI(t, "compare", "--out", filepath.Join(dir, "cmp2"), run, dir); code != exitBadData {
+		t.Errorf("compare with a non-run directory: exit %d", code)
+	}
+}
