@@ -1,7 +1,7 @@
 # commcal — the two set-up commands are `make run` and `make test`.
 GO ?= go
 BIN := ./commcal
-# Pinned so that the committed sample is byte-for-byte reproducible.
+# Pinned so that the committed sample's manifest does not carry the day it was made.
 SAMPLE_EPOCH := 1795219200
 
 .PHONY: run test build bench fuzz sample clean
@@ -29,9 +29,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzIngestIperf3 -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzParseCluster -fuzztime 30s ./cluster
 
-## sample: regenerate the synthetic part of the embedded sample dataset
+## sample: re-measure the embedded sample dataset on an emulated cluster (needs root)
 sample: build
-	SOURCE_DATE_EPOCH=$(SAMPLE_EPOCH) $(BIN) simulate --cluster graphene --seed 1 --noise 0.01 --force --out pipeline/sample/synthetic
+	SOURCE_DATE_EPOCH=$(SAMPLE_EPOCH) $(BIN) --log-level info measure --cluster pipeline/sample/lab.toml --force --out pipeline/sample/measured
 
 clean:
 	rm -rf $(BIN) run

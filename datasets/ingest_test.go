@@ -107,7 +107,7 @@ func TestSameInputSameBytes(t *testing.T) {
 	if bytes.Equal(treeBytes(t, a)["transfers.parquet"], treeBytes(t, c)["transfers.parquet"]) {
 		t.Fatal("a different seed gave the same transfers")
 	}
-	srcs, err := ExpandSources([]string{a, "../pipeline/sample/graphene_eth_PingPong.csv"}, Source{Src: "graphene-1", Dst: "graphene-2"})
+	srcs, err := ExpandSources([]string{a, "testdata/graphene_eth/graphene_eth_PingPong.csv"}, Source{Src: "graphene-1", Dst: "graphene-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +128,10 @@ func TestSameInputSameBytes(t *testing.T) {
 }
 
 func TestIngestGraphenePingPong(t *testing.T) {
-	// The real SimGrid calibration file of Grid5000's graphene (embedded sample copy).
+	// The real SimGrid calibration file of Grid5000's graphene (test copy).
 	cl := testCluster(t, "graphene")
 	out := filepath.Join(t.TempDir(), "ds")
-	src := Source{Path: "../pipeline/sample/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
+	src := Source{Path: "testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
 	m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: []Source{src}, Out: out, Created: fixedTime})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestIngestStopsWhenCancelled(t *testing.T) {
 	cl := testCluster(t, "graphene")
 	ctx, cancel := context.WithCancel(context.Background())
 	out := filepath.Join(t.TempDir(), "ds")
-	src := Source{Path: "../pipeline/sample/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
+	src := Source{Path: "testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
 	// Cancel after the first batch, as Ctrl-C would in the middle of a long file.
 	_, err := Ingest(ctx, IngestOptions{Cluster: cl, Sources: []Source{src}, Out: out, BatchRows: 100,
 		Progress: func(rows int64) { cancel() }})

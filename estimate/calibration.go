@@ -84,9 +84,12 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 		}
 		c.Fairness = append(c.Fairness, f)
 		finite := func(p Param) bool { return !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) && p.Value > 0 }
+		// A capacity is adopted only when its interval is finite: measured at two or more
+		// saturated flow counts. One saturated point could be noise at the last k.
+		bounded := func(p Param) bool { return finite(p) && !math.IsInf(p.CILow, 0) && !math.IsInf(p.CIHigh, 0) }
 		switch exp {
 		case "fair_intra":
-			if finite(f.Capacity) {
+			if bounded(f.Capacity) {
 				c.Params.NICBps = f.Capacity.Value
 			}
 			if finite(f.Ceiling) && f.Ceiling.N > 0 {
@@ -95,8 +98,11 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 				c.Params.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
 			}
 		case "fair_inter":
-			if finite(f.Capacity) && f.SaturatedFrom > 0 {
+			if bounded(f.Capacity) && f.SaturatedFrom > 0 {
 				c.Params.BackboneBps = f.Capacity.Value
+			} else {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("fair_inter: the backbone did not saturate at two or more flow counts (largest k %d); its capacity stays %g × nominal",
+					f.Rates[len(f.Rates)-1].K, c.Params.Efficiency))
 			}
 			if c.Params.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
 				c.Params.CeilingBps = f.Ceiling.Value

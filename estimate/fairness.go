@@ -34,7 +34,8 @@ type FairnessPoint struct {
 
 // FitFairness fits rate = min(c, C/k) on the transfers of one fairness experiment. Each
 // transfer's rate is its size·8 over its mean time; the patterns are told apart by their
-// number of transfers k, and each k contributes its mean per-flow rate. Every split between an
+// number of transfers k, and each k contributes its mean per-flow share (the pattern's bytes
+// over the sum of its transfers' times). Every split between an
 // unsaturated regime (k ≤ s: rate = c, the mean of those rates) and a saturated one (k > s:
 // rate = C/k, least squares through the origin in 1/k) is tried, and the split of least
 // squared error kept. Intervals: Student t on the mean for c and on the regression for C, over
@@ -49,12 +50,20 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 		k    int
 		rate float64
 	}
+	// Each pattern gives the per-flow share of what the resource carried: its bytes over the
+	// sum of its transfers' times. (Averaging each transfer's own rate would overstate the
+	// share when real TCP lets some transfers finish early: the early rates and the late ones
+	// add up to more than the resource carries. The makespan would be exact without noise but
+	// is the maximum of k noisy times, biased long.)
 	byK := map[int][]float64{}
 	for _, p := range pats {
 		k := len(p.Flows)
+		var bytes, total float64
 		for i, f := range p.Flows {
-			byK[k] = append(byK[k], f.Bytes*8/p.Mean[i])
+			bytes += f.Bytes
+			total += p.Mean[i]
 		}
+		byK[k] = append(byK[k], bytes*8/total)
 	}
 	ks := make([]int, 0, len(byK))
 	for k := range byK {

@@ -11,14 +11,14 @@ import (
 	"github.com/commcal/commcal/datasets"
 )
 
-// TestGrapheneBreaks segments the real graphene ping-pong sweep (the sample's copy of the
+// TestGrapheneBreaks segments the real graphene ping-pong sweep (the test copy of the
 // SimGrid calibration data) and fits Hockney per segment. The data's breakpoints_eth lists the
 // MPI protocol limits 1420, 32768, 65536 and 270000 B; the test asserts that the segmentation
 // finds breaks near the larger ones and logs everything for the closing note.
 func TestGrapheneBreaks(t *testing.T) {
 	cl, _ := cluster.LoadNamed("graphene")
 	out := filepath.Join(t.TempDir(), "ds")
-	src := datasets.Source{Path: "../pipeline/sample/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
+	src := datasets.Source{Path: "../datasets/testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
 	if _, err := datasets.Ingest(context.Background(), datasets.IngestOptions{Cluster: cl, Sources: []datasets.Source{src}, Out: out, Created: time.Unix(0, 0)}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/commcal/commcal/cluster"
 )
 
 // svgShapes counts the drawing elements of an SVG document, checking that it parses.
@@ -37,11 +39,10 @@ func svgShapes(t *testing.T, data []byte) int {
 	}
 }
 
-// TestFiguresAndReport renders every figure of a run on the sample and checks that each PNG
+// TestFiguresAndReport renders every figure of a run on simulated data and checks that each PNG
 // decodes to the figure's size and each SVG parses with drawn data in it.
 func TestFiguresAndReport(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "run")
-	runSample(t, out)
+	out := simulatedRun(t, mustCluster(t, "ccpe-testbed"), t.TempDir())
 	want := []string{"errors_by_setting", "errors_by_model", "predicted_vs_measured", "hockney", "bandwidth_vs_degree",
 		"collectives", "l_parameter", "lmo_nodes"}
 	for _, name := range want {
@@ -80,7 +81,7 @@ func TestReportEscapesInputText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evil := strings.Replace(string(m), "embedded:sample/graphene_eth_PingPong.csv", `<script>alert(1)</script>`, 1)
+	evil := strings.Replace(string(m), "embedded:sample/measured/transfers.parquet", `<script>alert(1)</script>`, 1)
 	os.WriteFile(filepath.Join(ds, "manifest.json"), []byte(evil), 0o644)
 	if _, err := Plot(context.Background(), out); err != nil {
 		t.Fatal(err)
@@ -98,8 +99,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Skip("chromium is not installed (Debian package chromium; .ci/run installs it)")
 	}
-	out := filepath.Join(t.TempDir(), "run")
-	runSample(t, out)
+	out := simulatedRun(t, mustCluster(t, "ccpe-testbed"), t.TempDir())
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
@@ -154,4 +154,13 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(os.TempDir(), "commcal-report-screenshot.png"), shot, 0o644)
+}
+
+func mustCluster(t *testing.T, name string) *cluster.Cluster {
+	t.Helper()
+	cl, err := cluster.LoadNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

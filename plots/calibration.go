@@ -45,17 +45,26 @@ func HockneyFit(name string, series []HockneySeries) *Figure {
 		c := palette[k%len(palette)]
 		sc, _ := plotter.NewScatter(pts)
 		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = c, vg.Points(1.5)
+		// The fitted line, where it is positive (a negative α makes it so at small sizes; the
+		// log axis cannot show that part).
 		var fit plotter.XYs
 		for x := lo; x <= hi*1.0001; x *= 1.25 {
-			fit = append(fit, plotter.XY{X: x, Y: s.Alpha + s.Beta*x})
+			if y := s.Alpha + s.Beta*x; y > 0 {
+				fit = append(fit, plotter.XY{X: x, Y: y})
+			}
 		}
-		line, _ := plotter.NewLine(fit)
-		line.Color = c
 		rs, _ := plotter.NewScatter(res)
 		rs.GlyphStyle.Color, rs.GlyphStyle.Radius = c, vg.Points(1.5)
-		top.Add(sc, line)
+		top.Add(sc)
 		bottom.Add(rs)
-		top.Legend.Add(fmt.Sprintf("%s: α = %.3g s, β = %.3g s/B", s.Class, s.Alpha, s.Beta), sc, line)
+		if len(fit) > 1 {
+			line, _ := plotter.NewLine(fit)
+			line.Color = c
+			top.Add(line)
+			top.Legend.Add(fmt.Sprintf("%s: α = %.3g s, β = %.3g s/B", s.Class, s.Alpha, s.Beta), sc, line)
+		} else {
+			top.Legend.Add(fmt.Sprintf("%s: α = %.3g s, β = %.3g s/B", s.Class, s.Alpha, s.Beta), sc)
+		}
 	}
 	return grid(name, "Hockney fit with residuals", [][]*plot.Plot{{top}, {bottom}}, 16*vg.Centimeter, 16*vg.Centimeter)
 }

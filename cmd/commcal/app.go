@@ -36,13 +36,6 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
-// notAvailable is returned by the commands whose stage is not built yet.
-type notAvailable struct{ command, issue string }
-
-func (e notAvailable) Error() string {
-	return fmt.Sprintf("%s is not available yet (it arrives with %s); nothing was written", e.command, e.issue)
-}
-
 // exitCode maps an error to the exit status: bad input and usage give 2, anything else
 // (including drift under --fail-on-drift) 1.
 func exitCode(err error) int {

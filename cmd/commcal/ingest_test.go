@@ -262,16 +262,3 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestLaterCommandsSaySo(t *testing.T) {
-	for _, cmd := range []string{"measure"} {
-		code, stdout, stderr := runCLI(t, cmd, "x")
-		if code != exitFailure || !strings.Contains(stderr, "not available yet") || stdout != "" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
-		}
-		code, stdout, _ = runCLI(t, cmd, "--help")
-		if code != exitOK || !strings.Contains(stdout, "EXAMPLE") || !strings.Contains(stdout, "EXIT STATUS") {
-			t.Errorf("%s --help: exit %d, output %q", cmd, code, stdout)
-		}
-	}
-}

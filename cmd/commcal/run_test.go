@@ -47,8 +47,8 @@ func TestRunSampleGolden(t *testing.T) {
 		}
 		Accuracy struct{ Settings []struct{ Setting string } }
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Summary.Cluster != "graphene" || len(s.Summary.Experiments) < 8 ||
-		len(s.Accuracy.Settings) != 9 {
+	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Summary.Cluster != "lab" || len(s.Summary.Experiments) < 7 ||
+		len(s.Accuracy.Settings) != 4 {
 		t.Errorf("run --json: exit %d, %q", code, stdout[:min(len(stdout), 200)])
 	}
 }
@@ -200,5 +200,25 @@ func TestCompareCommand(t *testing.T) {
 	// An unknown directory is bad usage.
 	if code, _, _ := runCLI(t, "compare", "--out", filepath.Join(dir, "cmp2"), run, dir); code != exitBadData {
 		t.Errorf("compare with a non-run directory: exit %d", code)
+	}
+}
+
+// TestMeasureThenRun measures a few patterns on an emulated 2×2 cluster and runs the whole
+// pipeline on them (root only).
+func TestMeasureThenRun(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: commcal measure needs root")
+	}
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "lab.toml")
+	os.WriteFile(desc, []byte("name = \"mini\"\nnic_rate_bps = 1e9\n[backbone]\ntopology = \"cable\"\nkind = \"optical\"\nrate_bps = 10e9\n"+
+		"[[rack]]\nname = \"A\"\nnodes = [\"a1\", \"a2\"]\n[[rack]]\nname = \"B\"\nnodes = [\"b1\", \"b2\"]\n"), 0o644)
+	ds := filepath.Join(dir, "measured")
+	code, stdout, stderr := runCLI(t, "measure", "--quick", "--max-reps", "3", "--cluster", desc, "--out", ds)
+	if code != 0 || !strings.Contains(stdout, "congestion control \"cubic\"") {
+		t.Fatalf("measure: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if code, stdout, stderr = runCLI(t, "run", "--out", filepath.Join(dir, "run"), ds); code != 0 || !strings.Contains(stdout, "asymmetric") {
+		t.Fatalf("run on measured data: exit %d: %s", code, stderr)
 	}
 }

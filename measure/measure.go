@@ -1,0 +1,194 @@
+package measure
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+)
+
+// Catalogue is the set of experiments to measure, drawn from the shared pattern generator.
+type Catalogue struct {
+	// SweepSizes are the message sizes of the point-to-point sweeps (one intra-rack and one
+	// inter-rack pair).
+	SweepSizes []int64
+	// Bytes is the message size of the calibration designs.
+	Bytes        int64
+	FairnessMaxK int
+	BidirMax     int
+	// Random lists the settings (|N|, d) of random validation patterns, Patterns each.
+	Random      []RandomSetting
+	RandomSizes []int64
+	// StaticSync is the number of random static-synchronous graphs (with their sub-graphs).
+	StaticSync int
+	Seed       uint64
+}
+
+// RandomSetting is one (|N|, d) with its number of patterns.
+type RandomSetting struct{ Nodes, D, Patterns int }
+
+// DefaultCatalogue is the whole catalogue at a size a 2-core machine measures in minutes:
+// sweeps from 1 KiB to 8 MiB, fairness up to 6 flows, bidirectional up to 3 × 3, 6
+// static-synchronous graphs, and random patterns for |N| ∈ {4, 10} × d ∈ {1, 2}.
+var DefaultCatalogue = Catalogue{
+	SweepSizes: []int64{1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20},
+	Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3, StaticSync: 6,
+	Random:      []RandomSetting{{4, 1, 4}, {10, 1, 4}, {4, 2, 4}, {10, 2, 4}},
+	RandomSizes: []int64{1 << 20, 2 << 20, 4 << 20},
+	Seed:        1,
+}
+
+// QuickCatalogue is a few patterns of every kind, measured in seconds: for smoke tests and CI.
+var QuickCatalogue = Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
+	Random: []RandomSetting{{4, 1, 2}}, RandomSizes: []int64{1 << 20}, Seed: 1}
+
+// Patterns lists the catalogue's patterns for a cluster.
+func (c Catalogue) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
+	var pats []contention.Pattern
+	nodes := cl.Nodes()
+	var pairs [][2]string
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].RackIndex == nodes[0].RackIndex {
+			pairs = append(pairs, [2]string{nodes[0].Name, nodes[i].Name})
+			break
+		}
+	}
+	for _, n := range nodes {
+		if n.RackIndex != nodes[0].RackIndex {
+			pairs = append(pairs, [2]string{nodes[0].Name, n.Name})
+			break
+		}
+	}
+	for _, p := range pairs {
+		for _, m := range c.SweepSizes {
+			pats = append(pats, contention.Pattern{ID: fmt.Sprintf("%s>%s:%d", p[0], p[1], m), Experiment: "p2p_sweep",
+				Flows: []contention.Flow{{Src: p[0], Dst: p[1], Bytes: float64(m)}}})
+		}
+	}
+	pats = append(pats, contention.FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)
+	pats = append(pats, contention.BidirectionalPatterns(cl, c.BidirMax, c.BidirMax, c.Bytes)...)
+	if c.StaticSync > 0 {
+		pats = append(pats, contention.StaticSyncPatterns(cl, c.StaticSync, 3, c.Bytes, c.Seed)...)
+	}
+	for _, r := range c.Random {
+		ps, err := contention.RandomPatterns(cl, contention.RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: c.RandomSizes}, r.Patterns, c.Seed)
+		if err != nil {
+			return nil, err
+		}
+		pats = append(pats, ps...)
+	}
+	return pats, nil
+}
+
+// Options configures Measure.
+type Options struct {
+	Cluster   *cluster.Cluster
+	Shaping   Shaping
+	Bench     BenchOptions
+	Catalogue Catalogue
+	Out       string
+	Force     bool
+	Version   string
+	Created   time.Time
+	Logger    *slog.Logger
+	// Progress is told after every pattern how many are done, of how many, and how long the
+	// rest should take at the pace so far.
+	Progress func(done, total int, left time.Duration)
+}
+
+// Measure builds the emulated cluster, measures the catalogue, tears the emulation down and
+// writes the dataset (atomically, like ingest). Leftovers of crashed runs are removed first.
+// The manifest's notes record every setting that changes TCP's behaviour.
+func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if n, err := Cleanup(); err != nil {
+		return nil, err
+	} else if n > 0 {
+		o.Logger.Warn("removed namespaces left by an earlier run", "count", n)
+	}
+	pats, err := o.Catalogue.Patterns(o.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	em, err := Build(o.Cluster, o.Shaping)
+	if err != nil {
+		return nil, err
+	}
+	defer em.Close()
+	w, err := datasets.NewDirWriter(o.Out, o.Force, o.Cluster, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rows []datasets.Transfer
+	var maxSkew float64
+	converged := 0
+	began := time.Now()
+	for k, p := range pats {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		res, err := em.RunPattern(ctx, p.Flows, o.Bench)
+		if err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("measure: %s/%s: %w", p.Experiment, p.ID, err)
+		}
+		if res.Converged {
+			converged++
+		}
+		for r, rep := range res.Reps {
+			t0 := rep.Start.Sub(began).Seconds()
+			maxSkew = max(maxSkew, rep.Skew)
+			for f, fl := range p.Flows {
+				rows = append(rows, datasets.Transfer{Cluster: o.Cluster.Name(), Experiment: p.Experiment, PatternID: p.ID,
+					Rep: int64(r), FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: int64(fl.Bytes), TStart: t0, TEnd: t0 + rep.Times[f]})
+			}
+		}
+		o.Logger.Info("measured", "experiment", p.Experiment, "pattern", p.ID, "reps", len(res.Reps), "converged", res.Converged)
+		if o.Progress != nil {
+			el := time.Since(began)
+			o.Progress(k+1, len(pats), el/time.Duration(k+1)*time.Duration(len(pats)-k-1))
+		}
+	}
+	if err := em.Close(); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	if err := datasets.WriteRows(w, datasets.TransfersTable, "measure", rows); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	m := &datasets.Manifest{Format: datasets.ManifestFormat, Tool: "commcal", Version: o.Version,
+		Created: o.Created.UTC().Format(time.RFC3339), Cluster: o.Cluster.Description(),
+		Sources: []datasets.SourceInfo{{Path: "measure:" + em.ID, Format: "measured", Table: "transfers", Rows: int64(len(rows)),
+			Provenance: "commcal measure on an emulated cluster of network namespaces"}},
+		Notes: []string{
+			fmt.Sprintf("emulation: Linux %s, veth pairs shaped by tbf at %g × the nominal rates (burst max(64 KiB, 2 ms), queue %g s)",
+				strings.TrimSpace(string(kernel)), o.Shaping.Scale, o.Shaping.Latency),
+			fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads (GSO/TSO) at the veth defaults",
+				o.Bench.Congestion, bufferNote(o.Bench.SocketBuffer)),
+			fmt.Sprintf("benchmark: connections opened first, common start, last byte timestamped by the receiver; repetitions %d to %d until the 95%% CI is within %g%% of the mean",
+				o.Bench.MinReps, o.Bench.Rule.Cap, 100*o.Bench.Rule.MaxRelWidth),
+			fmt.Sprintf("patterns: %d measured, %d converged; largest start skew %.3g ms; %.0f s in all", len(pats), converged, 1e3*maxSkew, time.Since(began).Seconds()),
+		}}
+	if err := w.Commit(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func bufferNote(b int) string {
+	if b == 0 {
+		return "kernel autotuning"
+	}
+	return fmt.Sprintf("SO_SNDBUF = SO_RCVBUF = %d B", b)
+}

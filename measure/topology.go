@@ -1,0 +1,324 @@
+package measure
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// namePrefix starts the name of every namespace commcal makes; a run adds its own id, so that
+// a crashed run's leftovers can be found and removed by the next one.
+const namePrefix = "ccal"
+
+// netnsDir is where iproute2 and netns keep named namespaces.
+const netnsDir = "/var/run/netns"
+
+// Shaping sets how the emulated links are shaped: every nominal rate of the description is
+// multiplied by Scale (0.1 turns 1 Gbit/s NICs into 100 Mbit/s and a 10 Gbit/s backbone into
+// 1 Gbit/s, the same ratio as the papers' testbed at a tenth of the cost in CPU).
+type Shaping struct {
+	Scale float64
+	// Latency bounds the queue of each token bucket (its limit is rate × latency + burst).
+	Latency float64 // seconds
+}
+
+// DefaultShaping is a tenth of the nominal rates, with queues of 20 ms.
+var DefaultShaping = Shaping{Scale: 0.1, Latency: 0.02}
+
+// Emulation is a cluster built out of network namespaces: one per node, one per rack switch
+// (a Linux bridge inside), and one for the core router under a core topology; veth pairs join
+// them, every direction shaped by a token-bucket filter.
+type Emulation struct {
+	ID      string
+	Cluster *cluster.Cluster
+	Shaping Shaping
+	nodeNS  map[string]netns.NsHandle
+	nodeIP  map[string]net.IP
+	names   []string // namespaces created, for teardown
+	handles []netns.NsHandle
+}
+
+// NodeIP is the address of a node's interface.
+func (e *Emulation) NodeIP(node string) net.IP { return e.nodeIP[node] }
+
+// ShapedRate is the rate a resource of the description is shaped to, in bits per second.
+func (e *Emulation) ShapedRate(nominal float64) float64 { return nominal * e.Shaping.Scale }
+
+// Available says whether this process can build emulations, and if not, why.
+func Available() error {
+	if os.Geteuid() != 0 {
+		return errors.New("measure: needs root (network namespaces, veth pairs and qdiscs)")
+	}
+	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
+		return fmt.Errorf("measure: no network namespaces: %w", err)
+	}
+	return nil
+}
+
+// Cleanup removes the namespaces of every earlier run that did not tear down (a crash, a
+// kill). It returns how many it removed.
+func Cleanup() (int, error) {
+	entries, err := os.ReadDir(netnsDir)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("measure: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), namePrefix) {
+			if err := netns.DeleteNamed(e.Name()); err != nil {
+				return n, fmt.Errorf("measure: removing leftover namespace %s: %w", e.Name(), err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Leftovers lists the namespaces of emulations still present.
+func Leftovers() []string {
+	entries, _ := os.ReadDir(netnsDir)
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), namePrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Build creates the emulation of a cluster. On error everything made so far is removed.
+func Build(cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	if len(cl.Nodes()) > 250*200 {
+		return nil, fmt.Errorf("measure: %d nodes is more than the emulation's address plan holds", len(cl.Nodes()))
+	}
+	id := make([]byte, 3)
+	rand.Read(id)
+	em = &Emulation{ID: hex.EncodeToString(id), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}}
+	defer func() {
+		if err != nil {
+			em.Close()
+			em = nil
+		}
+	}()
+	racks := cl.Racks()
+	sw := make([]netns.NsHandle, len(racks))
+	for r := range racks {
+		if sw[r], err = em.newNS(fmt.Sprintf("sw%d", r)); err != nil {
+			return nil, err
+		}
+		if err := addBridge(sw[r]); err != nil {
+			return nil, err
+		}
+	}
+	for i, n := range cl.Nodes() {
+		ns, err := em.newNS(fmt.Sprintf("n%d", i))
+		if err != nil {
+			return nil, err
+		}
+		em.nodeNS[n.Name] = ns
+		ip := net.IPv4(10, 233, byte(i/250), byte(i%250+1))
+		em.nodeIP[n.Name] = ip
+		rate := n.NICRateBps * sh.Scale
+		// eth0 in the node (shaped: the node's NIC out), pN in its switch (shaped: NIC in).
+		if err := em.link(ns, "eth0", sw[n.RackIndex], fmt.Sprintf("p%d", i), rate, rate); err != nil {
+			return nil, fmt.Errorf("measure: node %s: %w", n.Name, err)
+		}
+		if err := addAddr(ns, "eth0", ip); err != nil {
+			return nil, fmt.Errorf("measure: node %s: %w", n.Name, err)
+		}
+	}
+	if b := cl.Description().Backbone; b != nil && len(racks) > 1 {
+		switch b.Topology {
+		case cluster.TopologyCable:
+			rate := b.RateBps * sh.Scale
+			if err := em.link(sw[0], "bb0", sw[1], "bb0", rate, rate); err != nil {
+				return nil, fmt.Errorf("measure: backbone: %w", err)
+			}
+		case cluster.TopologyCore:
+			core, err := em.newNS("core")
+			if err != nil {
+				return nil, err
+			}
+			if err := addBridge(core); err != nil {
+				return nil, err
+			}
+			for r, rk := range cl.Description().Racks {
+				rate := rk.UplinkRateBps
+				if rate == 0 {
+					rate = b.RateBps
+				}
+				if err := em.link(sw[r], "up0", core, fmt.Sprintf("r%d", r), rate*sh.Scale, rate*sh.Scale); err != nil {
+					return nil, fmt.Errorf("measure: uplink of %s: %w", rk.Name, err)
+				}
+			}
+		}
+	}
+	return em, nil
+}
+
+// newNS makes a named namespace with its loopback up, leaving the calling thread where it was.
+func (e *Emulation) newNS(suffix string) (netns.NsHandle, error) {
+	name := fmt.Sprintf("%s%s-%s", namePrefix, e.ID, suffix)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		return 0, fmt.Errorf("measure: %w", err)
+	}
+	defer orig.Close()
+	ns, err := netns.NewNamed(name)
+	if serr := netns.Set(orig); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("measure: namespace %s: %w", name, err)
+	}
+	e.names = append(e.names, name)
+	e.handles = append(e.handles, ns)
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return 0, fmt.Errorf("measure: %w", err)
+	}
+	defer h.Close()
+	lo, err := h.LinkByName("lo")
+	if err == nil {
+		err = h.LinkSetUp(lo)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("measure: loopback of %s: %w", name, err)
+	}
+	return ns, nil
+}
+
+func addBridge(ns netns.NsHandle) error {
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return fmt.Errorf("measure: %w", err)
+	}
+	defer h.Close()
+	br := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}}
+	if err := h.LinkAdd(br); err != nil {
+		return fmt.Errorf("measure: bridge: %w", err)
+	}
+	return h.LinkSetUp(br)
+}
+
+// link joins two namespaces with a veth pair, a side in b attached to b's bridge when it has
+// one (a side in a too, when a is a switch), both ends up and shaped: rateA is a's egress (bits
+// per second), rateB b's.
+func (e *Emulation) link(a netns.NsHandle, nameA string, b netns.NsHandle, nameB string, rateA, rateB float64) error {
+	veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: nameA, Namespace: netlink.NsFd(int(a))},
+		PeerName: nameB, PeerNamespace: netlink.NsFd(int(b))}
+	if err := netlink.LinkAdd(veth); err != nil {
+		return fmt.Errorf("veth %s/%s: %w", nameA, nameB, err)
+	}
+	for _, end := range []struct {
+		ns   netns.NsHandle
+		name string
+		rate float64
+	}{{a, nameA, rateA}, {b, nameB, rateB}} {
+		if err := e.setupEnd(end.ns, end.name, end.rate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setupEnd attaches an interface to its namespace's bridge (if any), brings it up and shapes
+// its egress with a token bucket: burst of max(64 KiB, 2 ms of traffic) so that the largest
+// segmentation-offload packets pass, and a queue of Latency.
+func (e *Emulation) setupEnd(ns netns.NsHandle, name string, rate float64) error {
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	l, err := h.LinkByName(name)
+	if err != nil {
+		return err
+	}
+	if br, err := h.LinkByName("br0"); err == nil {
+		if err := h.LinkSetMaster(l, br); err != nil {
+			return fmt.Errorf("attach %s: %w", name, err)
+		}
+	}
+	if err := h.LinkSetUp(l); err != nil {
+		return err
+	}
+	bytesPerSec := uint64(rate / 8)
+	burst := max(uint32(64<<10), uint32(float64(bytesPerSec)*0.002))
+	tbf := &netlink.Tbf{
+		QdiscAttrs: netlink.QdiscAttrs{LinkIndex: l.Attrs().Index, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT},
+		Rate:       bytesPerSec,
+		Limit:      uint32(float64(bytesPerSec)*e.Shaping.Latency) + burst,
+		Buffer:     netlink.Xmittime(bytesPerSec, burst),
+	}
+	if err := h.QdiscAdd(tbf); err != nil {
+		return fmt.Errorf("shaping %s at %.0f bit/s: %w", name, rate, err)
+	}
+	return nil
+}
+
+func addAddr(ns netns.NsHandle, dev string, ip net.IP) error {
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	l, err := h.LinkByName(dev)
+	if err != nil {
+		return err
+	}
+	return h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: ip, Mask: net.CIDRMask(16, 32)}})
+}
+
+// inNS runs fn on a thread switched into ns; sockets fn creates stay in ns afterwards.
+func inNS(ns netns.NsHandle, fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		return err
+	}
+	defer orig.Close()
+	if err := netns.Set(ns); err != nil {
+		return err
+	}
+	ferr := fn()
+	if err := netns.Set(orig); err != nil {
+		// The thread is in the wrong namespace: let the runtime discard it.
+		panic("measure: cannot return a thread to its namespace: " + err.Error())
+	}
+	return ferr
+}
+
+// Close removes every namespace of the emulation (and with them their links and qdiscs).
+func (e *Emulation) Close() error {
+	var errs []error
+	for _, h := range e.handles {
+		h.Close()
+	}
+	for _, n := range e.names {
+		if err := netns.DeleteNamed(n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.names, e.handles = nil, nil
+	return errors.Join(errs...)
+}
