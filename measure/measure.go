@@ -123,6 +123,12 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 		return nil, err
 	}
 	defer em.Close()
+	offloads := em.Offloads()
+	headroom, err := checkHeadroom(ctx, em, o.Bench)
+	if err != nil {
+		return nil, err
+	}
+	o.Logger.Info("headroom", "check", headroom)
 	w, err := datasets.NewDirWriter(o.Out, o.Force, o.Cluster, nil)
 	if err != nil {
 		return nil, err
@@ -174,8 +180,9 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 		Notes: []string{
 			fmt.Sprintf("emulation: Linux %s, veth pairs shaped by tbf at %g × the nominal rates (burst max(64 KiB, 2 ms), queue %g s)",
 				strings.TrimSpace(string(kernel)), o.Shaping.Scale, o.Shaping.Latency),
-			fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads (GSO/TSO) at the veth defaults",
-				o.Bench.Congestion, bufferNote(o.Bench.SocketBuffer)),
+			fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads at the veth defaults (%s)",
+				o.Bench.Congestion, bufferNote(o.Bench.SocketBuffer), offloads),
+			"headroom: " + headroom,
 			fmt.Sprintf("benchmark: connections opened first, common start, last byte timestamped by the receiver; repetitions %d to %d until the 95%% CI is within %g%% of the mean",
 				o.Bench.MinReps, o.Bench.Rule.Cap, 100*o.Bench.Rule.MaxRelWidth),
 			fmt.Sprintf("patterns: %d measured, %d converged; largest start skew %.3g ms; %.0f s in all", len(pats), converged, 1e3*maxSkew, time.Since(began).Seconds()),
@@ -191,4 +198,54 @@ func bufferNote(b int) string {
 		return "kernel autotuning"
 	}
 	return fmt.Sprintf("SO_SNDBUF = SO_RCVBUF = %d B", b)
+}
+
+// checkHeadroom measures whether the machine keeps up with the emulation's heaviest traffic:
+// every node of the first rack sends to a node of another rack (or of its own) at once, the
+// most the catalogue loads the shaping. The aggregate rate is compared with what the shaped
+// links allow; under 85% of it (headers take 5%) the CPU, not the shaping, limits the transfers, and the
+// measurement is refused rather than recorded.
+func checkHeadroom(ctx context.Context, em *Emulation, bench BenchOptions) (string, error) {
+	var src, dst []string
+	for _, n := range em.Cluster.Nodes() {
+		if n.RackIndex == 0 {
+			src = append(src, n.Name)
+		} else {
+			dst = append(dst, n.Name)
+		}
+	}
+	if len(dst) == 0 { // one rack: pair the nodes up inside it
+		half := len(src) / 2
+		src, dst = src[:half], src[half:]
+	}
+	k := min(len(src), len(dst))
+	if k == 0 {
+		return "not checked (one node)", nil
+	}
+	const m = 4 << 20
+	var flows []contention.Flow
+	var expected float64
+	for i := 0; i < k; i++ {
+		flows = append(flows, contention.Flow{Src: src[i], Dst: dst[i], Bytes: m})
+		nd, _ := em.Cluster.Node(src[i])
+		expected += em.ShapedRate(nd.NICRateBps)
+	}
+	if b := em.Cluster.Description().Backbone; b != nil && len(em.Cluster.Racks()) > 1 {
+		expected = min(expected, em.ShapedRate(b.RateBps))
+	}
+	rep, err := em.RunOnce(ctx, flows, bench)
+	if err != nil {
+		return "", fmt.Errorf("measure: headroom check: %w", err)
+	}
+	longest := 0.0
+	for _, t := range rep.Times {
+		longest = max(longest, t)
+	}
+	got := float64(k) * m * 8 / longest
+	msg := fmt.Sprintf("%d concurrent transfers carried %.0f Mbit/s of the %.0f Mbit/s the shaping allows (%.0f%%; TCP/IP headers take about 5%%)",
+		k, got/1e6, expected/1e6, 100*got/expected)
+	if got < 0.85*expected {
+		return "", fmt.Errorf("measure: the machine cannot keep up with the emulation: %s; lower --scale", msg)
+	}
+	return msg, nil
 }

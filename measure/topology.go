@@ -288,6 +288,23 @@ func addAddr(ns netns.NsHandle, dev string, ip net.IP) error {
 	return h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: ip, Mask: net.CIDRMask(16, 32)}})
 }
 
+// Offloads reports the segmentation-offload sizes of the first node's interface, which shape
+// how TCP's segments meet the token buckets.
+func (e *Emulation) Offloads() string {
+	n := e.Cluster.Nodes()[0].Name
+	h, err := netlink.NewHandleAt(e.nodeNS[n])
+	if err != nil {
+		return "unknown"
+	}
+	defer h.Close()
+	l, err := h.LinkByName("eth0")
+	if err != nil {
+		return "unknown"
+	}
+	a := l.Attrs()
+	return fmt.Sprintf("GSO max %d B / %d segments, TSO max %d B, GRO max %d B, MTU %d B", a.GSOMaxSize, a.GSOMaxSegs, a.TSOMaxSize, a.GROMaxSize, a.MTU)
+}
+
 // inNS runs fn on a thread switched into ns; sockets fn creates stay in ns afterwards.
 func inNS(ns netns.NsHandle, fn func() error) error {
 	runtime.LockOSThread()
