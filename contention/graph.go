@@ -130,8 +130,8 @@ func Components(edges []Edge) [][]int {
 	return out
 }
 
-// describe renders a small graph for reports: "a>b a>c d>b".
-func describe(edges []Edge) string {
+// Describe renders a small graph for reports: "a>b a>c d>b".
+func Describe(edges []Edge) string {
 	parts := make([]string, len(edges))
 	for i, e := range edges {
 		parts[i] = fmt.Sprintf("%s>%s", e.Src, e.Dst)

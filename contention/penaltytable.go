@@ -43,7 +43,7 @@ func (t *PenaltyTable) Add(sh GraphShape, edges []Edge, rho []float64) {
 	t.Entries[sh.Key] = entry
 	t.weight[sh.Key] = w + 1
 	if _, ok := t.Graphs[sh.Key]; !ok {
-		t.Graphs[sh.Key] = describe(edges)
+		t.Graphs[sh.Key] = Describe(edges)
 	}
 }
 

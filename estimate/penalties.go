@@ -140,7 +140,7 @@ func BackSolvePenalties(cl *cluster.Cluster, rows []datasets.Transfer, alpha flo
 		for i, f := range p.Flows {
 			edges[i] = contention.Edge{Src: f.Src, Dst: f.Dst}
 		}
-		graph := describeEdges(edges)
+		graph := contention.Describe(edges)
 		fail := func(format string, a ...any) {
 			fit.Unsolved = append(fit.Unsolved, UnsolvedGraph{Pattern: p.ID, Graph: graph, Reason: fmt.Sprintf(format, a...)})
 		}
@@ -182,15 +182,4 @@ func BackSolvePenalties(cl *cluster.Cluster, rows []datasets.Transfer, alpha flo
 		fit.Solved = append(fit.Solved, SolvedGraph{Pattern: p.ID, Graph: graph, Shape: sh.Key, Penalties: rho, ClosedFormSteps: closed})
 	}
 	return fit, nil
-}
-
-func describeEdges(edges []contention.Edge) string {
-	s := ""
-	for i, e := range edges {
-		if i > 0 {
-			s += " "
-		}
-		s += e.Src + ">" + e.Dst
-	}
-	return s
 }
