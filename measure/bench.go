@@ -176,6 +176,15 @@ func (e *Emulation) RunOnce(ctx context.Context, flows []contention.Flow, o Benc
 			receivers[i].SetDeadline(dl)
 		}
 	}
+	// Ctrl-C (a cancelled context) closes every connection, so that blocked reads and writes
+	// end at once and the emulation is torn down without waiting for the timeout.
+	stop := context.AfterFunc(ctx, func() {
+		for i := range flows {
+			senders[i].Close()
+			receivers[i].Close()
+		}
+	})
+	defer stop()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	last := make([]time.Time, n)
@@ -221,6 +230,9 @@ func (e *Emulation) RunOnce(ctx context.Context, flows []contention.Flow, o Benc
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rep := &Repetition{Start: t0, Times: make([]float64, n)}
 	for i := range flows {
 		for _, err := range errs[2*i : 2*i+2] {

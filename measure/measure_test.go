@@ -121,3 +121,25 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 		t.Errorf("left after the measurement: %v", left)
 	}
 }
+
+// TestCancelTearsDown cancels a measurement in the middle of a transfer: it returns at once
+// with the context's error and leaves no namespace behind.
+func TestCancelTearsDown(t *testing.T) {
+	needRoot(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cat := QuickCatalogue
+	cat.SweepSizes = []int64{64 << 20} // 64 MiB at 100 Mbit/s: about 5 s
+	time.AfterFunc(2*time.Second, cancel)
+	began := time.Now()
+	_, err := Measure(ctx, Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Bench: DefaultBench, Catalogue: cat,
+		Out: filepath.Join(t.TempDir(), "ds"), Created: time.Unix(0, 0)})
+	if err == nil {
+		t.Fatal("a cancelled measurement succeeded")
+	}
+	if d := time.Since(began); d > 4*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+	if left := Leftovers(); len(left) != 0 {
+		t.Errorf("left after cancellation: %v", left)
+	}
+}
