@@ -116,6 +116,8 @@ type alg1 struct {
 	maxRate  []float64 // largest rate given on the resource
 	rate     []float64 // per active transfer; 0 until given
 	disabled []uint64  // per active transfer: path positions whose contra-flow set was emptied
+	reverse  []int     // reverse direction of each resource
+	kr       []float64 // β·|S| of each resource: count/capacity
 }
 
 // item is one transfer in the priority queue, with its key ⟨max(k, k̄), k, k̄⟩ quantised so
@@ -191,15 +193,14 @@ func (q *queue) Pop() any {
 }
 
 // rev is the reverse direction of a resource.
-func (s *alg1) rev(r int) int { return s.a.net.Cluster.Resources()[r].Reverse }
+func (s *alg1) rev(r int) int { return s.reverse[r] }
 
 // factors returns k and k̄ of active transfer j.
 func (s *alg1) factors(j int, mode contraMode) (k, kbar float64) {
 	for i, r := range s.a.paths[s.a.ids[j]] {
-		k = math.Max(k, float64(s.count[r])/s.capacity[r])
+		k = math.Max(k, s.kr[r])
 		if mode != contraNone && s.disabled[j]&(1<<i) == 0 {
-			rv := s.rev(r)
-			kbar = math.Max(kbar, float64(s.count[rv])/s.capacity[rv])
+			kbar = math.Max(kbar, s.kr[s.reverse[r]])
 		}
 	}
 	return k, kbar
@@ -211,15 +212,15 @@ func (s *alg1) share(r int) float64 {
 	return math.Min(s.ceiling, math.Max(s.capacity[r]-s.used[r], 0)/float64(s.uncalc[r]))
 }
 
-// withFlow is the with-flow rule: the smallest share over the resources where k is reached.
-func (s *alg1) withFlow(j int, k float64) float64 {
+// withFlow is the with-flow rule: the smallest share over the resources where k is reached,
+// capped by the share on every resource of the path — together, the smallest share on the
+// path, which is what one pass computes.
+func (s *alg1) withFlow(j int, _ float64) float64 {
 	rate := math.Inf(1)
 	for _, r := range s.a.paths[s.a.ids[j]] {
-		if approxEq(float64(s.count[r])/s.capacity[r], k) {
-			rate = math.Min(rate, s.share(r))
-		}
+		rate = math.Min(rate, s.share(r))
 	}
-	return s.capped(j, rate)
+	return rate
 }
 
 // capped limits a rate to the transfer's share on every resource of its path.
@@ -240,7 +241,7 @@ func (s *alg1) contraFlow(j int, kbar float64) (rate float64, saturated bool, un
 			continue
 		}
 		rv := s.rev(r)
-		if !approxEq(float64(s.count[rv])/s.capacity[rv], kbar) {
+		if !approxEq(s.kr[rv], kbar) {
 			continue
 		}
 		if s.uncalc[rv] < s.count[rv] && approxEq(s.used[rv], s.capacity[rv]) {
@@ -282,11 +283,17 @@ func (s *alg1) give(j int, rate float64) {
 func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 	nr := len(a.net.Capacity)
 	s := &alg1{a: a, capacity: a.net.Capacity, ceiling: a.net.Ceiling, count: make([]int, nr), uncalc: make([]int, nr),
-		used: make([]float64, nr), maxRate: make([]float64, nr), rate: make([]float64, len(a.ids)), disabled: make([]uint64, len(a.ids))}
+		used: make([]float64, nr), maxRate: make([]float64, nr), rate: make([]float64, len(a.ids)), disabled: make([]uint64, len(a.ids)),
+		reverse: a.net.reverse(), kr: make([]float64, nr)}
 	for _, id := range a.ids {
 		for _, r := range a.paths[id] {
 			s.count[r]++
 			s.uncalc[r]++
+		}
+	}
+	for r, c := range s.count {
+		if c > 0 {
+			s.kr[r] = float64(c) / s.capacity[r]
 		}
 	}
 	// The queue: every transfer sorted once by key, plus a heap for the transfers queued
@@ -334,6 +341,13 @@ func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 			}
 			tied = append(tied, it)
 			pop()
+		}
+		if len(tied) == 1 { // the common case: no tie, no group to order
+			it := tied[0]
+			if rate, ok := s.candidate(it, mode, phi); ok {
+				s.give(it.j, rate)
+				continue
+			}
 		}
 		group = group[:0]
 		for _, it := range tied {

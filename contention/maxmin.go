@@ -21,11 +21,11 @@ func (MaxMin) Predict(net *Network, flows []Flow) (*Prediction, error) {
 }
 
 // fillEvent is the level at which a resource fills, given its unfrozen transfers all rise
-// together; version detects entries made stale by later freezes.
+// together, as it was when queued: levels only rise as transfers freeze, so a queued level is
+// a lower bound, refreshed when it reaches the top.
 type fillEvent struct {
-	r       int
-	level   float64
-	version int
+	r     int
+	level float64
 }
 
 type fillQueue []fillEvent
@@ -49,7 +49,9 @@ func (q *fillQueue) Pop() any {
 // maxMinRates is progressive filling driven by a heap of fill levels: a resource with
 // capacity c, frozen usage u and n unfrozen transfers fills at level (c − u)/n. The lowest
 // level freezes that resource's transfers, which raises the fill levels of the other resources
-// they cross. Cost O(F·L·log R) for F transfers of path length L on R resources.
+// they cross. A freeze never lowers a level (a transfer freezes at the lowest level, at most
+// its share anywhere), so queued levels are lower bounds: the top is refreshed and queued
+// again when it is stale, instead of queueing every change. Cost O((F·L + R)·log R) at most.
 func maxMinRates(a *active) []float64 {
 	nr := len(a.net.Capacity)
 	on := make([][]int, nr) // active positions per resource
@@ -60,7 +62,6 @@ func maxMinRates(a *active) []float64 {
 	}
 	unfrozen := make([]int, nr)
 	usage := make([]float64, nr)
-	version := make([]int, nr)
 	rate := make([]float64, len(a.ids))
 	frozen := make([]bool, len(a.ids))
 	level := func(r int) float64 { return math.Max(a.net.Capacity[r]-usage[r], 0) / float64(unfrozen[r]) }
@@ -75,7 +76,11 @@ func maxMinRates(a *active) []float64 {
 	left := len(a.ids)
 	for left > 0 && q.Len() > 0 {
 		ev := heap.Pop(&q).(fillEvent)
-		if ev.version != version[ev.r] || unfrozen[ev.r] == 0 {
+		if unfrozen[ev.r] == 0 {
+			continue
+		}
+		if cur := level(ev.r); cur > ev.level {
+			heap.Push(&q, fillEvent{r: ev.r, level: cur})
 			continue
 		}
 		lv := math.Min(ev.level, a.net.Ceiling)
@@ -88,10 +93,6 @@ func maxMinRates(a *active) []float64 {
 			for _, r := range a.paths[a.ids[j]] {
 				usage[r] += lv
 				unfrozen[r]--
-				version[r]++
-				if r != ev.r && unfrozen[r] > 0 {
-					heap.Push(&q, fillEvent{r: r, level: level(r), version: version[r]})
-				}
 			}
 		}
 	}

@@ -31,6 +31,20 @@ type Network struct {
 	PenaltyTable *PenaltyTable
 	// ContraFactor is φ of asymmetric-fitted: 1 applies the contra-flow rule fully, 0 not at all.
 	ContraFactor float64
+
+	rev []int // reverse direction of each resource, built on first use
+}
+
+// reverse returns the reverse direction of every resource.
+func (n *Network) reverse() []int {
+	if n.rev == nil {
+		res := n.Cluster.Resources()
+		n.rev = make([]int, len(res))
+		for i, r := range res {
+			n.rev[i] = r.Reverse
+		}
+	}
+	return n.rev
 }
 
 // NewNetwork derives a network from a cluster's nominal rates: every capacity is the nominal
@@ -46,6 +60,7 @@ func NewNetwork(cl *cluster.Cluster, efficiency float64) *Network {
 	for _, nd := range cl.Nodes() {
 		n.Ceiling = math.Min(n.Ceiling, nd.NICRateBps*efficiency)
 	}
+	n.reverse()
 	return n
 }
 
