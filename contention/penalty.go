@@ -27,26 +27,65 @@ func (Penalty) Name() string { return "penalty" }
 
 // Predict implements Model.
 func (Penalty) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return PredictWithPenalties(net, flows, ClosedFormPenalties)
+	// Index nodes and pairs once for the whole pattern; each step then computes on integers.
+	nodes := map[string]int{}
+	pairs := map[[2]int]int{}
+	id := func(n string) int {
+		i, ok := nodes[n]
+		if !ok {
+			i = len(nodes)
+			nodes[n] = i
+		}
+		return i
+	}
+	fsrc, fdst, fpair := make([]int, len(flows)), make([]int, len(flows)), make([]int, len(flows))
+	for i, f := range flows {
+		fsrc[i], fdst[i] = id(f.Src), id(f.Dst)
+		k := [2]int{fsrc[i], fdst[i]}
+		p, ok := pairs[k]
+		if !ok {
+			p = len(pairs)
+			pairs[k] = p
+		}
+		fpair[i] = p
+	}
+	var core penaltyCore
+	var src, dst, pair []int
+	return predictPenalties(net, flows, func(a *active) []float64 {
+		src, dst, pair = src[:0], dst[:0], pair[:0]
+		for _, id := range a.ids {
+			src, dst, pair = append(src, fsrc[id]), append(dst, fdst[id]), append(pair, fpair[id])
+		}
+		return core.compute(src, dst, pair, len(nodes), len(pairs))
+	})
 }
 
 // PredictWithPenalties runs the sequence of linear models with penalties from fn, which is
 // given the edges of each step's contention graph and returns one penalty per edge.
 func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64) (*Prediction, error) {
+	return predictPenalties(net, flows, func(a *active) []float64 {
+		edges := make([]Edge, len(a.ids))
+		for j, id := range a.ids {
+			edges[j] = Edge{Src: a.flows[id].Src, Dst: a.flows[id].Dst}
+		}
+		return fn(edges)
+	})
+}
+
+// predictPenalties is the sequence of linear models with a penalty function of the active
+// transfers.
+func predictPenalties(net *Network, flows []Flow, penalties func(a *active) []float64) (*Prediction, error) {
 	alpha := net.Penalty.Alpha
 	if alpha == 0 {
 		alpha = 8 / net.Ceiling
 	}
 	return stepLoop(net, flows, func(a *active) ([]float64, error) {
-		edges := make([]Edge, len(a.ids))
-		for j, id := range a.ids {
-			edges[j] = Edge{Src: a.flows[id].Src, Dst: a.flows[id].Dst}
-		}
-		rho := fn(edges)
+		rho := penalties(a)
 		rates := make([]float64, len(rho))
 		for j, p := range rho {
 			if !(p >= 1) {
-				return nil, fmt.Errorf("contention: penalty %g for %s→%s, want at least 1", p, edges[j].Src, edges[j].Dst)
+				f := a.flows[a.ids[j]]
+				return nil, fmt.Errorf("contention: penalty %g for %s→%s, want at least 1", p, f.Src, f.Dst)
 			}
 			rates[j] = 8 / (alpha * p)
 		}
@@ -71,81 +110,106 @@ func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64)
 // the n-way fair share. With these readings the four examples of their Fig. 2 come out as
 // printed: 3; 4 and 2.66; 4 and 1.33.
 func ClosedFormPenalties(edges []Edge) []float64 {
-	// Index the nodes, then work with per-node and per-pair aggregates so that the cost is
-	// linear in the number of edges:
-	//   conflict(e) = Σ over edges into d of 1/δ⁺(their source) − (edges s→d)/δ⁺(s)
-	//   rule (c) of s = δ⁺(s) + Σ over the edges e' leaving s of conflict(e')
-	//   rule (a) of e: δ⁻(d) ≤ δ⁺(s) and every source sending to d has δ⁺ = δ⁺(s)
-	idx := map[string]int{}
+	nodes := map[string]int{}
+	pairs := map[[2]int]int{}
 	id := func(n string) int {
-		i, ok := idx[n]
+		i, ok := nodes[n]
 		if !ok {
-			i = len(idx)
-			idx[n] = i
+			i = len(nodes)
+			nodes[n] = i
 		}
 		return i
 	}
-	src, dst := make([]int, len(edges)), make([]int, len(edges))
+	src, dst, pair := make([]int, len(edges)), make([]int, len(edges)), make([]int, len(edges))
 	for i, e := range edges {
 		src[i], dst[i] = id(e.Src), id(e.Dst)
-	}
-	n := len(idx)
-	out, in := make([]int, n), make([]int, n)
-	for i := range edges {
-		out[src[i]]++
-		in[dst[i]]++
-	}
-	inSum := make([]float64, n)
-	minOut, maxOut := make([]int, n), make([]int, n)
-	pairs := map[[2]int]int{}
-	for i := range edges {
-		s, d := src[i], dst[i]
-		inSum[d] += 1 / float64(out[s])
-		if minOut[d] == 0 || out[s] < minOut[d] {
-			minOut[d] = out[s]
+		k := [2]int{src[i], dst[i]}
+		p, ok := pairs[k]
+		if !ok {
+			p = len(pairs)
+			pairs[k] = p
 		}
-		maxOut[d] = max(maxOut[d], out[s])
-		pairs[[2]int{s, d}]++
+		pair[i] = p
 	}
-	conflict := func(i int) float64 {
+	var c penaltyCore
+	return c.compute(src, dst, pair, len(nodes), len(pairs))
+}
+
+// penaltyCore computes closed-form penalties on integer node and pair indices, reusing its
+// buffers from call to call. It works with per-node and per-pair aggregates so that the cost
+// is linear in the number of edges:
+//
+//	conflict(e) = Σ over edges into d of 1/δ⁺(their source) − (edges s→d)/δ⁺(s)
+//	rule (c) of s = δ⁺(s) + Σ over the edges e' leaving s of conflict(e')
+//	rule (a) of e: δ⁻(d) ≤ δ⁺(s) and every source sending to d has δ⁺ = δ⁺(s)
+type penaltyCore struct {
+	out, in, minOut, maxOut, pairCnt []int
+	inSum, sumConflict, worst        []float64
+	anyC                             []bool
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// compute returns the penalty of every edge i from node src[i] to node dst[i], pair[i]
+// identifying the (src, dst) pair.
+func (c *penaltyCore) compute(src, dst, pair []int, nNodes, nPairs int) []float64 {
+	c.out, c.in = grow(c.out, nNodes), grow(c.in, nNodes)
+	c.minOut, c.maxOut = grow(c.minOut, nNodes), grow(c.maxOut, nNodes)
+	c.inSum, c.sumConflict, c.worst = grow(c.inSum, nNodes), grow(c.sumConflict, nNodes), grow(c.worst, nNodes)
+	c.anyC = grow(c.anyC, nNodes)
+	c.pairCnt = grow(c.pairCnt, nPairs)
+	for i := range src {
+		c.out[src[i]]++
+		c.in[dst[i]]++
+		c.pairCnt[pair[i]]++
+	}
+	for i := range src {
 		s, d := src[i], dst[i]
-		return inSum[d] - float64(pairs[[2]int{s, d}])/float64(out[s])
+		c.inSum[d] += 1 / float64(c.out[s])
+		if c.minOut[d] == 0 || c.out[s] < c.minOut[d] {
+			c.minOut[d] = c.out[s]
+		}
+		c.maxOut[d] = max(c.maxOut[d], c.out[s])
 	}
 	ruleA := func(i int) bool {
 		s, d := src[i], dst[i]
-		return in[d] <= out[s] && minOut[d] == out[s] && maxOut[d] == out[s]
+		return c.in[d] <= c.out[s] && c.minOut[d] == c.out[s] && c.maxOut[d] == c.out[s]
 	}
 	// A one-edge source is taken by rule (b) when some other source sending to its
 	// destination sends more than one communication.
-	ruleB := func(i int) bool { return out[src[i]] == 1 && !ruleA(i) && maxOut[dst[i]] > 1 }
-	sumConflict := make([]float64, n) // Σ conflict over the source's edges
-	anyC := make([]bool, n)           // some edge of the source falls to rule (c)
-	for i := range edges {
-		sumConflict[src[i]] += conflict(i)
+	ruleB := func(i int) bool { return c.out[src[i]] == 1 && !ruleA(i) && c.maxOut[dst[i]] > 1 }
+	for i := range src {
+		s, d := src[i], dst[i]
+		c.sumConflict[s] += c.inSum[d] - float64(c.pairCnt[pair[i]])/float64(c.out[s])
 		if !ruleA(i) && !ruleB(i) {
-			anyC[src[i]] = true
+			c.anyC[s] = true
 		}
 	}
-	// ρ of the sources' edges under (a) and (c): the max over the source's edges of δ⁺(s) + k.
-	groupRho := make([]float64, n)
-	for s := 0; s < n; s++ {
-		groupRho[s] = float64(out[s])
-		if anyC[s] {
-			groupRho[s] += sumConflict[s]
+	// ρ of a source's edges under (a) and (c): the max over its edges of δ⁺(s) + k.
+	groupRho := func(s int) float64 {
+		if c.anyC[s] {
+			return float64(c.out[s]) + c.sumConflict[s]
+		}
+		return float64(c.out[s])
+	}
+	for i := range src {
+		if c.out[src[i]] > 1 {
+			c.worst[dst[i]] = math.Max(c.worst[dst[i]], groupRho(src[i]))
 		}
 	}
-	worstBusy := make([]float64, n) // per destination: max ρ over edges from busy sources
-	for i := range edges {
-		if out[src[i]] > 1 {
-			worstBusy[dst[i]] = math.Max(worstBusy[dst[i]], groupRho[src[i]])
-		}
-	}
-	rho := make([]float64, len(edges))
-	for i := range edges {
+	rho := make([]float64, len(src))
+	for i := range src {
 		if ruleB(i) {
-			rho[i] = 1 + 1/(worstBusy[dst[i]]-1)
+			rho[i] = 1 + 1/(c.worst[dst[i]]-1)
 		} else {
-			rho[i] = groupRho[src[i]]
+			rho[i] = groupRho(src[i])
 		}
 	}
 	return rho
