@@ -28,35 +28,15 @@ func (Penalty) Name() string { return "penalty" }
 // Predict implements Model.
 func (Penalty) Predict(net *Network, flows []Flow) (*Prediction, error) {
 	// Index nodes and pairs once for the whole pattern; each step then computes on integers.
-	nodes := map[string]int{}
-	pairs := map[[2]int]int{}
-	id := func(n string) int {
-		i, ok := nodes[n]
-		if !ok {
-			i = len(nodes)
-			nodes[n] = i
-		}
-		return i
-	}
-	fsrc, fdst, fpair := make([]int, len(flows)), make([]int, len(flows)), make([]int, len(flows))
-	for i, f := range flows {
-		fsrc[i], fdst[i] = id(f.Src), id(f.Dst)
-		k := [2]int{fsrc[i], fdst[i]}
-		p, ok := pairs[k]
-		if !ok {
-			p = len(pairs)
-			pairs[k] = p
-		}
-		fpair[i] = p
-	}
+	ix := indexEdges(len(flows), func(i int) (string, string) { return flows[i].Src, flows[i].Dst })
 	var core penaltyCore
 	var src, dst, pair []int
 	return predictPenalties(net, flows, func(a *active) []float64 {
 		src, dst, pair = src[:0], dst[:0], pair[:0]
 		for _, id := range a.ids {
-			src, dst, pair = append(src, fsrc[id]), append(dst, fdst[id]), append(pair, fpair[id])
+			src, dst, pair = append(src, ix.src[id]), append(dst, ix.dst[id]), append(pair, ix.pair[id])
 		}
-		return core.compute(src, dst, pair, len(nodes), len(pairs))
+		return core.compute(src, dst, pair, ix.nodes, ix.pairs)
 	})
 }
 
@@ -110,29 +90,42 @@ func predictPenalties(net *Network, flows []Flow, penalties func(a *active) []fl
 // the n-way fair share. With these readings the four examples of their Fig. 2 come out as
 // printed: 3; 4 and 2.66; 4 and 1.33.
 func ClosedFormPenalties(edges []Edge) []float64 {
+	ix := indexEdges(len(edges), func(i int) (string, string) { return edges[i].Src, edges[i].Dst })
+	var c penaltyCore
+	return c.compute(ix.src, ix.dst, ix.pair, ix.nodes, ix.pairs)
+}
+
+// edgeIndex numbers the nodes and the (source, destination) pairs of a list of edges.
+type edgeIndex struct {
+	src, dst, pair []int
+	nodes, pairs   int
+}
+
+func indexEdges(n int, edge func(i int) (string, string)) edgeIndex {
 	nodes := map[string]int{}
 	pairs := map[[2]int]int{}
-	id := func(n string) int {
-		i, ok := nodes[n]
+	id := func(name string) int {
+		i, ok := nodes[name]
 		if !ok {
 			i = len(nodes)
-			nodes[n] = i
+			nodes[name] = i
 		}
 		return i
 	}
-	src, dst, pair := make([]int, len(edges)), make([]int, len(edges)), make([]int, len(edges))
-	for i, e := range edges {
-		src[i], dst[i] = id(e.Src), id(e.Dst)
-		k := [2]int{src[i], dst[i]}
+	ix := edgeIndex{src: make([]int, n), dst: make([]int, n), pair: make([]int, n)}
+	for i := 0; i < n; i++ {
+		s, d := edge(i)
+		ix.src[i], ix.dst[i] = id(s), id(d)
+		k := [2]int{ix.src[i], ix.dst[i]}
 		p, ok := pairs[k]
 		if !ok {
 			p = len(pairs)
 			pairs[k] = p
 		}
-		pair[i] = p
+		ix.pair[i] = p
 	}
-	var c penaltyCore
-	return c.compute(src, dst, pair, len(nodes), len(pairs))
+	ix.nodes, ix.pairs = len(nodes), len(pairs)
+	return ix
 }
 
 // penaltyCore computes closed-form penalties on integer node and pair indices, reusing its

@@ -56,14 +56,19 @@ func TestEmulatedTwoByTwo(t *testing.T) {
 	if rate < 0.9*nic || rate > nic {
 		t.Errorf("one transfer at %.1f Mbit/s, NIC shaped to %.0f", rate/1e6, nic/1e6)
 	}
-	// Two transfers out of one NIC get about half each.
+	// Two transfers out of one NIC get about half each: together they carry what one alone
+	// does (the NIC is the bottleneck), and each averages close to half (the first to finish
+	// runs alone for its last moments, so it averages a little more: ±25%).
 	two, err := em.RunPattern(context.Background(), []contention.Flow{{Src: "a1", Dst: "a2", Bytes: m}, {Src: "a1", Dst: "b2", Bytes: m}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if agg := 2 * m * 8 / math.Max(mean(two, 0), mean(two, 1)); math.Abs(agg-rate)/rate > 0.1 {
+		t.Errorf("two transfers together carried %.1f Mbit/s, one alone %.1f", agg/1e6, rate/1e6)
+	}
 	for f := 0; f < 2; f++ {
 		r := m * 8 / mean(two, f)
-		if math.Abs(r-rate/2)/(rate/2) > 0.15 {
+		if math.Abs(r-rate/2)/(rate/2) > 0.25 {
 			t.Errorf("transfer %d of two: %.1f Mbit/s, half of one alone is %.1f", f, r/1e6, rate/2e6)
 		}
 	}
