@@ -2,6 +2,7 @@ package contention
 
 import (
 	"slices"
+	"strings"
 )
 
 // PenaltyTable holds back-solved penalties (Martinasso and Méhaut, Euro-Par 2011, §3.3):
@@ -13,6 +14,19 @@ type PenaltyTable struct {
 	Graphs map[string]string `json:"graphs"`
 	// weight counts the graphs averaged into each entry.
 	weight map[string]int
+	// maxEdges is the size of the largest graph in the table (0: not known yet).
+	maxEdges int
+}
+
+// largest returns the number of edges of the largest graph in the table: a component with
+// more cannot be in it.
+func (t *PenaltyTable) largest() int {
+	if t.maxEdges == 0 {
+		for _, g := range t.Graphs {
+			t.maxEdges = max(t.maxEdges, strings.Count(g, " ")+1)
+		}
+	}
+	return t.maxEdges
 }
 
 // NewPenaltyTable makes an empty table.
@@ -45,6 +59,7 @@ func (t *PenaltyTable) Add(sh GraphShape, edges []Edge, rho []float64) {
 	if _, ok := t.Graphs[sh.Key]; !ok {
 		t.Graphs[sh.Key] = Describe(edges)
 	}
+	t.maxEdges = max(t.maxEdges, len(edges))
 }
 
 // Lookup returns the penalties of a graph whose shape is in the table.
@@ -78,6 +93,9 @@ func (t *PenaltyTable) Penalties(net *Network, edges []Edge) ([]float64, int) {
 		return rho, 0
 	}
 	for _, comp := range Components(edges) {
+		if len(comp) > t.largest() {
+			continue // larger than any graph measured: the closed form
+		}
 		sub := make([]Edge, len(comp))
 		for i, e := range comp {
 			sub[i] = edges[e]
@@ -102,6 +120,9 @@ func (PenaltyTableModel) Name() string { return "penalty-table" }
 
 // Predict implements Model.
 func (PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	if net.PenaltyTable == nil || len(net.PenaltyTable.Entries) == 0 {
+		return Penalty{}.Predict(net, flows)
+	}
 	return PredictWithPenalties(net, flows, func(e []Edge) []float64 {
 		rho, _ := net.PenaltyTable.Penalties(net, e)
 		return rho
