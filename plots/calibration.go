@@ -121,6 +121,7 @@ func BandwidthVsDegree(name string, points []DegreePoint) *Figure {
 		p.Legend.Add("measured", ms)
 		p.Legend.Add("fair sharing", fl)
 		p.Legend.Add("max(in, out) rule", al)
+		p.Legend.Top = true // rates fall with the degree: the top right is free
 		row = append(row, p)
 	}
 	return grid(name, "Per-flow bandwidth against contention degree", [][]*plot.Plot{row},
