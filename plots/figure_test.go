@@ -34,4 +34,3 @@ func containsEscaped(svg []byte) bool {
 	s := string(svg)
 	return !strings.Contains(s, "<n1>") && strings.Contains(s, "&lt;n1&gt;")
 }
-
