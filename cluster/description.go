@@ -120,12 +120,6 @@ func Parse(data []byte, format string) (*Cluster, error) {
 	return New(d)
 }
 
-// Validate checks a description without building the cluster.
-func (d *Description) Validate() error {
-	_, err := New(*d)
-	return err
-}
-
 // expandNodes returns a rack's node names in order: the listed names, then the numbered range.
 func (r *Rack) expandNodes() []string {
 	names := append([]string(nil), r.Nodes...)

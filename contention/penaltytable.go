@@ -1,7 +1,6 @@
 package contention
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -127,14 +126,4 @@ func (PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error
 		rho, _ := net.PenaltyTable.Penalties(net, e)
 		return rho
 	})
-}
-
-// Keys lists the table's shape keys in order, for stable output.
-func (t *PenaltyTable) Keys() []string {
-	keys := make([]string, 0, len(t.Entries))
-	for k := range t.Entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

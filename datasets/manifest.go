@@ -90,10 +90,7 @@ func EncodeJSON(v any) ([]byte, error) {
 
 // WriteJSONFile writes v atomically as indented JSON in a stable layout (fields in declared
 // order, floats in their shortest exact form).
-func WriteJSONFile(path string, v any) error { return writeJSON(path, v) }
-
-// writeJSON writes v atomically as JSON.
-func writeJSON(path string, v any) error {
+func WriteJSONFile(path string, v any) error {
 	data, err := EncodeJSON(v)
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
@@ -113,20 +110,12 @@ func decodeJSON(data []byte, v any) error {
 
 // ReadJSONFile decodes a JSON file strictly (unknown fields are errors).
 func ReadJSONFile(path string, v any) error {
-	if err := readJSON(path, v); err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	return nil
-}
-
-// readJSON decodes a JSON file strictly.
-func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("datasets: %w", err)
 	}
 	if err := decodeJSON(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("datasets: %s: %w", path, err)
 	}
 	return nil
 }

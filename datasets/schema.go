@@ -3,7 +3,6 @@ package datasets
 import (
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 )
@@ -202,13 +201,4 @@ func DefineTable[R any](name string, key ...string) *Table {
 	md := arrow.NewMetadata([]string{"commcal.table"}, []string{name})
 	t.schema = arrow.NewSchema(fields, &md)
 	return t
-}
-
-// Header is the table's CSV header line.
-func (t *Table) Header() string {
-	names := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ",")
 }

@@ -428,7 +428,7 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Manifest, *Generated,
 		}
 		m.Sources = append(m.Sources, SourceInfo{Path: src, Format: "synthetic", Table: tr.t.Name, Rows: int64(tr.n)})
 	}
-	if err := writeJSON(filepath.Join(w.TempDir(), TruthFile), opts.Truth); err != nil {
+	if err := WriteJSONFile(filepath.Join(w.TempDir(), TruthFile), opts.Truth); err != nil {
 		w.Abort()
 		return nil, nil, err
 	}
@@ -460,8 +460,8 @@ func (g *Generated) tables() []generatedTable {
 // ReadTruth reads a truth file.
 func ReadTruth(path string) (*Truth, error) {
 	var tr Truth
-	if err := readJSON(path, &tr); err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+	if err := ReadJSONFile(path, &tr); err != nil {
+		return nil, err
 	}
 	return &tr, nil
 }

@@ -297,7 +297,7 @@ func (w *DirWriter) Commit(m *Manifest) error {
 		}
 		m.Tables = append(m.Tables, TableInfo{Name: t.Name, File: t.File(), Rows: counts[t.Name], Bytes: size, SHA256: sum})
 	}
-	if err := writeJSON(filepath.Join(w.tmp, ManifestFile), m); err != nil {
+	if err := WriteJSONFile(filepath.Join(w.tmp, ManifestFile), m); err != nil {
 		w.Abort()
 		return err
 	}

@@ -165,12 +165,10 @@ func BackSolvePenalties(cl *cluster.Cluster, rows []datasets.Transfer, alpha flo
 			for k, i := range active {
 				sub[k] = edges[i]
 			}
+			// A single communication has penalty 1 both in the table and in the closed form.
 			r, hits := fit.Table.Penalties(net, sub)
 			if len(sub) > 1 && hits < len(sub) {
 				closed++
-			}
-			if len(sub) == 1 {
-				r[0] = 1
 			}
 			return r
 		})

@@ -48,9 +48,6 @@ type Emulation struct {
 	handles []netns.NsHandle
 }
 
-// NodeIP is the address of a node's interface.
-func (e *Emulation) NodeIP(node string) net.IP { return e.nodeIP[node] }
-
 // ShapedRate is the rate a resource of the description is shaped to, in bits per second.
 func (e *Emulation) ShapedRate(nominal float64) float64 { return nominal * e.Shaping.Scale }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -39,14 +37,8 @@ func override(c *cli.Context) func(*contention.Params) {
 func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 	p := contention.DefaultParams()
 	if path := c.String("params"); path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return p, usageError{err.Error()}
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return p, usagef("--params %s: %v", path, err)
+		if err := datasets.ReadJSONFile(path, &p); err != nil {
+			return p, usagef("--params: %v", err)
 		}
 	}
 	if c.IsSet("efficiency") {
