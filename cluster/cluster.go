@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Node is one compute node of a cluster.
@@ -58,6 +59,7 @@ type Cluster struct {
 	nodes     []Node
 	nodeIndex map[string]int
 	racks     []string
+	rackNodes [][]string // node names per rack, in description order
 	resources []Resource
 	nicOut    []int // per node
 	uplinkUp  []int // per rack (TopologyCore)
@@ -84,6 +86,7 @@ func New(d Description) (*Cluster, error) {
 	}
 	for ri, r := range d.Racks {
 		c.racks = append(c.racks, r.Name)
+		c.rackNodes = append(c.rackNodes, r.expandNodes())
 		for _, name := range r.expandNodes() {
 			n := Node{Name: name, Rack: r.Name, RackIndex: ri, NICRateBps: d.NICRateBps}
 			if o, ok := over[name]; ok {
@@ -131,6 +134,33 @@ func (c *Cluster) Nodes() []Node { return c.nodes }
 
 // Racks lists the rack names in description order.
 func (c *Cluster) Racks() []string { return c.racks }
+
+// RackNodes lists the names of rack r's nodes, in description order, in a new slice the caller
+// may change or append to.
+func (c *Cluster) RackNodes(r int) []string { return slices.Clone(c.rackNodes[r]) }
+
+// ClassPair is a pair of nodes of one path class.
+type ClassPair struct {
+	Class    PathClass
+	Src, Dst string
+}
+
+// ClassPairs gives one pair of nodes per path class the cluster has, the pairs point-to-point
+// sweeps use: intra-rack, the first two nodes of the first rack that has two; inter-rack, the
+// first nodes of the first two racks.
+func (c *Cluster) ClassPairs() []ClassPair {
+	var out []ClassPair
+	for _, nodes := range c.rackNodes {
+		if len(nodes) >= 2 {
+			out = append(out, ClassPair{Class: IntraRack, Src: nodes[0], Dst: nodes[1]})
+			break
+		}
+	}
+	if len(c.rackNodes) > 1 {
+		out = append(out, ClassPair{Class: InterRack, Src: c.rackNodes[0][0], Dst: c.rackNodes[1][0]})
+	}
+	return out
+}
 
 // Resources lists every directed resource; a resource's ID is its index.
 func (c *Cluster) Resources() []Resource { return c.resources }

@@ -202,3 +202,29 @@ func FuzzParseCluster(f *testing.F) {
 		}
 	})
 }
+
+func TestRackNodesAndClassPairs(t *testing.T) {
+	tb := mustNamed(t, "ccpe-testbed")
+	r0 := tb.RackNodes(0)
+	if len(r0) != 15 || r0[0] != tb.Nodes()[0].Name {
+		t.Fatalf("rack 0: %v", r0)
+	}
+	// A caller appending to a prefix must not change the cluster's own list.
+	_ = append(r0[:1], "intruder")
+	if got := tb.RackNodes(0)[1]; got != tb.Nodes()[1].Name {
+		t.Errorf("rack 0 node 1 is %q after a caller's append", got)
+	}
+	pairs := tb.ClassPairs()
+	want := []ClassPair{
+		{Class: IntraRack, Src: tb.Nodes()[0].Name, Dst: tb.Nodes()[1].Name},
+		{Class: InterRack, Src: tb.Nodes()[0].Name, Dst: tb.RackNodes(1)[0]},
+	}
+	if !reflect.DeepEqual(pairs, want) {
+		t.Errorf("class pairs %v, want %v", pairs, want)
+	}
+	for _, p := range pairs {
+		if got, err := tb.Class(p.Src, p.Dst); err != nil || got != p.Class {
+			t.Errorf("%s→%s is %v (%v), listed as %v", p.Src, p.Dst, got, err, p.Class)
+		}
+	}
+}

@@ -45,16 +45,13 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 			spec.Racks, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
 	}
 	per := spec.Nodes / spec.Racks
-	byRack := make([][]string, len(cl.Racks()))
-	for _, n := range cl.Nodes() {
-		byRack[n.RackIndex] = append(byRack[n.RackIndex], n.Name)
-	}
 	var nodes []string
 	for r := 0; r < spec.Racks; r++ {
-		if len(byRack[r]) < per {
-			return nil, fmt.Errorf("contention: rack %s has %d nodes, %d needed", cl.Racks()[r], len(byRack[r]), per)
+		rack := cl.RackNodes(r)
+		if len(rack) < per {
+			return nil, fmt.Errorf("contention: rack %s has %d nodes, %d needed", cl.Racks()[r], len(rack), per)
 		}
-		nodes = append(nodes, byRack[r][:per]...)
+		nodes = append(nodes, rack[:per]...)
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(spec.Nodes)<<32|uint64(spec.D)))
 	out := make([]Pattern, 0, count)
@@ -95,24 +92,13 @@ func RandomSetting(id string) (nodes, d int, ok bool) {
 	return n, dd, true
 }
 
-// rackNodes lists the nodes of rack r.
-func rackNodes(cl *cluster.Cluster, r int) []string {
-	var out []string
-	for _, n := range cl.Nodes() {
-		if n.RackIndex == r {
-			out = append(out, n.Name)
-		}
-	}
-	return out
-}
-
 // FairnessPatterns are the unidirectional calibration designs of CCPE 2014 §5.1, for
 // k = 1…maxK: fair_intra (A: k transfers from the first node of the first rack to its second
 // node) and, on clusters of several racks, fair_inter (B: k transfers from k distinct nodes of
 // the first rack to k distinct nodes of the second; k is capped by the rack sizes).
 func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 	var out []Pattern
-	r0 := rackNodes(cl, 0)
+	r0 := cl.RackNodes(0)
 	for k := 1; k <= maxK && len(r0) >= 2; k++ {
 		p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_intra"}
 		for i := 0; i < k; i++ {
@@ -121,7 +107,7 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 		out = append(out, p)
 	}
 	if len(cl.Racks()) > 1 {
-		r1 := rackNodes(cl, 1)
+		r1 := cl.RackNodes(1)
 		for k := 1; k <= maxK && k <= len(r0) && k <= len(r1); k++ {
 			p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_inter"}
 			for i := 0; i < k; i++ {
@@ -140,7 +126,7 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 // first and out transfers the other way. Node choices wrap around when a rack is small.
 func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) []Pattern {
 	var out []Pattern
-	r0 := rackNodes(cl, 0)
+	r0 := cl.RackNodes(0)
 	b := float64(bytes)
 	if len(r0) >= 2 {
 		others := r0[1:]
@@ -158,7 +144,7 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 		}
 	}
 	if len(cl.Racks()) > 1 {
-		r1 := rackNodes(cl, 1)
+		r1 := cl.RackNodes(1)
 		for i := 1; i <= maxIn; i++ {
 			for o := 1; o <= maxOut; o++ {
 				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: "bidir_backbone"}
@@ -174,6 +160,9 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 	}
 	return out
 }
+
+// PairID names the pattern of a single transfer of a point-to-point sweep: "src>dst:bytes".
+func PairID(src, dst string, bytes int64) string { return fmt.Sprintf("%s>%s:%d", src, dst, bytes) }
 
 // Alltoallv is an MPI_Alltoallv as point-to-point transfers: sizes[i][j] bytes from nodes[i]
 // to nodes[j], for every i ≠ j with a positive size.
@@ -203,10 +192,10 @@ func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
 // those of the graphs its later steps leave), keeping one graph per shape. IDs are
 // "g<index>"; the same seed gives the same graphs.
 func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, seed uint64) []Pattern {
-	pool := rackNodes(cl, 0)
+	pool := cl.RackNodes(0)
 	pool = pool[:min(6, len(pool))]
 	if len(cl.Racks()) > 1 {
-		r1 := rackNodes(cl, 1)
+		r1 := cl.RackNodes(1)
 		pool = append(pool, r1[:min(3, len(r1))]...)
 	}
 	if len(pool) < 2 || maxEdges < 1 {

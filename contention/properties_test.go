@@ -157,7 +157,7 @@ func TestRenamingAndReorderingChangeNothing(t *testing.T) {
 		// A node relabelling that keeps racks: permute the nodes within each rack.
 		rename := map[string]string{}
 		for r := range cl.Racks() {
-			nodes := rackNodes(cl, r)
+			nodes := cl.RackNodes(r)
 			perm := rng.Perm(len(nodes))
 			for i, n := range nodes {
 				rename[n] = nodes[perm[i]]

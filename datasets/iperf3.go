@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+
+	"github.com/commcal/commcal/contention"
 )
 
 // iperf3Result is the part of `iperf3 --json` client output that commcal reads.
@@ -104,7 +106,7 @@ func (ing *ingester) iperf3(src Source, r io.Reader, idx int32) (*Table, int64, 
 	}
 	pattern := src.PatternID
 	if pattern == "" {
-		pattern = pairLabel(srcNode, dstNode, b)
+		pattern = contention.PairID(srcNode, dstNode, b)
 	}
 	t := TransfersTable
 	rb := newRowBuilder(t, ing.opts.Mem)

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -116,6 +115,3 @@ func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64,
 	}
 	return t, rows, nil
 }
-
-// pairLabel is the default pattern name of a single transfer.
-func pairLabel(src, dst string, bytes int64) string { return fmt.Sprintf("%s>%s:%d", src, dst, bytes) }

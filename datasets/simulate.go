@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
 )
 
 // TruthFile is the name of the ground-truth file the generator writes beside the tables.
@@ -122,37 +123,21 @@ func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 		}
 		return s
 	}
-	beta := func(a, b cluster.Node) float64 { return 8 / (0.94 * math.Min(a.NICRateBps, b.NICRateBps)) }
-	// Intra-rack: the first two nodes of the first rack with two nodes.
-	for i := 1; i < len(nodes); i++ {
-		if nodes[i].RackIndex == nodes[i-1].RackIndex {
-			a, b := nodes[i-1], nodes[i]
-			tr.Hockney = append(tr.Hockney, HockneyTruth{Class: string(cluster.IntraRack), Src: a.Name, Dst: b.Name,
-				Alpha: 50e-6, Beta: beta(a, b), Sizes: pow2(10, 23)})
-			break
-		}
-	}
-	if len(cl.Racks()) > 1 {
-		a := nodes[0]
-		for _, b := range nodes {
-			if b.RackIndex != a.RackIndex {
-				tr.Hockney = append(tr.Hockney, HockneyTruth{Class: string(cluster.InterRack), Src: a.Name, Dst: b.Name,
-					Alpha: 80e-6, Beta: beta(a, b), Sizes: pow2(10, 23)})
-				break
-			}
-		}
+	alpha := map[cluster.PathClass]float64{cluster.IntraRack: 50e-6, cluster.InterRack: 80e-6}
+	for _, p := range cl.ClassPairs() {
+		a, _ := cl.Node(p.Src)
+		b, _ := cl.Node(p.Dst)
+		tr.Hockney = append(tr.Hockney, HockneyTruth{Class: string(p.Class), Src: p.Src, Dst: p.Dst,
+			Alpha: alpha[p.Class], Beta: 8 / (0.94 * math.Min(a.NICRateBps, b.NICRateBps)), Sizes: pow2(10, 23)})
 	}
 	if len(nodes) >= 3 {
 		// Up to eight nodes, taken round-robin over the racks.
-		byRack := make([][]cluster.Node, len(cl.Racks()))
-		for _, n := range nodes {
-			byRack[n.RackIndex] = append(byRack[n.RackIndex], n)
-		}
 		var pick []cluster.Node
 		for k := 0; len(pick) < min(8, len(nodes)); k++ {
-			for _, r := range byRack {
-				if k < len(r) && len(pick) < 8 {
-					pick = append(pick, r[k])
+			for r := range cl.Racks() {
+				if rack := cl.RackNodes(r); k < len(rack) && len(pick) < 8 {
+					n, _ := cl.Node(rack[k])
+					pick = append(pick, n)
 				}
 			}
 		}
@@ -227,7 +212,7 @@ func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 			for r := int64(0); r < reps; r++ {
 				t := (h.Alpha + h.Beta*float64(m)) * nz.factor()
 				g.Transfers = append(g.Transfers, Transfer{Cluster: name, Experiment: "p2p_sweep",
-					PatternID: pairLabel(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
+					PatternID: contention.PairID(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
 					TStart: clock, TEnd: clock + t})
 				clock += t + 1e-3
 			}

@@ -46,13 +46,7 @@ func defaultContention(cl *cluster.Cluster) *ContentionTruth {
 		Bytes: 10_000_000, FairnessMaxK: 12, BidirMax: 6, StaticSync: &StaticSyncTruth{Graphs: 12, MaxEdges: 4}}
 	smallest := len(cl.Nodes())
 	for r := range cl.Racks() {
-		n := 0
-		for _, nd := range cl.Nodes() {
-			if nd.RackIndex == r {
-				n++
-			}
-		}
-		smallest = min(smallest, n)
+		smallest = min(smallest, len(cl.RackNodes(r)))
 	}
 	racks := min(2, len(cl.Racks()))
 	for _, d := range []int{1, 2, 3} {

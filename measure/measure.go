@@ -51,24 +51,10 @@ var QuickCatalogue = Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 
 // Patterns lists the catalogue's patterns for a cluster.
 func (c Catalogue) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
 	var pats []contention.Pattern
-	nodes := cl.Nodes()
-	var pairs [][2]string
-	for i := 1; i < len(nodes); i++ {
-		if nodes[i].RackIndex == nodes[0].RackIndex {
-			pairs = append(pairs, [2]string{nodes[0].Name, nodes[i].Name})
-			break
-		}
-	}
-	for _, n := range nodes {
-		if n.RackIndex != nodes[0].RackIndex {
-			pairs = append(pairs, [2]string{nodes[0].Name, n.Name})
-			break
-		}
-	}
-	for _, p := range pairs {
+	for _, p := range cl.ClassPairs() {
 		for _, m := range c.SweepSizes {
-			pats = append(pats, contention.Pattern{ID: fmt.Sprintf("%s>%s:%d", p[0], p[1], m), Experiment: "p2p_sweep",
-				Flows: []contention.Flow{{Src: p[0], Dst: p[1], Bytes: float64(m)}}})
+			pats = append(pats, contention.Pattern{ID: contention.PairID(p.Src, p.Dst, m), Experiment: "p2p_sweep",
+				Flows: []contention.Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
 		}
 	}
 	pats = append(pats, contention.FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)
@@ -206,15 +192,11 @@ func bufferNote(b int) string {
 // links allow; under 85% of it (headers take 5%) the CPU, not the shaping, limits the transfers, and the
 // measurement is refused rather than recorded.
 func checkHeadroom(ctx context.Context, em *Emulation, bench BenchOptions) (string, error) {
-	var src, dst []string
-	for _, n := range em.Cluster.Nodes() {
-		if n.RackIndex == 0 {
-			src = append(src, n.Name)
-		} else {
-			dst = append(dst, n.Name)
-		}
-	}
-	if len(dst) == 0 { // one rack: pair the nodes up inside it
+	src := em.Cluster.RackNodes(0)
+	var dst []string
+	if len(em.Cluster.Racks()) > 1 {
+		dst = em.Cluster.RackNodes(1)
+	} else { // one rack: pair the nodes up inside it
 		half := len(src) / 2
 		src, dst = src[:half], src[half:]
 	}
