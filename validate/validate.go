@@ -54,47 +54,38 @@ type Row struct {
 // PredictionsTable is the schema of predictions.parquet.
 var PredictionsTable = datasets.DefineTable[Row]("predictions")
 
-// set stores a model's prediction and error in the row.
-func (r *Row) set(model string, pred, err float64) {
+// columns gives the row's prediction and error fields for a model; every model commcal
+// predicts with has a pair, so an unknown model is a programming error.
+func (r *Row) columns(model string) (pred, err *float64) {
 	switch model {
 	case "asymmetric":
-		r.PredAsymmetric, r.ErrAsymmetric = pred, err
+		return &r.PredAsymmetric, &r.ErrAsymmetric
 	case "asymmetric-fitted":
-		r.PredAsymmetricFitted, r.ErrAsymmetricFitted = pred, err
+		return &r.PredAsymmetricFitted, &r.ErrAsymmetricFitted
 	case "fair":
-		r.PredFair, r.ErrFair = pred, err
+		return &r.PredFair, &r.ErrFair
 	case "maxmin":
-		r.PredMaxMin, r.ErrMaxMin = pred, err
+		return &r.PredMaxMin, &r.ErrMaxMin
 	case "penalty":
-		r.PredPenalty, r.ErrPenalty = pred, err
+		return &r.PredPenalty, &r.ErrPenalty
 	case "penalty-table":
-		r.PredPenaltyTable, r.ErrPenaltyTable = pred, err
+		return &r.PredPenaltyTable, &r.ErrPenaltyTable
 	case "hockney":
-		r.PredHockney, r.ErrHockney = pred, err
-	default:
-		panic("validate: no column for model " + model)
+		return &r.PredHockney, &r.ErrHockney
 	}
+	panic("validate: no column for model " + model)
+}
+
+// set stores a model's prediction and error in the row.
+func (r *Row) set(model string, pred, err float64) {
+	p, e := r.columns(model)
+	*p, *e = pred, err
 }
 
 // Err returns the row's signed error for a model.
 func (r Row) Err(model string) float64 {
-	switch model {
-	case "asymmetric":
-		return r.ErrAsymmetric
-	case "asymmetric-fitted":
-		return r.ErrAsymmetricFitted
-	case "fair":
-		return r.ErrFair
-	case "maxmin":
-		return r.ErrMaxMin
-	case "penalty":
-		return r.ErrPenalty
-	case "penalty-table":
-		return r.ErrPenaltyTable
-	case "hockney":
-		return r.ErrHockney
-	}
-	panic("validate: no column for model " + model)
+	_, e := r.columns(model)
+	return *e
 }
 
 // ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.

@@ -101,3 +101,22 @@ func TestInconsistentRepetitions(t *testing.T) {
 		t.Error("a transfer that changes between repetitions was accepted")
 	}
 }
+
+// Every model has its own pair of columns: a value set for one model is read back for it and
+// for no other.
+func TestRowColumnsPerModel(t *testing.T) {
+	models := contention.Models()
+	for i, m := range models {
+		var r Row
+		r.set(m.Name(), float64(i+1), float64(-(i + 1)))
+		p, _ := r.columns(m.Name())
+		if *p != float64(i+1) || r.Err(m.Name()) != float64(-(i+1)) {
+			t.Errorf("%s: read back %g, %g", m.Name(), *p, r.Err(m.Name()))
+		}
+		for _, o := range models {
+			if o.Name() != m.Name() && r.Err(o.Name()) != 0 {
+				t.Errorf("setting %s changed %s's error", m.Name(), o.Name())
+			}
+		}
+	}
+}
