@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -185,39 +184,27 @@ func Compare(runs []string, out string) (*Comparison, error) {
 }
 
 func writeComparison(cmp *Comparison, figs []*plots.Figure, out string) error {
-	tmp, err := atomicio.TempDir(out)
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		os.RemoveAll(tmp)
-		return err
-	}
-	if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
-		return fail(err)
-	}
-	var shown []reportFigure
-	for _, f := range figs {
-		svg, err := f.Write(tmp)
-		if err != nil {
-			return fail(err)
+	return atomicio.BuildDir(out, func(tmp string) error {
+		if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
+			return err
 		}
-		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
-	}
-	var table strings.Builder
-	cmp.WriteText(&table)
-	var page bytes.Buffer
-	if err := compareTmpl.Execute(&page, map[string]any{"Runs": cmp.Runs, "Table": table.String(), "Figures": shown,
-		"Drifted": cmp.Drifted, "Version": Version}); err != nil {
-		return fail(fmt.Errorf("pipeline: compare page: %w", err))
-	}
-	if err := atomicio.WriteFile(filepath.Join(tmp, CompareHTML), page.Bytes()); err != nil {
-		return fail(err)
-	}
-	if err := atomicio.CommitDir(tmp, out, true); err != nil {
-		return fail(err)
-	}
-	return nil
+		var shown []reportFigure
+		for _, f := range figs {
+			svg, err := f.Write(tmp)
+			if err != nil {
+				return err
+			}
+			shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
+		}
+		var table strings.Builder
+		cmp.WriteText(&table)
+		var page bytes.Buffer
+		if err := compareTmpl.Execute(&page, map[string]any{"Runs": cmp.Runs, "Table": table.String(), "Figures": shown,
+			"Drifted": cmp.Drifted, "Version": Version}); err != nil {
+			return fmt.Errorf("pipeline: compare page: %w", err)
+		}
+		return atomicio.WriteFile(filepath.Join(tmp, CompareHTML), page.Bytes())
+	})
 }
 
 var compareTmpl = template.Must(template.New("compare").Parse(`<!DOCTYPE html>

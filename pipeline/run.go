@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,16 +70,12 @@ func Run(ctx context.Context, opts RunOptions) (*RunResult, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	tmp, err := atomicio.TempDir(opts.Out)
+	var res *RunResult
+	err := atomicio.BuildDir(opts.Out, func(tmp string) (err error) {
+		res, err = run(ctx, opts, tmp)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	res, err := run(ctx, opts, tmp)
-	if err == nil {
-		err = atomicio.CommitDir(tmp, opts.Out, true)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
 		return nil, err
 	}
 	return res, nil

@@ -158,18 +158,7 @@ func begin(c *cli.Context, min, max int, what string) (*invocation, error) {
 // writeDir builds the directory --out through fill, in a temporary sibling renamed into place
 // when fill succeeds and removed when it fails.
 func writeDir(c *cli.Context, fill func(tmp string) error) error {
-	tmp, err := atomicio.TempDir(c.String("out"))
-	if err != nil {
-		return err
-	}
-	err = fill(tmp)
-	if err == nil {
-		err = atomicio.CommitDir(tmp, c.String("out"), true)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-	}
-	return err
+	return atomicio.BuildDir(c.String("out"), fill)
 }
 
 // openDataset opens the dataset argument, as a usage error when it is not one.

@@ -70,6 +70,23 @@ func CommitDir(tmp, out string, replace bool) error {
 	return syncDir(filepath.Dir(out))
 }
 
+// BuildDir builds the directory out through fill, in a temporary sibling that replaces out
+// when fill succeeds and is removed when fill or the commit fails; out is untouched then.
+func BuildDir(out string, fill func(tmp string) error) error {
+	tmp, err := TempDir(out)
+	if err != nil {
+		return err
+	}
+	err = fill(tmp)
+	if err == nil {
+		err = CommitDir(tmp, out, true)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
+}
+
 // TempDir makes a temporary directory beside out, for CommitDir.
 func TempDir(out string) (string, error) {
 	parent := filepath.Dir(filepath.Clean(out))

@@ -54,3 +54,33 @@ func TestCommitDir(t *testing.T) {
 		t.Errorf("left beside the output: %v", entries)
 	}
 }
+
+func TestBuildDirKeepsOutOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	write := func(content string) func(string) error {
+		return func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "f"), []byte(content), 0o644) }
+	}
+	if err := BuildDir(out, write("one")); err != nil {
+		t.Fatal(err)
+	}
+	failing := func(tmp string) error {
+		write("half")(tmp)
+		return os.ErrInvalid
+	}
+	if err := BuildDir(out, failing); err != os.ErrInvalid {
+		t.Errorf("failing fill returned %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "f")); string(got) != "one" {
+		t.Errorf("after a failed build: %q", got)
+	}
+	if err := BuildDir(out, write("two")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "f")); string(got) != "two" {
+		t.Errorf("after a rebuild: %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the output: %v", entries)
+	}
+}
