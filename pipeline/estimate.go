@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
@@ -49,29 +49,12 @@ var (
 	lmoLinksTable = datasets.DefineTable[LMOLinkRow]("lmo_links")
 )
 
-// Estimate reads a dataset's tables and calibrates every model parameter its calibration
-// experiments allow.
-func Estimate(ctx context.Context, ds *datasets.Dataset, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
-	var in estimate.Inputs
-	var err error
-	if in.Transfers, err = datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable); err != nil {
-		return nil, err
-	}
-	if in.RoundTrips, err = datasets.ReadAll[datasets.RoundTrip](ctx, ds, datasets.RoundTripsTable); err != nil {
-		return nil, err
-	}
-	if in.OneToTwo, err = datasets.ReadAll[datasets.OneToTwo](ctx, ds, datasets.OneToTwoTable); err != nil {
-		return nil, err
-	}
-	if in.Collectives, err = datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable); err != nil {
-		return nil, err
-	}
-	if in.PingPongPairs, err = datasets.ReadAll[datasets.PingPongPairs](ctx, ds, datasets.PingPongPairsTable); err != nil {
-		return nil, err
-	}
-	cal := estimate.Calibrate(ds.Cluster, in, defaults, weighted)
+// Estimate calibrates every model parameter a dataset's calibration experiments allow, and
+// stamps the calibration with the tool, its version and the creation time.
+func Estimate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) *estimate.Calibration {
+	cal := estimate.Calibrate(cl, in, defaults, weighted)
 	cal.Tool, cal.Version, cal.Created = "commcal", Version, created.UTC().Format(time.RFC3339)
-	return cal, nil
+	return cal
 }
 
 // WriteCalibration writes calibration.json and, when the LMO model was fitted, its per-node

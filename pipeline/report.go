@@ -65,10 +65,17 @@ func Plot(ctx context.Context, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	figs, err := figures(ctx, ds, cal, preds)
+	in, err := LoadTables(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
+	return report(dir, ds, in, cal, acc, preds)
+}
+
+// report draws the figures into <dir>/figures and writes <dir>/report.html from a run's
+// results in memory; cal, acc and preds may be nil when the run has not made them.
+func report(dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.Calibration, acc *validate.Accuracy, preds []validate.Row) ([]string, error) {
+	figs := figures(ds.Cluster, in, cal, preds)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
@@ -91,7 +98,7 @@ func Plot(ctx context.Context, dir string) ([]string, error) {
 		acc.WriteText(&accText)
 	}
 	var page bytes.Buffer
-	err = reportTmpl.Execute(&page, map[string]any{
+	err := reportTmpl.Execute(&page, map[string]any{
 		"Cluster": ds.Cluster.Name(), "Manifest": ds.Manifest, "Calibration": calText.String(),
 		"Accuracy": accText.String(), "Figures": shown, "Version": Version,
 	})
@@ -114,7 +121,7 @@ func inlineSVG(svg []byte) string {
 }
 
 // figures builds every figure the data allow.
-func figures(ctx context.Context, ds *datasets.Dataset, cal *estimate.Calibration, preds []validate.Row) ([]*plots.Figure, error) {
+func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration, preds []validate.Row) []*plots.Figure {
 	var figs []*plots.Figure
 	models := []string{}
 	for _, m := range contention.Models() {
@@ -165,18 +172,14 @@ func figures(ctx context.Context, ds *datasets.Dataset, cal *estimate.Calibratio
 		figs = append(figs, plots.PredictedVsMeasured("predicted_vs_measured", models, measured, predicted))
 	}
 	if cal == nil {
-		return figs, nil
+		return figs
 	}
 	if len(cal.Hockney) > 0 {
-		rows, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
-		if err != nil {
-			return nil, err
-		}
 		var series []plots.HockneySeries
 		for _, h := range cal.Hockney {
 			s := plots.HockneySeries{Class: string(h.Class), Alpha: h.Alpha.Value, Beta: h.Beta.Value}
-			for _, r := range rows {
-				if c, _ := ds.Cluster.Class(r.Src, r.Dst); r.Experiment == "p2p_sweep" && c == cluster.PathClass(h.Class) {
+			for _, r := range in.Transfers {
+				if c, _ := cl.Class(r.Src, r.Dst); r.Experiment == "p2p_sweep" && c == cluster.PathClass(h.Class) {
 					s.Sizes, s.Times = append(s.Sizes, float64(r.Bytes)), append(s.Times, r.Seconds())
 				}
 			}
@@ -211,12 +214,8 @@ func figures(ctx context.Context, ds *datasets.Dataset, cal *estimate.Calibratio
 		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts))
 	}
 	if th := cal.Thresholds; th != nil {
-		rows, err := datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable)
-		if err != nil {
-			return nil, err
-		}
-		_, _, ss, st := estimate.Sweep(rows, "scatter")
-		_, _, gs, gt := estimate.Sweep(rows, "gather")
+		_, _, ss, st := estimate.Sweep(in.Collectives, "scatter")
+		_, _, gs, gt := estimate.Sweep(in.Collectives, "gather")
 		figs = append(figs, plots.CollectiveSweeps("collectives", []plots.Sweep{
 			{Op: "scatter", Sizes: ss, Times: st, Marks: map[string]float64{"S": float64(th.S)}},
 			{Op: "gather", Sizes: gs, Times: gt, Marks: map[string]float64{"M1": float64(th.M1), "M2": float64(th.M2)}},
@@ -248,5 +247,5 @@ func figures(ctx context.Context, ds *datasets.Dataset, cal *estimate.Calibratio
 		}
 		figs = append(figs, plots.LMONodes("lmo_nodes", c, t))
 	}
-	return figs, nil
+	return figs
 }

@@ -95,7 +95,11 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	s, err := Summarize(ctx, ds, opts.Rule)
+	in, err := LoadTables(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Summarize(ds, in, opts.Rule)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +118,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	cal, err := Estimate(ctx, ds, opts.Defaults, opts.Weighted, opts.Created)
-	if err != nil {
-		return nil, err
-	}
+	cal := Estimate(ds.Cluster, in, opts.Defaults, opts.Weighted, opts.Created)
 	if err := WriteCalibration(tmp, cal); err != nil {
 		return nil, err
 	}
@@ -131,13 +132,13 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if opts.Override != nil {
 		opts.Override(&params)
 	}
-	acc, err := Validate(ctx, ds, params, cal.PenaltyTable(), heldOut, tmp)
+	preds, acc, err := Validate(ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, tmp)
 	if err != nil {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "validate", "seconds", time.Since(start).Seconds())
 	start = time.Now()
-	figs, err := Plot(ctx, tmp)
+	figs, err := report(tmp, ds, in, cal, acc, preds)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -83,45 +82,25 @@ func (g grouper) add(table, experiment, label string, bytes int64, v float64) {
 	gr.vals = append(gr.vals, v)
 }
 
-// Summarize reads every table of a dataset and summarises each measurement over its
-// repetitions under the stopping rule.
-func Summarize(ctx context.Context, ds *datasets.Dataset, rule estimate.StoppingRule) (*Summary, error) {
+// Summarize summarises each measurement of a dataset's tables over its repetitions under the
+// stopping rule.
+func Summarize(ds *datasets.Dataset, in estimate.Inputs, rule estimate.StoppingRule) (*Summary, error) {
 	s := &Summary{Cluster: ds.Cluster.Name(), Racks: len(ds.Cluster.Racks()), Nodes: len(ds.Cluster.Nodes()),
 		Tables: ds.Manifest.Tables, Sources: ds.Manifest.Sources, Rule: rule}
 	g := grouper{}
-	tr, err := datasets.ReadAll[datasets.Transfer](ctx, ds, datasets.TransfersTable)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range tr {
+	for _, r := range in.Transfers {
 		g.add("transfers", r.Experiment, fmt.Sprintf("%s/%d %s>%s", r.PatternID, r.FlowID, r.Src, r.Dst), r.Bytes, r.Seconds())
 	}
-	rt, err := datasets.ReadAll[datasets.RoundTrip](ctx, ds, datasets.RoundTripsTable)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rt {
+	for _, r := range in.RoundTrips {
 		g.add("roundtrips", roundTripKind(r), fmt.Sprintf("%s<>%s:%d/%d", r.I, r.J, r.BytesOut, r.BytesBack), r.BytesOut, r.Seconds)
 	}
-	ot, err := datasets.ReadAll[datasets.OneToTwo](ctx, ds, datasets.OneToTwoTable)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range ot {
+	for _, r := range in.OneToTwo {
 		g.add("one_to_two", "one_to_two", fmt.Sprintf("%s>%s,%s:%d", r.Root, r.J, r.K, r.Bytes), r.Bytes, r.Seconds)
 	}
-	co, err := datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range co {
+	for _, r := range in.Collectives {
 		g.add("collectives", r.Op, fmt.Sprintf("%s@%s/%d:%d", r.Op, r.Root, r.Procs, r.Bytes), r.Bytes, r.Seconds)
 	}
-	pp, err := datasets.ReadAll[datasets.PingPongPairs](ctx, ds, datasets.PingPongPairsTable)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range pp {
+	for _, r := range in.PingPongPairs {
 		g.add("pingpong_pairs", "pingpong_pairs", fmt.Sprintf("%dpairs:%d", r.Pairs, r.Bytes), r.Bytes, r.RTT)
 	}
 

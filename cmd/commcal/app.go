@@ -12,7 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -20,7 +22,7 @@ import (
 // Exit statuses, the same for every command.
 const (
 	exitOK      = 0
-	exitFailure = 1 // a failure, or (later) a drift or accuracy alarm
+	exitFailure = 1 // a failure, or drift under compare --fail-on-drift
 	exitBadData = 2 // bad input or bad usage
 )
 
@@ -161,13 +163,35 @@ func writeDir(c *cli.Context, fill func(tmp string) error) error {
 	return atomicio.BuildDir(c.String("out"), fill)
 }
 
-// openDataset opens the dataset argument, as a usage error when it is not one.
-func openDataset(path string) (*datasets.Dataset, error) {
-	ds, err := datasets.Open(path)
+// datasetJob is the start of the commands that work on one dataset: the checked invocation,
+// the model parameters the flags give, and the dataset with its tables in memory.
+type datasetJob struct {
+	*invocation
+	params contention.Params
+	ds     *datasets.Dataset
+	in     estimate.Inputs
+}
+
+// beginDataset checks a command's DATASET argument and flags, and loads the dataset; a path
+// that is not a dataset is a usage error.
+func beginDataset(c *cli.Context) (*datasetJob, error) {
+	inv, err := begin(c, 1, 1, "DATASET")
+	if err != nil {
+		return nil, err
+	}
+	params, err := paramsFromFlags(c)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := datasets.Open(inv.paths[0])
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return ds, nil
+	in, err := pipeline.LoadTables(c.Context, ds)
+	if err != nil {
+		return nil, err
+	}
+	return &datasetJob{invocation: inv, params: params, ds: ds, in: in}, nil
 }
 
 // logger builds the structured stderr logger from --log-level.

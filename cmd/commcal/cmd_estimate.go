@@ -36,29 +36,18 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 1, 1, "DATASET")
+			job, err := beginDataset(c)
 			if err != nil {
 				return err
 			}
-			params, err := paramsFromFlags(c)
-			if err != nil {
-				return err
-			}
-			ds, err := openDataset(inv.paths[0])
-			if err != nil {
-				return err
-			}
-			cal, err := pipeline.Estimate(c.Context, ds, params, c.Bool("weighted"), inv.when)
-			if err != nil {
-				return err
-			}
+			cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, c.Bool("weighted"), job.when)
 			if err := writeDir(c, func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
 				return err
 			}
 			if c.Bool("json") {
 				return printJSON(c, cal)
 			}
-			fmt.Fprintf(c.App.Writer, "calibration of %s written to %s\n\n", inv.paths[0], c.String("out"))
+			fmt.Fprintf(c.App.Writer, "calibration of %s written to %s\n\n", job.paths[0], c.String("out"))
 			return pipeline.WriteCalibrationText(c.App.Writer, cal)
 		},
 	})

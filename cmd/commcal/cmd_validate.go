@@ -41,19 +41,11 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 1, 1, "DATASET")
-			if err != nil {
-				return err
-			}
-			params, err := paramsFromFlags(c)
-			if err != nil {
-				return err
-			}
 			held, err := heldOut(c)
 			if err != nil {
 				return err
 			}
-			ds, err := openDataset(inv.paths[0])
+			job, err := beginDataset(c)
 			if err != nil {
 				return err
 			}
@@ -62,17 +54,17 @@ EXAMPLES:
 				if cal, err = pipeline.ReadCalibration(p); err != nil {
 					return usageError{err.Error()}
 				}
-				if cal.Cluster != ds.Cluster.Name() {
-					return usagef("validate: calibration of cluster %s, dataset of %s", cal.Cluster, ds.Cluster.Name())
+				if cal.Cluster != job.ds.Cluster.Name() {
+					return usagef("validate: calibration of cluster %s, dataset of %s", cal.Cluster, job.ds.Cluster.Name())
 				}
-			} else if cal, err = pipeline.Estimate(c.Context, ds, params, false, inv.when); err != nil {
-				return err
+			} else {
+				cal = pipeline.Estimate(job.ds.Cluster, job.in, job.params, false, job.when)
 			}
-			params = cal.Params
+			params := cal.Params
 			override(c)(&params)
 			var acc *validate.Accuracy
-			err = writeDir(c, func(tmp string) error {
-				acc, err = pipeline.Validate(c.Context, ds, params, cal.PenaltyTable(), held, tmp)
+			err = writeDir(c, func(tmp string) (err error) {
+				_, acc, err = pipeline.Validate(job.ds.Cluster, job.in.Transfers, params, cal.PenaltyTable(), held, tmp)
 				return err
 			})
 			if err != nil {
@@ -81,7 +73,7 @@ EXAMPLES:
 			if c.Bool("json") {
 				return printJSON(c, acc)
 			}
-			fmt.Fprintf(c.App.Writer, "held-out transfers of %s scored into %s\n\n", inv.paths[0], c.String("out"))
+			fmt.Fprintf(c.App.Writer, "held-out transfers of %s scored into %s\n\n", job.paths[0], c.String("out"))
 			return acc.WriteText(c.App.Writer)
 		},
 	})
