@@ -24,8 +24,8 @@ not overlap the first run's; each model's accuracy in each run; and the runs' er
 distributions overlaid, per model. Writes compare.json, compare.html and the figures (PNG,
 SVG) to --out.
 
-Typical uses: last night against tonight (with --fail-on-drift in the nightly job), or the
-two-rack testbed against the graphene-like cluster.
+Typical uses: last night against tonight (with --fail-on-drift in the nightly job), or one
+cluster against another.
 
 EXAMPLES:
    commcal compare --out cmp runs/2026-11-20 runs/2026-11-21

@@ -17,7 +17,8 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run the whole pipeline into one run directory (default: on the built-in sample)",
 		ArgsUsage: "[FILE_OR_DIR...]",
-		Description: `Runs every available stage and writes a run directory:
+		Description: `Runs every stage — ingest, measurement statistics, estimation, validation, figures — and
+writes a run directory:
 
    dataset/              the ingested dataset (Parquet tables + manifest.json)
    summary.txt           what is printed: tables, sources, per-experiment statistics
@@ -26,15 +27,16 @@ func runCommand() *cli.Command {
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
+   figures/              every figure as PNG and SVG
+   report.html           one file: calibration, accuracy, every figure inline, provenance
 
-Stages so far: ingest, measurement statistics, estimation of every parameter the dataset's
-calibration experiments allow (calibration.json, lmo_nodes.parquet, lmo_links.parquet), and
-validation of the contention models with the calibrated parameters. Figures join this
-command when they are built.
+Estimation runs every estimator whose calibration experiments the dataset holds (as
+"commcal estimate"); validation scores every contention model on the held-out transfers
+with the calibrated parameters (as "commcal validate").
 
-With no inputs it uses the sample built into the binary: real MPI ping-pong round trips from
-Grid5000's graphene plus a synthetic calibration campaign on a graphene-like cluster. Inputs
-are read as by "commcal ingest" (same flags).
+With no inputs it uses the sample built into the binary: real TCP transfers measured by
+"commcal measure" on an emulated two-rack cluster of five nodes per rack, the whole
+experiment catalogue. Inputs are read as by "commcal ingest" (same flags).
 
 The run directory is replaced as a whole when the new one is complete.
 

@@ -17,7 +17,7 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "DATASET",
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
 patterns and Alltoallv) with every model — asymmetric, asymmetric-fitted, fair, maxmin,
-penalty, hockney — and writes to --out:
+penalty, penalty-table, hockney — and writes to --out:
 
    predictions.parquet  one row per held-out transfer: measured mean over its repetitions,
                         each model's prediction and signed error ε = (pred − meas)/meas
