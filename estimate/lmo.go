@@ -154,21 +154,16 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 		}
 	}
 	fit := &LMOFit{MinReps: math.MaxInt}
-	t0 := make([][]meanVar, n)
-	for i := range t0 {
-		t0[i] = make([]meanVar, n)
-	}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			w := empty[at(i, j)]
 			if w.n == 0 {
 				return nil, fmt.Errorf("estimate: LMO: no empty round trip between %s and %s (every triplet needs all three)", names[i], names[j])
 			}
-			mv := w.meanVar()
-			t0[i][j], t0[j][i] = mv, mv
-			fit.MinReps = min(fit.MinReps, mv.reps)
+			fit.MinReps = min(fit.MinReps, w.n)
 		}
 	}
+	t0 := func(i, j int) float64 { return empty[at(i, j)].mean } // mean empty round trip T_ij(0)
 	// Fixed delays by the closed form, with the variance of the linear combination: pairs
 	// containing i weigh 1/(2(n−1)), the others −1/(2(n−1)(n−2)).
 	nf := float64(n)
@@ -177,9 +172,10 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if j != i {
-				s[i] += t0[i][j].mean
-				sv[i] += t0[i][j].v
-				sumSq += t0[i][j].mean * t0[i][j].mean / 2
+				mv := empty[at(i, j)].meanVar()
+				s[i] += mv.mean
+				sv[i] += mv.v
+				sumSq += mv.mean * mv.mean / 2
 			}
 		}
 		total += s[i] / 2
@@ -299,7 +295,7 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 		fit.Nodes = append(fit.Nodes, LMONodeFit{Name: names[i],
 			C:          Param{Value: c[i], CILow: c[i] - hc, CIHigh: c[i] + hc, N: n - 1},
 			T:          Param{Value: t[i], CILow: t[i] - half, CIHigh: t[i] + half, N: tN[i]},
-			CTripletSD: tripletSD(t0, i, c[i], s, sumSq)})
+			CTripletSD: tripletSD(n, i, t0, c[i], s, sumSq)})
 	}
 	for m := range sizes {
 		fit.MessageBytes = append(fit.MessageBytes, m)
@@ -345,15 +341,14 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 // of other nodes, around their mean ci, in O(n) from row sums: with a_j = T_ij and m = n − 1,
 // Σ(a_j + a_k)² = (m−2)·Σa² + (Σa)², Σ(a_j + a_k)·T_jk = Σ_j a_j·(S_j − a_j), and Σ T_jk² is
 // the sum over all pairs less the pairs containing i.
-func tripletSD(t0 [][]meanVar, i int, ci float64, rowSum []float64, sumSq float64) float64 {
-	n := len(t0)
+func tripletSD(n, i int, t0 func(i, j int) float64, ci float64, rowSum []float64, sumSq float64) float64 {
 	m := float64(n - 1)
 	var sa, saa, cross float64
 	for j := 0; j < n; j++ {
 		if j == i {
 			continue
 		}
-		a := t0[i][j].mean
+		a := t0(i, j)
 		sa += a
 		saa += a * a
 		cross += a * (rowSum[j] - a)
