@@ -114,6 +114,8 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	for i := range ones {
 		ones[i] = 1
 	}
+	// total is the Σ log² error over all patterns at any φ; column is the same on the grid,
+	// read from the table.
 	total := func(phi float64) float64 {
 		s := 0.0
 		for _, p := range pats {
@@ -122,11 +124,19 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 		}
 		return s
 	}
+	column := func(g int) float64 {
+		s := 0.0
+		for i := range pats {
+			s += table[i][g]
+		}
+		return s
+	}
 	g := argmin(ones)
 	lo, hi := math.Max(0, float64(g-1)/phiGrid), math.Min(1, float64(g+1)/phiGrid)
 	phi := goldenSection(total, lo, hi, 1e-6)
-	if total(float64(g)/phiGrid) < total(phi) {
-		phi = float64(g) / phiGrid
+	best := total(phi)
+	if v := column(g); v < best {
+		phi, best = float64(g)/phiGrid, v
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x70686900))
 	boot := make([]float64, bootstrapResamples)
@@ -144,7 +154,7 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	// The interval contains the estimate by construction of a fit on the full sample.
 	fit.CILow, fit.CIHigh = math.Min(fit.CILow, phi), math.Max(fit.CIHigh, phi)
 	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
-	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(total(phi)), rms(total(0)), rms(total(1))
+	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(best), rms(column(0)), rms(column(phiGrid))
 	for _, p := range pats {
 		var in, out int
 		fmt.Sscanf(p.ID, "in%d-out%d", &in, &out)
