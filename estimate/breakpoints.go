@@ -3,6 +3,8 @@ package estimate
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Segmentation is a least-squares segmentation of a series into regimes (Bai and Perron, 2003),
@@ -129,19 +131,10 @@ func newPrefix(x, y []float64) *prefix {
 	return p
 }
 
-// meanSD returns the mean and the standard deviation (1 when the data are constant, so that
-// scaling is harmless).
+// meanSD returns the mean and the population standard deviation (1 when the data are
+// constant, so that scaling is harmless).
 func meanSD(v []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	sd := math.Sqrt(ss / float64(len(v)))
+	m, sd := stat.PopMeanStdDev(v, nil)
 	if sd == 0 {
 		sd = 1
 	}

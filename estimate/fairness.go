@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/datasets"
@@ -74,14 +75,14 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	// conditions, so they are not independent observations of the regime.
 	var all []obs
 	for _, k := range ks {
-		all = append(all, obs{k, meanOf(byK[k])})
+		all = append(all, obs{k, stat.Mean(byK[k], nil)})
 	}
 	if len(ks) < 2 {
 		return nil, fmt.Errorf("estimate: fairness %s: patterns with %d distinct flow counts, need at least 2", experiment, len(ks))
 	}
 	fit := &FairnessFit{Experiment: experiment}
 	for _, k := range ks {
-		fit.Rates = append(fit.Rates, FairnessPoint{K: k, Rate: meanOf(byK[k])})
+		fit.Rates = append(fit.Rates, FairnessPoint{K: k, Rate: stat.Mean(byK[k], nil)})
 	}
 	bestSSE, bestS := math.Inf(1), 0
 	var bestC, bestCap float64
@@ -157,21 +158,13 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	return fit, nil
 }
 
-func meanOf(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
 // meanParam is the mean with its Student-t interval.
 func meanParam(x []float64) Param {
 	n := len(x)
 	if n == 0 {
 		return Param{}
 	}
-	m := meanOf(x)
+	m := stat.Mean(x, nil)
 	p := Param{Value: m, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: n}
 	if n > 1 {
 		ss := 0.0

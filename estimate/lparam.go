@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/commcal/commcal/datasets"
 )
@@ -53,7 +54,7 @@ func FitL(rows []datasets.PingPongPairs) (*LFit, error) {
 	var xs, ys, ws []float64
 	for _, k := range keys {
 		fit.Points = append(fit.Points, LPoint{Pairs: k.p, Bytes: k.m, L: meanParam(byKey[k])})
-		w := meanOf(rtt[k])
+		w := stat.Mean(rtt[k], nil)
 		for _, l := range byKey[k] {
 			fm, fp := float64(k.m), float64(k.p)
 			xs = append(xs, 1, fm, fp, fm*fp)
