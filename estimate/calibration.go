@@ -116,7 +116,7 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 	}
 	if c.LMO, err = FitLMO(in.RoundTrips, in.OneToTwo); err != nil {
 		skip("lmo", err)
-		skip("thresholds", fmt.Errorf("κ needs the LMO parameters"))
+		skip("thresholds", fmt.Errorf("κ1 and κ2 need the LMO parameters, which were not fitted (see lmo)"))
 	} else if c.Thresholds, err = FitThresholds(in.Collectives, c.LMO); err != nil {
 		skip("thresholds", err)
 	}

@@ -78,7 +78,7 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 		all = append(all, obs{k, stat.Mean(byK[k], nil)})
 	}
 	if len(ks) < 2 {
-		return nil, fmt.Errorf("estimate: fairness %s: patterns with %d distinct flow counts, need at least 2", experiment, len(ks))
+		return nil, fmt.Errorf("estimate: fairness %s: patterns with %d distinct flow counts, need at least 2 (transfers rows of experiment %s, k = 1, 2, … concurrent flows)", experiment, len(ks), experiment)
 	}
 	fit := &FairnessFit{Experiment: experiment}
 	for _, k := range ks {

@@ -171,7 +171,7 @@ func FitHockney(cl *cluster.Cluster, rows []datasets.Transfer, weighted bool) ([
 		fits = append(fits, f)
 	}
 	if len(fits) == 0 {
-		return nil, fmt.Errorf("estimate: hockney: no p2p_sweep transfers")
+		return nil, fmt.Errorf("estimate: hockney: no p2p_sweep transfers (transfers rows of experiment p2p_sweep: one transfer alone per message size, on a pair of each path class)")
 	}
 	return fits, nil
 }

@@ -114,7 +114,11 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 	}
 	n := len(names)
 	if n < 3 {
-		return nil, fmt.Errorf("estimate: LMO: empty round trips between %d nodes, need at least 3", n)
+		have := "no empty round trips"
+		if n > 0 {
+			have = fmt.Sprintf("empty round trips between only %d nodes %v", n, names)
+		}
+		return nil, fmt.Errorf("estimate: LMO: %s; the model needs empty round trips (roundtrips rows with bytes_out = bytes_back = 0) between every pair of at least 3 nodes, and one-to-two experiments (one_to_two rows) among them", have)
 	}
 	lookup := func(name string) (int, bool) {
 		if name == lastName && lastIdx >= 0 {

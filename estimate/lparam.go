@@ -43,7 +43,7 @@ func FitL(rows []datasets.PingPongPairs) (*LFit, error) {
 		rtt[k] = append(rtt[k], r.RTT)
 	}
 	if len(byKey) < 5 {
-		return nil, fmt.Errorf("estimate: L: %d (pairs, size) points, need at least 5 for 4 coefficients", len(byKey))
+		return nil, fmt.Errorf("estimate: L: %d (pairs, size) points in pingpong_pairs, need at least 5 for the 4 coefficients (say 2 pair counts × 3 message sizes)", len(byKey))
 	}
 	keys := make([]key, 0, len(byKey))
 	for k := range byKey {

@@ -117,7 +117,7 @@ func BackSolvePenalties(cl *cluster.Cluster, rows []datasets.Transfer, alpha flo
 		return nil, err
 	}
 	if len(pats) == 0 {
-		return nil, fmt.Errorf("estimate: penalty table: no static_sync patterns")
+		return nil, fmt.Errorf("estimate: penalty table: no static_sync patterns (transfers rows of experiment static_sync: small communication graphs started together)")
 	}
 	if alpha == 0 {
 		sum, n := 0.0, 0

@@ -85,7 +85,7 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 	var err error
 	f.Root, f.Procs, f.ScatterSizes, f.ScatterTimes = Sweep(rows, "scatter")
 	if len(f.ScatterSizes) == 0 {
-		return nil, fmt.Errorf("estimate: thresholds: no scatter sweep")
+		return nil, fmt.Errorf("estimate: thresholds: no scatter sweep (collectives rows of op scatter over a range of message sizes)")
 	}
 	h := max(3, len(f.ScatterSizes)*15/100)
 	if f.Scatter, err = Breakpoints(f.ScatterSizes, f.ScatterTimes, h, 1); err != nil {
@@ -97,7 +97,7 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 	f.S = int64(f.ScatterSizes[f.Scatter.Breaks[0]])
 	groot, gprocs, gs, gt := Sweep(rows, "gather")
 	if len(gs) == 0 {
-		return nil, fmt.Errorf("estimate: thresholds: no gather sweep")
+		return nil, fmt.Errorf("estimate: thresholds: no gather sweep (collectives rows of op gather, same root and processes as the scatter sweep)")
 	}
 	if groot != f.Root || gprocs != f.Procs {
 		return nil, fmt.Errorf("estimate: thresholds: scatter (root %s, %d processes) and gather (root %s, %d) differ", f.Root, f.Procs, groot, gprocs)
