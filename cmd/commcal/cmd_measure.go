@@ -7,7 +7,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/measure"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -32,7 +31,7 @@ EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
    sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"}, Usage: "cluster description file or built-in name"},
+			clusterFlag(""),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_MEASURE_OUT"}, Usage: "dataset directory to write"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing output directory"},
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
@@ -47,12 +46,9 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			if c.String("cluster") == "" {
-				return usagef("measure: --cluster is required")
-			}
-			cl, err := cluster.LoadNamed(c.String("cluster"))
+			cl, err := loadCluster(c)
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			if err := measure.Available(); err != nil {
 				return err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 )
@@ -41,8 +40,7 @@ EXAMPLES:
    commcal predict --cluster lab.toml --params params.json --parquet times.parquet pattern.json
    commcal predict --cluster ccpe-testbed --json pattern.csv | jq '.[] | select(.model == "asymmetric")'`,
 		Flags: append(paramsFlags(),
-			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"},
-				Usage: "cluster description file or built-in cluster name"},
+			clusterFlag(""),
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
 			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file"},
 		),
@@ -51,12 +49,9 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			if c.String("cluster") == "" {
-				return usagef("predict: --cluster is required")
-			}
-			cl, err := cluster.LoadNamed(c.String("cluster"))
+			cl, err := loadCluster(c)
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			params, err := paramsFromFlags(c)
 			if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -32,8 +31,7 @@ EXAMPLES:
    commcal simulate --cluster ccpe-testbed --seed 7 --out sim
    commcal simulate --cluster graphene --truth truth.json --noise 0.05 --out sim`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"},
-				Usage: "cluster description file or built-in cluster name"},
+			clusterFlag(""),
 			&cli.Uint64Flag{Name: "seed", Value: 1, EnvVars: []string{"COMMCAL_SEED"}, Usage: "random seed (written into truth.json)"},
 			&cli.Float64Flag{Name: "noise", Value: -1, Usage: "relative noise (default: the truth's, 0.02 without --truth)"},
 			&cli.IntFlag{Name: "reps", Value: 0, Usage: "repetitions per measurement (default: the truth's, 10 without --truth)"},
@@ -46,12 +44,9 @@ EXAMPLES:
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
 				return err
 			}
-			if c.String("cluster") == "" {
-				return usagef("simulate: --cluster is required")
-			}
-			cl, err := cluster.LoadNamed(c.String("cluster"))
+			cl, err := loadCluster(c)
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			tr := datasets.DefaultTruth(cl, c.Uint64("seed"))
 			if p := c.String("truth"); p != "" {

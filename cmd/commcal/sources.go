@@ -16,12 +16,32 @@ import (
 	"github.com/commcal/commcal/pipeline"
 )
 
+// clusterFlag is --cluster, with a note on when it may be left out ("" when it may not).
+func clusterFlag(note string) cli.Flag {
+	usage := "cluster description (.toml or .json) or a built-in cluster (" + strings.Join(cluster.Examples(), ", ") + ")"
+	if note != "" {
+		usage += "; " + note
+	}
+	return &cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"}, Usage: usage}
+}
+
+// loadCluster loads --cluster; a command that cannot do without it says so.
+func loadCluster(c *cli.Context) (*cluster.Cluster, error) {
+	ref := c.String("cluster")
+	if ref == "" {
+		return nil, usagef("%s: --cluster is required", c.Command.Name)
+	}
+	cl, err := cluster.LoadNamed(ref)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return cl, nil
+}
+
 // sourceFlags are the flags of the commands that read measurement logs (ingest, run).
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"},
-			Usage: "cluster description (.toml or .json) or a built-in cluster (" + strings.Join(cluster.Examples(), ", ") +
-				"); may be left out when every input is a commcal dataset directory"},
+		clusterFlag("may be left out when every input is a commcal dataset directory"),
 		&cli.StringFlag{Name: "format", Value: datasets.FormatAuto, EnvVars: []string{"COMMCAL_FORMAT"},
 			Usage: "input format: " + strings.Join(datasets.Formats, ", ")},
 		&cli.StringFlag{Name: "table", Usage: "table of CSV/Parquet inputs (default: inferred from the columns): " +
@@ -51,12 +71,9 @@ func sourcesFromFlags(c *cli.Context, paths []string) (*cluster.Cluster, []datas
 	if err != nil {
 		return nil, nil, usageError{err.Error()}
 	}
-	if ref := c.String("cluster"); ref != "" {
-		cl, err := cluster.LoadNamed(ref)
-		if err != nil {
-			return nil, nil, usageError{err.Error()}
-		}
-		return cl, srcs, nil
+	if c.String("cluster") != "" {
+		cl, err := loadCluster(c)
+		return cl, srcs, err
 	}
 	// No --cluster: every input must be a dataset directory, all of one cluster.
 	var cl *cluster.Cluster
