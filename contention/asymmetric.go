@@ -141,31 +141,18 @@ func quantize(v float64) uint64 {
 	return (b + 1<<21) >> 22
 }
 
-type queue []item
-
 // cand is a transfer of a tie group with the rate it would get.
 type cand struct {
 	it   item
 	rate float64
 }
 
-// candQueue orders a tie group by candidate rate, then input order.
-type candQueue []cand
-
-func (q candQueue) Len() int { return len(q) }
-func (q candQueue) Less(x, y int) bool {
-	if !approxEq(q[x].rate, q[y].rate) {
-		return q[x].rate < q[y].rate
+// lessCand orders a tie group by candidate rate, then input order.
+func lessCand(a, b cand) bool {
+	if !approxEq(a.rate, b.rate) {
+		return a.rate < b.rate
 	}
-	return q[x].it.j < q[y].it.j
-}
-func (q candQueue) Swap(x, y int) { q[x], q[y] = q[y], q[x] }
-func (q *candQueue) Push(v any)   { *q = append(*q, v.(cand)) }
-func (q *candQueue) Pop() any {
-	old := *q
-	v := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return v
+	return a.it.j < b.it.j
 }
 
 // compareItems orders by descending key, then input order.
@@ -179,17 +166,6 @@ func compareItems(a, b item) int {
 		}
 	}
 	return a.j - b.j
-}
-
-func (q queue) Len() int           { return len(q) }
-func (q queue) Less(x, y int) bool { return compareItems(q[x], q[y]) < 0 }
-func (q queue) Swap(x, y int)      { q[x], q[y] = q[y], q[x] }
-func (q *queue) Push(v any)        { *q = append(*q, v.(item)) }
-func (q *queue) Pop() any {
-	old := *q
-	v := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return v
 }
 
 // rev is the reverse direction of a resource.
@@ -304,25 +280,25 @@ func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 		items[j] = newItem(j, k, kbar)
 	}
 	slices.SortFunc(items, compareItems)
-	var again queue
+	again := minHeap[item]{less: func(a, b item) bool { return compareItems(a, b) < 0 }}
 	next := 0
 	peek := func() (item, bool) {
 		switch {
-		case next < len(items) && (again.Len() == 0 || compareItems(items[next], again[0]) <= 0):
+		case next < len(items) && (again.Len() == 0 || compareItems(items[next], again.top()) <= 0):
 			return items[next], true
 		case again.Len() > 0:
-			return again[0], true
+			return again.top(), true
 		}
 		return item{}, false
 	}
 	pop := func() {
-		if next < len(items) && (again.Len() == 0 || compareItems(items[next], again[0]) <= 0) {
+		if next < len(items) && (again.Len() == 0 || compareItems(items[next], again.top()) <= 0) {
 			next++
 		} else {
-			heap.Pop(&again)
+			again.pop()
 		}
 	}
-	var group candQueue
+	group := minHeap[cand]{less: lessCand}
 	var tied []item
 	for {
 		top, ok := peek()
@@ -349,25 +325,25 @@ func bottleneckRates(a *active, mode contraMode, phi float64) []float64 {
 				continue
 			}
 		}
-		group = group[:0]
+		group.items = group.items[:0]
 		for _, it := range tied {
 			rate, ok := s.candidate(it, mode, phi)
 			if !ok {
 				_, _, unsat := s.contraFlow(it.j, it.kbar)
 				s.disabled[it.j] |= unsat
 				k, kbar := s.factors(it.j, mode)
-				heap.Push(&again, newItem(it.j, k, kbar))
+				again.push(newItem(it.j, k, kbar))
 				continue
 			}
-			group = append(group, cand{it: it, rate: rate})
+			group.items = append(group.items, cand{it: it, rate: rate})
 		}
 		heap.Init(&group)
 		for group.Len() > 0 {
-			c := heap.Pop(&group).(cand)
+			c := group.pop()
 			rate, _ := s.candidate(c.it, mode, phi)
-			if group.Len() > 0 && rate > group[0].rate && !approxEq(rate, group[0].rate) {
+			if group.Len() > 0 && rate > group.top().rate && !approxEq(rate, group.top().rate) {
 				c.rate = rate
-				heap.Push(&group, c)
+				group.push(c)
 				continue
 			}
 			s.give(c.it.j, rate)

@@ -28,22 +28,12 @@ type fillEvent struct {
 	level float64
 }
 
-type fillQueue []fillEvent
-
-func (q fillQueue) Len() int { return len(q) }
-func (q fillQueue) Less(i, j int) bool {
-	if q[i].level != q[j].level {
-		return q[i].level < q[j].level
+// lessFill orders fill events by level, then resource.
+func lessFill(a, b fillEvent) bool {
+	if a.level != b.level {
+		return a.level < b.level
 	}
-	return q[i].r < q[j].r
-}
-func (q fillQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *fillQueue) Push(v any)   { *q = append(*q, v.(fillEvent)) }
-func (q *fillQueue) Pop() any {
-	old := *q
-	v := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return v
+	return a.r < b.r
 }
 
 // maxMinRates is progressive filling driven by a heap of fill levels: a resource with
@@ -65,22 +55,22 @@ func maxMinRates(a *active) []float64 {
 	rate := make([]float64, len(a.ids))
 	frozen := make([]bool, len(a.ids))
 	level := func(r int) float64 { return math.Max(a.net.Capacity[r]-usage[r], 0) / float64(unfrozen[r]) }
-	var q fillQueue
+	q := minHeap[fillEvent]{less: lessFill}
 	for r := range on {
 		unfrozen[r] = len(on[r])
 		if unfrozen[r] > 0 {
-			q = append(q, fillEvent{r: r, level: level(r)})
+			q.items = append(q.items, fillEvent{r: r, level: level(r)})
 		}
 	}
 	heap.Init(&q)
 	left := len(a.ids)
 	for left > 0 && q.Len() > 0 {
-		ev := heap.Pop(&q).(fillEvent)
+		ev := q.pop()
 		if unfrozen[ev.r] == 0 {
 			continue
 		}
 		if cur := level(ev.r); cur > ev.level {
-			heap.Push(&q, fillEvent{r: ev.r, level: cur})
+			q.push(fillEvent{r: ev.r, level: cur})
 			continue
 		}
 		lv := math.Min(ev.level, a.net.Ceiling)
