@@ -53,14 +53,22 @@ func writeParquet(t *testing.T, path string, fields []arrow.Field, build func(b 
 	}
 }
 
+// simulated generates a ccpe-testbed dataset into dir/sim with the simulate command (extra
+// flags such as --reps appended) and returns its path.
+func simulated(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	sim := filepath.Join(dir, "sim")
+	args := append([]string{"simulate", "--cluster", "ccpe-testbed", "--out", sim}, flags...)
+	if code, _, stderr := runCLI(t, args...); code != 0 {
+		t.Fatalf("simulate: %d %s", code, stderr)
+	}
+	return sim
+}
+
 // validParquet writes a valid transfers table through the generator and returns its path.
 func validParquet(t *testing.T, dir string) string {
 	t.Helper()
-	sim := filepath.Join(dir, "sim")
-	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--out", sim); code != 0 {
-		t.Fatalf("simulate: %d %s", code, stderr)
-	}
-	return filepath.Join(sim, "transfers.parquet")
+	return filepath.Join(simulated(t, dir), "transfers.parquet")
 }
 
 func TestIngestRejectsBadInput(t *testing.T) {

@@ -76,10 +76,7 @@ func TestSimulateThenIngestGolden(t *testing.T) {
 
 func TestValidateCommand(t *testing.T) {
 	dir := t.TempDir()
-	sim := filepath.Join(dir, "sim")
-	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "3", "--out", sim); code != 0 {
-		t.Fatal(stderr)
-	}
+	sim := simulated(t, dir, "--reps", "3")
 	out := filepath.Join(dir, "val")
 	code, stdout, stderr := runCLI(t, "validate", "--out", out, sim)
 	if code != 0 {
@@ -131,10 +128,7 @@ func TestPredictTableI(t *testing.T) {
 
 func TestEstimateCommand(t *testing.T) {
 	dir := t.TempDir()
-	sim := filepath.Join(dir, "sim")
-	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "5", "--out", sim); code != 0 {
-		t.Fatal(stderr)
-	}
+	sim := simulated(t, dir, "--reps", "5")
 	out := filepath.Join(dir, "calib")
 	code, stdout, stderr := runCLI(t, "estimate", "--weighted", "--out", out, sim)
 	if code != 0 {
@@ -185,10 +179,7 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 	// Against a run of another cluster: parameters drift, and --fail-on-drift says so with 1.
-	sim := filepath.Join(dir, "sim")
-	if code, _, stderr := runCLI(t, "simulate", "--cluster", "ccpe-testbed", "--reps", "4", "--out", sim); code != 0 {
-		t.Fatal(stderr)
-	}
+	sim := simulated(t, dir, "--reps", "4")
 	other := filepath.Join(dir, "run2")
 	if code, _, stderr := runCLI(t, "run", "--out", other, sim); code != 0 {
 		t.Fatal(stderr)
