@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -11,81 +10,6 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 )
-
-// Param is one estimated parameter with its 95% confidence interval and the number of
-// observations behind it.
-type Param struct {
-	Value  float64 `json:"value"`
-	CILow  float64 `json:"ci_low"`
-	CIHigh float64 `json:"ci_high"`
-	N      int     `json:"n"`
-}
-
-// Covers says whether the interval contains v.
-func (p Param) Covers(v float64) bool { return p.CILow <= v && v <= p.CIHigh }
-
-// paramJSON is Param's JSON form: a bound that is infinite (no interval, or a one-sided one)
-// is written as the string "inf" or "-inf", which JSON numbers cannot hold.
-type paramJSON struct {
-	Value  any `json:"value"`
-	CILow  any `json:"ci_low"`
-	CIHigh any `json:"ci_high"`
-	N      int `json:"n"`
-}
-
-func jsonNumber(v float64) any {
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case math.IsNaN(v):
-		return "nan"
-	}
-	return v
-}
-
-func fromJSONNumber(v any) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case string:
-		switch x {
-		case "inf":
-			return math.Inf(1), nil
-		case "-inf":
-			return math.Inf(-1), nil
-		case "nan":
-			return math.NaN(), nil
-		}
-	}
-	return 0, fmt.Errorf("estimate: %v is not a number, \"inf\", \"-inf\" or \"nan\"", v)
-}
-
-// MarshalJSON implements json.Marshaler.
-func (p Param) MarshalJSON() ([]byte, error) {
-	return json.Marshal(paramJSON{Value: jsonNumber(p.Value), CILow: jsonNumber(p.CILow), CIHigh: jsonNumber(p.CIHigh), N: p.N})
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (p *Param) UnmarshalJSON(data []byte) error {
-	var j paramJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	var err error
-	if p.Value, err = fromJSONNumber(j.Value); err != nil {
-		return err
-	}
-	if p.CILow, err = fromJSONNumber(j.CILow); err != nil {
-		return err
-	}
-	if p.CIHigh, err = fromJSONNumber(j.CIHigh); err != nil {
-		return err
-	}
-	p.N = j.N
-	return nil
-}
 
 // HockneyFit is T(m) = α + β·m fitted for one path class.
 type HockneyFit struct {
@@ -166,7 +90,7 @@ func FitHockney(cl *cluster.Cluster, rows []datasets.Transfer, weighted bool) ([
 			Beta:  Param{Value: reg.Coef[1], CILow: reg.CILow[1], CIHigh: reg.CIHigh[1], N: n}}
 		for i, res := range reg.Residuals {
 			pred := o.t[i] - res
-			f.MaxAbsRelResidual = max(f.MaxAbsRelResidual, abs(res/pred))
+			f.MaxAbsRelResidual = max(f.MaxAbsRelResidual, math.Abs(res/pred))
 		}
 		fits = append(fits, f)
 	}
@@ -180,11 +104,4 @@ func distinct(v []float64) int {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return len(slices.Compact(s))
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
