@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"path/filepath"
@@ -188,37 +186,16 @@ func writeComparison(cmp *Comparison, figs []*plots.Figure, out string) error {
 		if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
 			return err
 		}
-		var shown []reportFigure
-		for _, f := range figs {
-			svg, err := f.Write(tmp)
-			if err != nil {
-				return err
-			}
-			shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
+		shown, err := writeFigures(tmp, figs)
+		if err != nil {
+			return err
 		}
 		var table strings.Builder
 		cmp.WriteText(&table)
-		var page bytes.Buffer
-		if err := compareTmpl.Execute(&page, map[string]any{"Runs": cmp.Runs, "Table": table.String(), "Figures": shown,
-			"Drifted": cmp.Drifted, "Version": Version}); err != nil {
-			return fmt.Errorf("pipeline: compare page: %w", err)
-		}
-		return atomicio.WriteFile(filepath.Join(tmp, CompareHTML), page.Bytes())
+		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Runs": cmp.Runs,
+			"Table": table.String(), "Figures": shown, "Drifted": cmp.Drifted, "Version": Version})
 	})
 }
-
-var compareTmpl = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>commcal comparison</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px}pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.8em}figure svg{max-width:100%;height:auto}</style>
-</head><body>
-<h1>commcal comparison</h1>
-<ol>{{range .Runs}}<li>{{.}}</li>{{end}}</ol>
-{{if .Drifted}}<p><strong>Drifted (95% intervals do not overlap the first run's):</strong> {{range .Drifted}}{{.}} {{end}}</p>{{else}}<p>No parameter drifted.</p>{{end}}
-<pre>{{.Table}}</pre>
-{{range .Figures}}<figure id="{{.Name}}">{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}
-<p>commcal {{.Version}}</p>
-</body></html>
-`))
 
 // WriteText prints the comparison as aligned tables: parameters, then accuracy.
 func (c *Comparison) WriteText(w io.Writer) error {

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	_ "embed"
+	"embed"
 	"fmt"
 	"html/template"
 	"os"
@@ -26,10 +26,12 @@ const (
 	ReportFile = "report.html"
 )
 
-//go:embed report.html.tmpl
-var reportTemplate string
+//go:embed templates
+var templateFiles embed.FS
 
-var reportTmpl = template.Must(template.New("report").Parse(reportTemplate))
+// pages are the HTML pages commcal writes (report.html.tmpl, compare.html.tmpl) with the
+// pieces they share (common.tmpl).
+var pages = template.Must(template.ParseFS(templateFiles, "templates/*.tmpl"))
 
 // reportFigure is one figure as the report shows it.
 type reportFigure struct {
@@ -80,14 +82,12 @@ func report(dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	var shown []reportFigure
+	shown, err := writeFigures(figDir, figs)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for _, f := range figs {
-		svg, err := f.Write(figDir)
-		if err != nil {
-			return nil, err
-		}
-		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
 		names = append(names, f.Name)
 	}
 	var calText, accText strings.Builder
@@ -97,18 +97,40 @@ func report(dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.
 	if acc != nil {
 		acc.WriteText(&accText)
 	}
-	var page bytes.Buffer
-	err := reportTmpl.Execute(&page, map[string]any{
+	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", map[string]any{
 		"Cluster": ds.Cluster.Name(), "Manifest": ds.Manifest, "Calibration": calText.String(),
 		"Accuracy": accText.String(), "Figures": shown, "Version": Version,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pipeline: report: %w", err)
-	}
-	if err := atomicio.WriteFile(filepath.Join(dir, ReportFile), page.Bytes()); err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
+		return nil, err
 	}
 	return names, nil
+}
+
+// writeFigures writes every figure into dir as PNG and SVG and returns them as a page shows
+// them.
+func writeFigures(dir string, figs []*plots.Figure) ([]reportFigure, error) {
+	shown := make([]reportFigure, 0, len(figs))
+	for _, f := range figs {
+		svg, err := f.Write(dir)
+		if err != nil {
+			return nil, err
+		}
+		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
+	}
+	return shown, nil
+}
+
+// writePage renders one of the pages into path.
+func writePage(path, page string, data map[string]any) error {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, page, data); err != nil {
+		return fmt.Errorf("pipeline: %s: %w", page, err)
+	}
+	if err := atomicio.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	return nil
 }
 
 // inlineSVG drops the XML prologue so that the SVG can sit inside HTML.
