@@ -2,7 +2,10 @@ package measure
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -146,5 +149,40 @@ func TestCancelTearsDown(t *testing.T) {
 	}
 	if left := Leftovers(); len(left) != 0 {
 		t.Errorf("left after cancellation: %v", left)
+	}
+}
+
+// TestCleanupSparesLiveRuns leaves namespaces as a crashed run (its process gone), a run of
+// another live process (pid 1) and an older version (no process in the name) would: Cleanup
+// removes the first and the last and keeps the live run's.
+func TestCleanupSparesLiveRuns(t *testing.T) {
+	needRoot(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var made []*Emulation
+	defer func() {
+		for _, em := range made {
+			em.Close() // the removed ones' deletion fails; their handles close all the same
+		}
+	}()
+	for _, id := range []string{fmt.Sprintf("%dx0001", dead.Process.Pid), "1x0002", "0a1b2c"} {
+		em := &Emulation{ID: id}
+		made = append(made, em)
+		if _, err := em.newNS("n0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(em *Emulation) bool {
+		_, err := os.Stat(filepath.Join(netnsDir, em.names[0]))
+		return err == nil
+	}
+	n, err := Cleanup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || exists(made[0]) || !exists(made[1]) || exists(made[2]) {
+		t.Errorf("removed %d; left: crashed %v, live %v, older %v", n, exists(made[0]), exists(made[1]), exists(made[2]))
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
@@ -16,8 +18,10 @@ import (
 	"github.com/commcal/commcal/cluster"
 )
 
-// namePrefix starts the name of every namespace commcal makes; a run adds its own id, so that
-// a crashed run's leftovers can be found and removed by the next one.
+// namePrefix starts the name of every namespace commcal makes, followed by its run's ID,
+// "<pid>x<random>", and the namespace's role: "ccal4711x1f2e-n3". The process ID tells a
+// crashed run's leftovers (their process is gone) from a run still going, which Cleanup leaves
+// alone.
 const namePrefix = "ccal"
 
 // netnsDir is where iproute2 and netns keep named namespaces.
@@ -62,37 +66,77 @@ func Available() error {
 	return nil
 }
 
-// Cleanup removes the namespaces of every earlier run that did not tear down (a crash, a
-// kill). It returns how many it removed.
-func Cleanup() (int, error) {
-	entries, err := os.ReadDir(netnsDir)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("measure: %w", err)
-	}
-	n := 0
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), namePrefix) {
-			if err := netns.DeleteNamed(e.Name()); err != nil {
-				return n, fmt.Errorf("measure: removing leftover namespace %s: %w", e.Name(), err)
-			}
-			n++
-		}
-	}
-	return n, nil
+// newRunID names a run after its process, with random bits for runs of one process.
+func newRunID() string {
+	b := make([]byte, 2)
+	rand.Read(b)
+	return fmt.Sprintf("%dx%s", os.Getpid(), hex.EncodeToString(b))
 }
 
-// Leftovers lists the namespaces of emulations still present.
-func Leftovers() []string {
-	entries, _ := os.ReadDir(netnsDir)
+// owner is the process of the run that made a namespace, and whether the name says.
+func owner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, namePrefix)
+	if !ok {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(rest, "x")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
+}
+
+// alive says whether a process exists (signal 0 checks without sending; EPERM means it
+// exists under another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// namespaces lists commcal's namespaces for which keep says yes.
+func namespaces(keep func(name string) bool) ([]string, error) {
+	entries, err := os.ReadDir(netnsDir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("measure: %w", err)
+	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), namePrefix) {
+		if strings.HasPrefix(e.Name(), namePrefix) && keep(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
+	return out, nil
+}
+
+// Cleanup removes the namespaces of earlier runs that did not tear down (a crash, a kill):
+// those whose process is gone, or whose name carries no process (older versions). A run still
+// going, in this process or another, keeps its namespaces. It returns how many it removed.
+func Cleanup() (int, error) {
+	stale, err := namespaces(func(name string) bool {
+		pid, ok := owner(name)
+		return !ok || (pid != os.Getpid() && !alive(pid))
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i, name := range stale {
+		if err := netns.DeleteNamed(name); err != nil {
+			return i, fmt.Errorf("measure: removing leftover namespace %s: %w", name, err)
+		}
+	}
+	return len(stale), nil
+}
+
+// Leftovers lists the namespaces of this process's emulations still present.
+func Leftovers() []string {
+	out, _ := namespaces(func(name string) bool {
+		pid, ok := owner(name)
+		return ok && pid == os.Getpid()
+	})
 	return out
 }
 
@@ -104,9 +148,7 @@ func Build(cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
 	if len(cl.Nodes()) > 250*200 {
 		return nil, fmt.Errorf("measure: %d nodes is more than the emulation's address plan holds", len(cl.Nodes()))
 	}
-	id := make([]byte, 3)
-	rand.Read(id)
-	em = &Emulation{ID: hex.EncodeToString(id), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}}
+	em = &Emulation{ID: newRunID(), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}}
 	defer func() {
 		if err != nil {
 			em.Close()

@@ -25,7 +25,7 @@ pattern the connections are opened first, all senders start at one instant, each
 timestamps its last byte; repetitions go on until every transfer's 95% CI is within 2% of its
 mean, or the cap. Writes an ordinary dataset (transfers table and manifest, with every TCP
 setting in the manifest's notes). Namespaces are removed on exit, on error and on Ctrl-C;
-those of a crashed run are removed by the next.
+those of a crashed run are removed by the next, those of a run still going are left alone.
 
 EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
