@@ -87,3 +87,6 @@ func IsInputError(err error) (*InputError, bool) {
 func inputErr(loc Location, column string, kind ErrKind, format string, a ...any) *InputError {
 	return &InputError{Loc: loc, Column: column, Kind: kind, Detail: fmt.Sprintf(format, a...)}
 }
+
+// BadInput marks InputError as bad input (exit status 2), see internal/badinput.
+func (*InputError) BadInput() {}
