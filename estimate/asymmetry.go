@@ -9,10 +9,8 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
-
-// BidirectionalExperiments are the calibration experiments the contra-flow factor is fitted on.
-var BidirectionalExperiments = []string{"bidir_nic", "bidir_backbone"}
 
 // ContraFit is the contra-flow factor φ of the asymmetric-fitted model, fitted on the
 // bidirectional experiments of CCPE 2014 §5.2 (design §4.4).
@@ -61,12 +59,12 @@ const bootstrapResamples = 400
 // refined by golden-section search, and the interval comes from a seeded bootstrap over
 // patterns on the grid (so it is resolved to 0.005).
 func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, seed uint64) (*ContraFit, error) {
-	pats, err := datasets.MeasuredPatterns(rows, BidirectionalExperiments)
+	pats, err := datasets.MeasuredPatterns(rows, experiments.Bidirectional())
 	if err != nil {
 		return nil, err
 	}
 	if len(pats) < 2 {
-		return nil, fmt.Errorf("estimate: contra-flow factor: %d bidirectional patterns (%v), need at least 2", len(pats), BidirectionalExperiments)
+		return nil, fmt.Errorf("estimate: contra-flow factor: %d bidirectional patterns (%v), need at least 2", len(pats), experiments.Bidirectional())
 	}
 	net, err := params.Network(cl)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // CalibrationFormat versions calibration.json.
@@ -76,7 +77,7 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
 		}
 	}
-	for _, exp := range []string{"fair_intra", "fair_inter"} {
+	for _, exp := range experiments.Fairness() {
 		f, err := FitFairness(in.Transfers, exp)
 		if err != nil {
 			skip(exp, err)
@@ -88,7 +89,7 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 		// saturated flow counts. One saturated point could be noise at the last k.
 		bounded := func(p Param) bool { return finite(p) && !math.IsInf(p.CILow, 0) && !math.IsInf(p.CIHigh, 0) }
 		switch exp {
-		case "fair_intra":
+		case experiments.FairIntra:
 			if bounded(f.Capacity) {
 				c.Params.NICBps = f.Capacity.Value
 			}
@@ -97,7 +98,7 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			} else if finite(f.Capacity) {
 				c.Params.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
 			}
-		case "fair_inter":
+		case experiments.FairInter:
 			if bounded(f.Capacity) && f.SaturatedFrom > 0 {
 				c.Params.BackboneBps = f.Capacity.Value
 			} else {

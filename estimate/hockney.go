@@ -9,6 +9,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // HockneyFit is T(m) = α + β·m fitted for one path class.
@@ -32,7 +33,7 @@ func FitHockney(cl *cluster.Cluster, rows []datasets.Transfer, weighted bool) ([
 	type obs struct{ m, t []float64 }
 	byClass := map[cluster.PathClass]*obs{}
 	for _, r := range rows {
-		if r.Experiment != "p2p_sweep" {
+		if r.Experiment != experiments.P2PSweep {
 			continue
 		}
 		c, err := cl.Class(r.Src, r.Dst)

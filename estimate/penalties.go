@@ -9,6 +9,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // SameFinishTol is the relative gap below which two measured completion times of a
@@ -112,7 +113,7 @@ type PenaltyFit struct {
 // penalty models' (seconds per byte); when it is 0 it is measured as the paper does, from the
 // graphs of one communication: the mean of T/m.
 func BackSolvePenalties(cl *cluster.Cluster, rows []datasets.Transfer, alpha float64) (*PenaltyFit, error) {
-	pats, err := datasets.MeasuredPatterns(rows, []string{"static_sync"})
+	pats, err := datasets.MeasuredPatterns(rows, []string{experiments.StaticSync})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Catalogue is the set of experiments to measure, drawn from the shared pattern generator.
@@ -53,7 +54,7 @@ func (c Catalogue) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
 	var pats []contention.Pattern
 	for _, p := range cl.ClassPairs() {
 		for _, m := range c.SweepSizes {
-			pats = append(pats, contention.Pattern{ID: contention.PairID(p.Src, p.Dst, m), Experiment: "p2p_sweep",
+			pats = append(pats, contention.Pattern{ID: contention.PairID(p.Src, p.Dst, m), Experiment: experiments.P2PSweep,
 				Flows: []contention.Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/plots"
 	"github.com/commcal/commcal/validate"
@@ -201,7 +202,7 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 		for _, h := range cal.Hockney {
 			s := plots.HockneySeries{Class: string(h.Class), Alpha: h.Alpha.Value, Beta: h.Beta.Value}
 			for _, r := range in.Transfers {
-				if c, _ := cl.Class(r.Src, r.Dst); r.Experiment == "p2p_sweep" && c == cluster.PathClass(h.Class) {
+				if c, _ := cl.Class(r.Src, r.Dst); r.Experiment == experiments.P2PSweep && c == cluster.PathClass(h.Class) {
 					s.Sizes, s.Times = append(s.Sizes, float64(r.Bytes)), append(s.Times, r.Seconds())
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/validate"
 )
@@ -126,7 +127,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	start = time.Now()
 	heldOut := opts.HeldOut
 	if heldOut == nil {
-		heldOut = validate.HeldOut
+		heldOut = experiments.WithRole(experiments.HeldOut)
 	}
 	params := cal.Params
 	if opts.Override != nil {

@@ -11,12 +11,8 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
-
-// HeldOut is the default set of experiments scored: the random validation patterns and
-// Alltoallv. The calibration experiments (p2p_sweep, fair_*, bidir_*, static_sync) are what
-// parameters are fitted on, so they are never scored.
-var HeldOut = []string{"random", "alltoallv"}
 
 // Within is the error band of the share column, ±10% as in CCPE 2014 §7.2.
 const Within = 0.10
@@ -145,9 +141,13 @@ func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
 }
 
 // Validate predicts every held-out transfer of the dataset's rows with every model and scores
-// the predictions.
+// the predictions. heldOut must name held-out experiments only (experiments.CheckHeldOut):
+// scoring a calibration experiment would score a model on what it was fitted on.
 func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, table *contention.PenaltyTable,
 	models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
+	if err := experiments.CheckHeldOut(heldOut); err != nil {
+		return nil, nil, fmt.Errorf("validate: %w", err)
+	}
 	net, err := params.Network(cl)
 	if err != nil {
 		return nil, nil, err
@@ -170,7 +170,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	var out []Row
 	for _, p := range pats {
 		setting := "all"
-		if p.Experiment == "random" {
+		if p.Experiment == experiments.Random {
 			if n, d, ok := contention.RandomSetting(p.ID); ok {
 				setting = fmt.Sprintf("N%d-d%d", n, d)
 			}

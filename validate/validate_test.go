@@ -7,6 +7,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // simulated draws the default campaign of a cluster with the given ground-truth model.
@@ -38,7 +39,7 @@ func byModel(s SettingAccuracy) map[string]ModelAccuracy {
 func TestAsymmetricGroundTruth(t *testing.T) {
 	const noise, reps = 0.02, 10
 	cl, rows := simulated(t, "asymmetric", noise, reps)
-	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut)
+	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestAsymmetricGroundTruth(t *testing.T) {
 
 func TestMaxMinGroundTruth(t *testing.T) {
 	cl, rows := simulated(t, "maxmin", 0.02, 10)
-	_, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut)
+	_, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestInconsistentRepetitions(t *testing.T) {
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 0, FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100, TStart: 0, TEnd: 1},
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 1, FlowID: 0, Src: "X1", Dst: "Y2", Bytes: 100, TStart: 0, TEnd: 1},
 	}
-	if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), HeldOut); err == nil {
+	if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut)); err == nil {
 		t.Error("a transfer that changes between repetitions was accepted")
 	}
 }
@@ -117,6 +118,17 @@ func TestRowColumnsPerModel(t *testing.T) {
 			if o.Name() != m.Name() && r.Err(o.Name()) != 0 {
 				t.Errorf("setting %s changed %s's error", m.Name(), o.Name())
 			}
+		}
+	}
+}
+
+// TestValidateRefusesCalibrationExperiments: scoring static_sync would score penalty-table on
+// the graphs its table was built from (0.32% "error" before the guard moved here).
+func TestValidateRefusesCalibrationExperiments(t *testing.T) {
+	cl, rows := simulated(t, "asymmetric", 0.02, 3)
+	for _, held := range [][]string{{experiments.StaticSync}, {experiments.P2PSweep}, {experiments.Random, experiments.BidirNIC}, {"no_such"}} {
+		if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held); err == nil {
+			t.Errorf("Validate(held out %v) accepted a calibration or unknown experiment", held)
 		}
 	}
 }

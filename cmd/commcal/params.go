@@ -7,7 +7,7 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/validate"
+	"github.com/commcal/commcal/experiments"
 )
 
 // paramsFlags are the flags of the commands that run the contention models.
@@ -55,7 +55,7 @@ func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 
 // heldOutFlag lists the experiments scored by validation.
 func heldOutFlag() cli.Flag {
-	return &cli.StringFlag{Name: "held-out", Value: strings.Join(validate.HeldOut, ","), EnvVars: []string{"COMMCAL_HELD_OUT"},
+	return &cli.StringFlag{Name: "held-out", Value: strings.Join(experiments.WithRole(experiments.HeldOut), ","), EnvVars: []string{"COMMCAL_HELD_OUT"},
 		Usage: "experiments scored (never used for fitting), comma-separated"}
 }
 
@@ -66,13 +66,8 @@ func heldOut(c *cli.Context) ([]string, error) {
 			out = append(out, e)
 		}
 	}
-	if len(out) == 0 {
-		return nil, usagef("--held-out is empty")
-	}
-	for _, e := range out {
-		if strings.HasPrefix(e, "fair_") || strings.HasPrefix(e, "bidir_") || e == "p2p_sweep" {
-			return nil, usagef("--held-out %s: %s is a calibration experiment; scoring it would not be held out", c.String("held-out"), e)
-		}
+	if err := experiments.CheckHeldOut(out); err != nil {
+		return nil, usagef("--held-out %s: %v", c.String("held-out"), err)
 	}
 	return out, nil
 }

@@ -1,0 +1,110 @@
+// Package experiments owns the closed set of experiment names of the transfers table and
+// says which experiments calibrate the models and which are held out to score them, so that
+// no estimator can read a held-out experiment and no validation can score a calibration one.
+package experiments
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Name is an experiment of the transfers table's experiment column.
+type Name = string
+
+// The experiments: every value the transfers table's experiment column may take.
+const (
+	P2PSweep      Name = "p2p_sweep"      // one transfer at a time, sizes swept: Hockney calibration
+	FairIntra     Name = "fair_intra"     // k flows from one node to another in the same rack (fairness A)
+	FairInter     Name = "fair_inter"     // k flows from distinct nodes of one rack to distinct nodes of another (fairness B)
+	BidirNIC      Name = "bidir_nic"      // i flows into and o flows out of one NIC
+	BidirBackbone Name = "bidir_backbone" // i flows in and o flows out across the backbone or an uplink
+	StaticSync    Name = "static_sync"    // static-synchronous graphs (Euro-Par 2011): the penalty table
+	Random        Name = "random"         // random validation patterns (CCPE 2014 §7.1)
+	Alltoallv     Name = "alltoallv"      // an Alltoallv collective as point-to-point transfers
+)
+
+// Role says what an experiment is for.
+type Role int
+
+// The roles.
+const (
+	// Calibration experiments are the only ones estimators read.
+	Calibration Role = iota
+	// HeldOut experiments are the only ones validation scores; no parameter is fitted on them.
+	HeldOut
+)
+
+var roles = []struct {
+	name Name
+	role Role
+}{
+	{P2PSweep, Calibration},
+	{FairIntra, Calibration},
+	{FairInter, Calibration},
+	{BidirNIC, Calibration},
+	{BidirBackbone, Calibration},
+	{StaticSync, Calibration},
+	{Random, HeldOut},
+	{Alltoallv, HeldOut},
+}
+
+// All lists every experiment, calibration experiments first, in a fixed order.
+func All() []Name {
+	out := make([]Name, len(roles))
+	for i, r := range roles {
+		out[i] = r.name
+	}
+	return out
+}
+
+// WithRole lists the experiments of one role, in the order of All.
+func WithRole(role Role) []Name {
+	var out []Name
+	for _, r := range roles {
+		if r.role == role {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}
+
+// Fairness are the unidirectional fairness experiments (fairness A and B).
+func Fairness() []Name { return []Name{FairIntra, FairInter} }
+
+// Bidirectional are the experiments the asymmetry (contra-flow) parameters are fitted on.
+func Bidirectional() []Name { return []Name{BidirNIC, BidirBackbone} }
+
+// Known reports whether name is an experiment.
+func Known(name string) bool {
+	_, ok := RoleOf(name)
+	return ok
+}
+
+// RoleOf returns an experiment's role; ok is false for a name outside the set.
+func RoleOf(name string) (role Role, ok bool) {
+	for _, r := range roles {
+		if r.name == name {
+			return r.role, true
+		}
+	}
+	return 0, false
+}
+
+// CheckHeldOut checks a list of experiments to score: each must be a known held-out
+// experiment, so that no model is scored on what it was fitted on.
+func CheckHeldOut(names []string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("no held-out experiment given; want some of %s", strings.Join(WithRole(HeldOut), ", "))
+	}
+	for _, n := range names {
+		role, ok := RoleOf(n)
+		switch {
+		case !ok:
+			return fmt.Errorf("%q is not an experiment; held-out experiments are %s", n, strings.Join(WithRole(HeldOut), ", "))
+		case role != HeldOut:
+			return fmt.Errorf("%s is a calibration experiment: scoring it would not be held out (held-out experiments are %s)",
+				n, strings.Join(WithRole(HeldOut), ", "))
+		}
+	}
+	return nil
+}
