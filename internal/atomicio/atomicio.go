@@ -1,17 +1,31 @@
-// Package atomicio writes files and directories so that no reader ever sees them half written:
-// everything goes to a temporary sibling, is synced to disk, and is renamed into place.
+// Package atomicio writes commcal's outputs so that no reader ever sees them half written and
+// no command replaces what it did not write: everything goes to a temporary sibling marked as
+// commcal's, is synced to disk and renamed into place; Claim checks an output path against the
+// inputs and what is already there, locks it against a concurrent run, and clears what a
+// killed run left behind.
 package atomicio
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
+// Marker is the file every directory commcal builds carries. A directory holding it was
+// written by commcal, and a later command may replace it; nothing else is replaced without
+// --force.
+const Marker = ".commcal-output"
+
+const markerText = "This directory was written by commcal; commcal may replace it as a whole.\n"
+
+// tmpInfix names temporary siblings: ".<base>.tmp-<random>".
+const tmpInfix = ".tmp-"
+
 // WriteFile writes data to path through a synced temporary file in the same directory.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tmpInfix)
 	if err != nil {
 		return err
 	}
@@ -36,9 +50,12 @@ func WriteFile(path string, data []byte) error {
 	return syncDir(dir)
 }
 
-// CommitDir syncs every file of the directory tmp and renames tmp to out. When replace is set
-// and out exists, the old out is moved aside first and removed after the new one is in place;
-// otherwise an existing out is an error.
+// CommitDir syncs every file of the directory tmp and moves it to out. When replace is set
+// and out exists, the two are exchanged in one atomic rename (Linux renameat2
+// RENAME_EXCHANGE), so that out is at every moment either the old or the new directory, and
+// the old one is removed; where the file system cannot exchange, the old out is moved aside to
+// "<tmp>.old" first, which Claim completes or rolls back if the process dies in between.
+// Without replace an existing out is an error.
 func CommitDir(tmp, out string, replace bool) error {
 	if err := syncTree(tmp); err != nil {
 		return err
@@ -46,32 +63,42 @@ func CommitDir(tmp, out string, replace bool) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	var old string
-	if _, err := os.Stat(out); err == nil {
-		if !replace {
-			return fmt.Errorf("%s already exists", out)
-		}
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
+	if _, err := os.Lstat(out); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			os.Rename(old, out)
+		if err := os.Rename(tmp, out); err != nil {
+			return err
 		}
+		return syncDir(filepath.Dir(out))
+	}
+	if !replace {
+		return fmt.Errorf("%s already exists", out)
+	}
+	if err := exchange(tmp, out); err == nil {
+		// tmp now holds the old output.
+		if err := syncDir(filepath.Dir(out)); err != nil {
+			return err
+		}
+		return os.RemoveAll(tmp)
+	}
+	old := tmp + ".old"
+	if err := os.Rename(out, old); err != nil {
 		return err
 	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return err
-		}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(old, out)
+		return err
 	}
-	return syncDir(filepath.Dir(out))
+	if err := syncDir(filepath.Dir(out)); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
 }
 
 // BuildDir builds the directory out through fill, in a temporary sibling that replaces out
 // when fill succeeds and is removed when fill or the commit fails; out is untouched then.
+// The caller has claimed out (Claim).
 func BuildDir(out string, fill func(tmp string) error) error {
 	tmp, err := TempDir(out)
 	if err != nil {
@@ -87,13 +114,28 @@ func BuildDir(out string, fill func(tmp string) error) error {
 	return err
 }
 
-// TempDir makes a temporary directory beside out, for CommitDir.
+// TempDir makes a temporary directory beside out, for CommitDir, and marks it as commcal's
+// at once, so that a later run can tell it from anything else if this one is killed.
 func TempDir(out string) (string, error) {
 	parent := filepath.Dir(filepath.Clean(out))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	return os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+tmpInfix)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// IsOutput reports whether dir is a directory commcal wrote (it holds the Marker).
+func IsOutput(dir string) bool {
+	st, err := os.Lstat(filepath.Join(dir, Marker))
+	return err == nil && st.Mode().IsRegular()
 }
 
 func syncTree(root string) error {
