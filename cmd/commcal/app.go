@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,37 +18,56 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
 
-// Exit statuses, the same for every command.
+// Exit statuses, the same for every command, decided by exitCode alone.
 const (
-	exitOK      = 0
-	exitFailure = 1 // a failure, or drift under compare --fail-on-drift
-	exitBadData = 2 // bad input or bad usage
+	exitOK          = 0
+	exitFailure     = 1   // a failure of the environment or of commcal: I/O, a busy output, a bug
+	exitBadInput    = 2   // bad input (the message names the file, row and column) or bad usage
+	exitAlarm       = 3   // a drift or accuracy alarm: the run is complete, the cluster or the model is not fine
+	exitInterrupted = 130 // SIGINT or SIGTERM: stopped, nothing half written (128 + SIGINT, as shells report)
 )
 
 const exitStatusHelp = `EXIT STATUS:
-   0  success
-   1  failure (or a drift or accuracy alarm, where the command checks one)
-   2  bad input (the message names the file, row and column) or bad usage`
+   0    success
+   1    failure: I/O, another commcal writing the same output, an internal error
+   2    bad input (the message names the file, row and column) or bad usage
+   3    alarm: a parameter drifted or a model's accuracy crossed a --fail-* threshold
+        (outputs are complete and written)
+   130  interrupted by SIGINT or SIGTERM (nothing is left half written)`
 
 // usageError is a mistake on the command line.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// BadInput marks a usage error as bad input (exit status 2).
+func (usageError) BadInput() {}
+
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
-// exitCode maps an error to the exit status: bad input and usage give 2, anything else
-// (including drift under --fail-on-drift) 1.
+// alarmError is a drift or accuracy alarm: everything was written, and the result crossed a
+// threshold the user set.
+type alarmError struct{ msg string }
+
+func (e alarmError) Error() string { return e.msg }
+
+// exitCode maps an error to the exit status by its type: interruption 130, alarms 3, bad
+// input and usage 2, anything else 1.
 func exitCode(err error) int {
-	var ue usageError
-	if err == nil {
+	var alarm alarmError
+	switch {
+	case err == nil:
 		return exitOK
-	}
-	if _, ok := datasets.IsInputError(err); ok || errors.As(err, &ue) {
-		return exitBadData
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &alarm):
+		return exitAlarm
+	case badinput.Is(err):
+		return exitBadInput
 	}
 	return exitFailure
 }
@@ -54,11 +75,34 @@ func exitCode(err error) int {
 // run is the whole program, testable in process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
-	if err != nil {
-		fmt.Fprintf(stderr, "commcal: %v\n", err)
+	err := runSafely(func() error { return app.RunContext(ctx, args) })
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "commcal: interrupted; nothing was left half written")
+	case err != nil:
+		fmt.Fprintf(stderr, "commcal: %s\n", oneLine(err))
 	}
 	return exitCode(err)
+}
+
+// runSafely turns a panic into an error, so that no stack trace reaches a user; the stack
+// goes to the error for a bug report.
+func runSafely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (please report it): %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn()
+}
+
+// oneLine keeps a message on one line (a library's multi-line detail included).
+func oneLine(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "internal error") {
+		return msg
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -128,22 +172,52 @@ func positional(c *cli.Context, min, max int, what string) ([]string, error) {
 	return args, nil
 }
 
-// invocation is what every writing command settles first: its inputs, its logger and the
-// creation time it writes into outputs.
+// invocation is what every writing command settles first: its inputs, its claimed output,
+// its logger and the creation time it writes into outputs. done releases the output.
 type invocation struct {
 	paths []string
+	out   *atomicio.Claimed
 	log   *slog.Logger
 	when  time.Time
 }
 
-// begin checks the positional arguments (between min and max, max < 0 for no limit) and
-// --out, and builds the logger and the creation time.
-func begin(c *cli.Context, min, max int, what string) (*invocation, error) {
+func (inv *invocation) done() {
+	if inv != nil {
+		inv.out.Release()
+	}
+}
+
+// outputPolicy says how a command treats an existing --out.
+type outputPolicy int
+
+const (
+	// replaceOutput replaces an earlier commcal output (run, estimate, validate, compare).
+	replaceOutput outputPolicy = iota
+	// keepOutput needs --force even for an earlier commcal output (ingest, simulate, measure:
+	// a dataset may be the only copy of a measurement).
+	keepOutput
+)
+
+// outFlags are --out (with its environment variable and default) and the flags that decide
+// what may happen to an existing output: --force and --wait.
+func outFlags(env, value, usage string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: value, EnvVars: []string{env}, Usage: usage},
+		&cli.BoolFlag{Name: "force", Usage: "replace an existing --out that commcal did not write, or an earlier dataset (never an input)"},
+		&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing the same --out instead of failing"},
+	}
+}
+
+// inputFlags are the flags whose values are files a command reads; with the positional
+// arguments they are the inputs an output may never replace.
+var inputFlags = []string{"cluster", "params", "calibration", "truth"}
+
+// begin checks the positional arguments (between min and max, max < 0 for no limit), builds
+// the logger and the creation time, and claims --out (atomicio.Claim: never an input, never
+// something commcal did not write unless --force, locked against a concurrent run).
+func begin(c *cli.Context, min, max int, what string, policy outputPolicy) (*invocation, error) {
 	paths, err := positional(c, min, max, what)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkOut(c.String("out"), paths); err != nil {
 		return nil, err
 	}
 	log, err := logger(c)
@@ -154,7 +228,23 @@ func begin(c *cli.Context, min, max int, what string) (*invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &invocation{paths: paths, log: log, when: when}, nil
+	inputs := slices.Clone(paths)
+	for _, name := range inputFlags {
+		if v := c.String(name); v != "" {
+			if _, err := os.Stat(v); err == nil {
+				inputs = append(inputs, v)
+			}
+		}
+	}
+	if c.String("out") == "" {
+		return nil, usagef("%s: --out is required", c.Command.Name)
+	}
+	out, err := atomicio.Claim(c.Context, atomicio.Target{Path: c.String("out"), Inputs: inputs, Force: c.Bool("force"),
+		ReplaceNeedsForce: policy == keepOutput, Wait: c.Bool("wait")})
+	if err != nil {
+		return nil, err
+	}
+	return &invocation{paths: paths, out: out, log: log, when: when}, nil
 }
 
 // writeDir builds the directory --out through fill, in a temporary sibling renamed into place
@@ -175,22 +265,29 @@ type datasetJob struct {
 // beginDataset checks a command's DATASET argument and flags, and loads the dataset; a path
 // that is not a dataset is a usage error.
 func beginDataset(c *cli.Context) (*datasetJob, error) {
-	inv, err := begin(c, 1, 1, "DATASET")
+	inv, err := begin(c, 1, 1, "DATASET", replaceOutput)
 	if err != nil {
 		return nil, err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			inv.done()
+		}
+	}()
 	params, err := paramsFromFlags(c)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := datasets.Open(inv.paths[0])
+	ds, err := openDataset(c, inv.paths[0])
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, err
 	}
 	in, err := pipeline.LoadTables(c.Context, ds)
 	if err != nil {
 		return nil, err
 	}
+	ok = true
 	return &datasetJob{invocation: inv, params: params, ds: ds, in: in}, nil
 }
 
@@ -211,4 +308,11 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// openDataset opens a dataset directory given as an argument; one that is not a dataset is
+// bad input.
+func openDataset(c *cli.Context, dir string) (*datasets.Dataset, error) {
+	ds, err := datasets.Open(dir)
+	return ds, badinput.Wrap(dir, err)
 }

@@ -30,22 +30,20 @@ cluster against another.
 EXAMPLES:
    commcal compare --out cmp runs/2026-11-20 runs/2026-11-21
    commcal compare --fail-on-drift --out cmp last-night tonight || page-the-admins`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "compare", EnvVars: []string{"COMMCAL_COMPARE_OUT"}, Usage: "directory to write"},
+		Flags: append(outFlags("COMMCAL_COMPARE_OUT", "compare", "directory to write"),
 			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "exit with status 1 when a parameter drifted"},
 			&cli.BoolFlag{Name: "json", Usage: "print compare.json instead of the tables"},
-		},
+		),
 		Action: func(c *cli.Context) error {
-			runs, err := positional(c, 2, -1, "RUN_A RUN_B")
+			inv, err := begin(c, 2, -1, "RUN_A RUN_B", replaceOutput)
 			if err != nil {
 				return err
 			}
-			if err := checkOut(c.String("out"), runs); err != nil {
-				return err
-			}
+			defer inv.done()
+			runs := inv.paths
 			cmp, err := pipeline.Compare(runs, c.String("out"))
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			if c.Bool("json") {
 				if err := printJSON(c, cmp); err != nil {

@@ -30,8 +30,7 @@ LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M
 EXAMPLES:
    commcal estimate --out calib run/dataset
    commcal estimate --weighted --json --out calib ds | jq .params`,
-		Flags: append(paramsFlags(),
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_ESTIMATE_OUT"}, Usage: "directory to write"},
+		Flags: append(append(paramsFlags(), outFlags("COMMCAL_ESTIMATE_OUT", "", "directory to write")...),
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
 		),
@@ -40,6 +39,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			defer job.done()
 			cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, c.Bool("weighted"), job.when)
 			if err := writeDir(c, func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
 				return err

@@ -33,16 +33,15 @@ EXAMPLES:
    commcal ingest --cluster cluster.toml --out ds logs/transfers.csv logs/roundtrips.parquet
    commcal ingest --cluster graphene --src graphene-1 --dst graphene-2 --out ds graphene_eth_PingPong.csv
    commcal ingest --cluster lab.toml --experiment p2p_sweep --out ds iperf-runs/`,
-		Flags: append(sourceFlags(),
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_INGEST_OUT"}, Usage: "dataset directory to write"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing output directory"},
+		Flags: append(append(sourceFlags(), outFlags("COMMCAL_INGEST_OUT", "", "dataset directory to write")...),
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 1, -1, "FILE_OR_DIR")
+			inv, err := begin(c, 1, -1, "FILE_OR_DIR", keepOutput)
 			if err != nil {
 				return err
 			}
+			defer inv.done()
 			cl, srcs, err := sourcesFromFlags(c, inv.paths)
 			if err != nil {
 				return err

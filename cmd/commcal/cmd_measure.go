@@ -30,22 +30,21 @@ those of a crashed run are removed by the next, those of a run still going are l
 EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
    sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			clusterFlag(""),
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_MEASURE_OUT"}, Usage: "dataset directory to write"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing output directory"},
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
 			&cli.StringFlag{Name: "congestion", Value: measure.DefaultBench.Congestion, Usage: "TCP congestion control, set per socket"},
 			&cli.IntFlag{Name: "socket-buffer", Usage: "SO_SNDBUF and SO_RCVBUF in bytes (0: kernel autotuning)"},
 			&cli.IntFlag{Name: "max-reps", Value: measure.DefaultBench.Rule.Cap, Usage: "repetition cap per pattern"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the random and static-synchronous patterns"},
 			&cli.BoolFlag{Name: "quick", Usage: "measure a few patterns of every kind only (seconds: for smoke tests)"},
-		},
+		}, outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 0, 0, "nothing")
+			inv, err := begin(c, 0, 0, "nothing", keepOutput)
 			if err != nil {
 				return err
 			}
+			defer inv.done()
 			cl, err := loadCluster(c)
 			if err != nil {
 				return err

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -25,10 +28,24 @@ the calibration, the accuracy table, every figure inline as SVG and the dataset'
 
 EXAMPLE:
    commcal plot run`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "draw into a RUN_DIR that commcal did not write"},
+			&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing RUN_DIR instead of failing"},
+		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "RUN_DIR")
 			if err != nil {
 				return err
+			}
+			// plot writes into the run directory: it must be commcal's, and no other commcal
+			// may be writing it.
+			claimed, err := atomicio.Claim(c.Context, atomicio.Target{Path: args[0], Force: c.Bool("force"), Wait: c.Bool("wait")})
+			if err != nil {
+				return err
+			}
+			defer claimed.Release()
+			if _, err := os.Stat(args[0]); err != nil {
+				return badinput.Wrap(args[0], err)
 			}
 			figs, err := pipeline.Plot(c.Context, args[0])
 			if err != nil {

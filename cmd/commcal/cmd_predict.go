@@ -9,6 +9,8 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
@@ -42,12 +44,21 @@ EXAMPLES:
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
-			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file"},
+			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file (never an input; an existing file needs --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing --parquet file"},
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "PATTERN")
 			if err != nil {
 				return err
+			}
+			if p := c.String("parquet"); p != "" {
+				inputs := append([]string{args[0]}, c.String("cluster"), c.String("params"))
+				out, err := atomicio.Claim(c.Context, atomicio.Target{Path: p, File: true, Inputs: inputs, Force: c.Bool("force")})
+				if err != nil {
+					return err
+				}
+				defer out.Release()
 			}
 			cl, err := loadCluster(c)
 			if err != nil {
@@ -59,18 +70,18 @@ EXAMPLES:
 			}
 			net, err := params.Network(cl)
 			if err != nil {
-				return usageError{err.Error()}
+				return badinput.Wrap(c.String("params"), err)
 			}
 			flows, err := contention.ReadPatternFile(args[0])
 			if err != nil {
-				return usageError{err.Error()}
+				return badinput.Wrap(args[0], err)
 			}
 			models := contention.Models()
 			preds := make([]*contention.Prediction, len(models))
 			var rows []predictionRow
 			for i, m := range models {
 				if preds[i], err = m.Predict(net, flows); err != nil {
-					return usageError{err.Error()}
+					return badinput.Wrap(args[0], err)
 				}
 				for f, fl := range flows {
 					rows = append(rows, predictionRow{FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),

@@ -43,8 +43,7 @@ The run directory is replaced as a whole when the new one is complete.
 EXAMPLES:
    commcal run
    commcal run --out runs/$(date +%F) --cluster cluster.toml logs/`,
-		Flags: append(append(sourceFlags(), paramsFlags()...),
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "run", EnvVars: []string{"COMMCAL_RUN_OUT"}, Usage: "run directory"},
+		Flags: append(append(append(sourceFlags(), paramsFlags()...), outFlags("COMMCAL_RUN_OUT", "run", "run directory")...),
 			&cli.Float64Flag{Name: "ci-width", Value: estimate.DefaultStoppingRule.MaxRelWidth, EnvVars: []string{"COMMCAL_CI_WIDTH"},
 				Usage: "stopping rule: largest full 95% CI width, as a fraction of the mean"},
 			&cli.IntFlag{Name: "iteration-cap", EnvVars: []string{"COMMCAL_ITERATION_CAP"},
@@ -54,10 +53,11 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 0, -1, "FILE_OR_DIR")
+			inv, err := begin(c, 0, -1, "FILE_OR_DIR", replaceOutput)
 			if err != nil {
 				return err
 			}
+			defer inv.done()
 			if !(c.Float64("ci-width") > 0) || c.Int("iteration-cap") < 0 {
 				return usagef("run: --ci-width must be positive and --iteration-cap not negative")
 			}

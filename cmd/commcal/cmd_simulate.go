@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -30,16 +31,14 @@ prints them as JSON to edit). The same seed gives the same bytes.
 EXAMPLES:
    commcal simulate --cluster ccpe-testbed --seed 7 --out sim
    commcal simulate --cluster graphene --truth truth.json --noise 0.05 --out sim`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			clusterFlag(""),
 			&cli.Uint64Flag{Name: "seed", Value: 1, EnvVars: []string{"COMMCAL_SEED"}, Usage: "random seed (written into truth.json)"},
 			&cli.Float64Flag{Name: "noise", Value: -1, Usage: "relative noise (default: the truth's, 0.02 without --truth)"},
 			&cli.IntFlag{Name: "reps", Value: 0, Usage: "repetitions per measurement (default: the truth's, 10 without --truth)"},
 			&cli.StringFlag{Name: "truth", Usage: "true parameters as JSON (the layout of truth.json)"},
 			&cli.BoolFlag{Name: "help-truth", Usage: "print the default truth for --cluster and --seed as JSON, and exit"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_SIMULATE_OUT"}, Usage: "dataset directory to write"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing output directory"},
-		},
+		}, outFlags("COMMCAL_SIMULATE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
 				return err
@@ -51,7 +50,7 @@ EXAMPLES:
 			tr := datasets.DefaultTruth(cl, c.Uint64("seed"))
 			if p := c.String("truth"); p != "" {
 				if tr, err = datasets.ReadTruth(p); err != nil {
-					return usageError{err.Error()}
+					return badinput.Wrap(p, err)
 				}
 				if c.IsSet("seed") {
 					tr.Seed = c.Uint64("seed")
@@ -69,14 +68,15 @@ EXAMPLES:
 			if c.Bool("help-truth") {
 				return printJSON(c, tr)
 			}
-			inv, err := begin(c, 0, 0, "nothing")
+			inv, err := begin(c, 0, 0, "nothing", keepOutput)
 			if err != nil {
 				return err
 			}
+			defer inv.done()
 			m, _, err := datasets.Simulate(c.Context, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: c.String("out"),
 				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when})
 			if err != nil {
-				return usageError{err.Error()}
+				return err
 			}
 			if err := printManifest(c, c.String("out"), m); err != nil {
 				return err

@@ -34,10 +34,9 @@ EXAMPLES:
    commcal validate --out val run/dataset
    commcal validate --calibration calib/calibration.json --out val ds
    commcal validate --contra-factor 0.4 --out val ds`,
-		Flags: append(paramsFlags(), heldOutFlag(),
+		Flags: append(append(append(paramsFlags(), heldOutFlag()), outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write")...),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, EnvVars: []string{"COMMCAL_VALIDATE_OUT"}, Usage: "directory to write"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
@@ -49,10 +48,11 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			defer job.done()
 			var cal *estimate.Calibration
 			if p := c.String("calibration"); p != "" {
 				if cal, err = pipeline.ReadCalibration(p); err != nil {
-					return usageError{err.Error()}
+					return err
 				}
 				if cal.Cluster != job.ds.Cluster.Name() {
 					return usagef("validate: calibration of cluster %s, dataset of %s", cal.Cluster, job.ds.Cluster.Name())

@@ -190,8 +190,8 @@ func TestIngestRejectsBadInput(t *testing.T) {
 			out := filepath.Join(dir, "out", "ds")
 			args := append([]string{"ingest", "--cluster", "ccpe-testbed", "--out", out}, tc.args...)
 			code, stdout, stderr := runCLI(t, append(args, in)...)
-			if code != exitBadData {
-				t.Fatalf("exit status %d, want %d; stderr: %s", code, exitBadData, stderr)
+			if code != exitBadInput {
+				t.Fatalf("exit status %d, want %d; stderr: %s", code, exitBadInput, stderr)
 			}
 			if !strings.Contains(stderr, ": "+string(tc.kind)+": ") {
 				t.Errorf("stderr %q does not name the error kind %q", stderr, tc.kind)
@@ -232,11 +232,11 @@ func TestIngestFailureKeepsEarlierDataset(t *testing.T) {
 		t.Fatalf("good ingest failed: %s", stderr)
 	}
 	before, _ := os.ReadFile(filepath.Join(out, "transfers.parquet"))
-	if code, _, _ := runCLI(t, "ingest", "--cluster", "ccpe-testbed", "--out", out, good); code != exitFailure {
-		t.Errorf("ingest over an existing dataset without --force: exit %d, want %d", code, exitFailure)
+	if code, _, _ := runCLI(t, "ingest", "--cluster", "ccpe-testbed", "--out", out, good); code != exitBadInput {
+		t.Errorf("ingest over an existing dataset without --force: exit %d, want %d", code, exitBadInput)
 	}
-	if code, _, _ := runCLI(t, "ingest", "--cluster", "ccpe-testbed", "--force", "--out", out, bad); code != exitBadData {
-		t.Fatalf("bad ingest: exit %d, want %d", code, exitBadData)
+	if code, _, _ := runCLI(t, "ingest", "--cluster", "ccpe-testbed", "--force", "--out", out, bad); code != exitBadInput {
+		t.Fatalf("bad ingest: exit %d, want %d", code, exitBadInput)
 	}
 	after, _ := os.ReadFile(filepath.Join(out, "transfers.parquet"))
 	if len(before) == 0 || !bytes.Equal(before, after) {
@@ -264,8 +264,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)
-			if code != exitBadData || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitBadData, tc.want)
+			if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitBadInput, tc.want)
 			}
 		})
 	}

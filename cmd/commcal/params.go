@@ -8,6 +8,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // paramsFlags are the flags of the commands that run the contention models.
@@ -38,7 +39,7 @@ func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 	p := contention.DefaultParams()
 	if path := c.String("params"); path != "" {
 		if err := datasets.ReadJSONFile(path, &p); err != nil {
-			return p, usagef("--params: %v", err)
+			return p, badinput.Wrap(path, err)
 		}
 	}
 	if c.IsSet("efficiency") {

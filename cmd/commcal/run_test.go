@@ -93,10 +93,10 @@ func TestValidateCommand(t *testing.T) {
 		}
 	}
 	// Scoring a calibration experiment is refused.
-	if code, _, stderr := runCLI(t, "validate", "--held-out", "fair_intra", "--out", out, sim); code != exitBadData || !strings.Contains(stderr, "calibration experiment") {
+	if code, _, stderr := runCLI(t, "validate", "--held-out", "fair_intra", "--out", out, sim); code != exitBadInput || !strings.Contains(stderr, "calibration experiment") {
 		t.Errorf("held-out fair_intra: exit %d, %s", code, stderr)
 	}
-	if code, _, _ := runCLI(t, "validate", "--contra-factor", "2", "--out", out, sim); code != exitBadData {
+	if code, _, _ := runCLI(t, "validate", "--contra-factor", "2", "--out", out, sim); code != exitBadInput {
 		t.Errorf("contra-factor 2: exit %d", code)
 	}
 }
@@ -189,7 +189,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("drifting comparison: exit %d, stderr %s", code, stderr)
 	}
 	// An unknown directory is bad usage.
-	if code, _, _ := runCLI(t, "compare", "--out", filepath.Join(dir, "cmp2"), run, dir); code != exitBadData {
+	if code, _, _ := runCLI(t, "compare", "--out", filepath.Join(dir, "cmp2"), run, dir); code != exitBadInput {
 		t.Errorf("compare with a non-run directory: exit %d", code)
 	}
 }

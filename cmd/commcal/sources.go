@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -33,7 +31,7 @@ func loadCluster(c *cli.Context) (*cluster.Cluster, error) {
 	}
 	cl, err := cluster.LoadNamed(ref)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, badinput.Wrap(ref, err)
 	}
 	return cl, nil
 }
@@ -69,7 +67,7 @@ func sourcesFromFlags(c *cli.Context, paths []string) (*cluster.Cluster, []datas
 		Experiment: c.String("experiment"), PatternID: c.String("pattern")}
 	srcs, err := datasets.ExpandSources(paths, base)
 	if err != nil {
-		return nil, nil, usageError{err.Error()}
+		return nil, nil, badinput.Wrap("", err)
 	}
 	if c.String("cluster") != "" {
 		cl, err := loadCluster(c)
@@ -84,7 +82,7 @@ func sourcesFromFlags(c *cli.Context, paths []string) (*cluster.Cluster, []datas
 		}
 		c2, err := cluster.New(m.Cluster)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", p, err)
+			return nil, nil, badinput.Wrap(p, err)
 		}
 		if cl != nil && cl.Name() != c2.Name() {
 			return nil, nil, usagef("inputs belong to clusters %s and %s; give --cluster", cl.Name(), c2.Name())
@@ -106,28 +104,11 @@ func progress(c *cli.Context, what string) (func(int64), func()) {
 	return func(n int64) { bar.Set64(n) }, func() { bar.Clear() }
 }
 
-// checkOut rejects an output path that is an input, or the current directory.
-func checkOut(out string, paths []string) error {
-	if out == "" {
-		return usagef("--out is required")
-	}
-	abs, _ := filepath.Abs(out)
-	if wd, _ := os.Getwd(); abs == wd {
-		return usagef("--out %s is the current directory", out)
-	}
-	for _, p := range paths {
-		if pa, _ := filepath.Abs(p); pa == abs || strings.HasPrefix(pa, abs+string(filepath.Separator)) {
-			return usagef("--out %s would replace the input %s", out, p)
-		}
-	}
-	return nil
-}
-
 // created is the creation time of outputs (SOURCE_DATE_EPOCH when set).
 func created() (time.Time, error) {
 	t, err := pipeline.Created()
 	if err != nil {
-		return t, usageError{err.Error()}
+		return t, usagef("%v", err)
 	}
 	return t, nil
 }
