@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,8 +15,8 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/plots"
-	"github.com/commcal/commcal/validate"
 )
 
 // Files of the compare command.
@@ -27,18 +29,21 @@ const (
 type ComparedParam struct {
 	Name   string           `json:"name"`
 	Values []estimate.Param `json:"values"`
-	// RelChange[k] is (value_k − value_0)/|value_0| for every run k.
+	// Missing[k] says that run k has no such parameter (its value is then zero).
+	Missing []bool `json:"missing"`
+	// RelChange[k] is (value_k − value_0)/|value_0| for every run k (0 where either is missing).
 	RelChange []float64 `json:"rel_change"`
-	// Drift[k] says that run k's interval does not overlap run 0's.
+	// Drift[k] says that run k's interval does not overlap run 0's, or that the parameter
+	// vanished in run k.
 	Drift []bool `json:"drift"`
 }
 
-// ComparedModel is one model's overall accuracy across runs (−1 for a run without
-// validation).
+// ComparedModel is one model's overall accuracy across runs (null for a run that scored no
+// transfer with it).
 type ComparedModel struct {
-	Model      string    `json:"model"`
-	MeanAbsErr []float64 `json:"mean_abs_err"`
-	Within10   []float64 `json:"within_10pct"`
+	Model      string     `json:"model"`
+	MeanAbsErr []*float64 `json:"mean_abs_err"`
+	Within10   []*float64 `json:"within_10pct"`
 }
 
 // Comparison is the content of compare.json.
@@ -47,7 +52,33 @@ type Comparison struct {
 	Clusters []string        `json:"clusters"`
 	Params   []ComparedParam `json:"params"`
 	Accuracy []ComparedModel `json:"accuracy"`
-	Drifted  []string        `json:"drifted"`
+	// Drifted names the parameters whose interval in a later run does not overlap the
+	// first run's.
+	Drifted []string `json:"drifted"`
+	// Vanished, NewlySkipped and AccuracyLost are what a later run lacks that the first
+	// run had: a parameter, an estimator that ran, a model's held-out accuracy. Each is
+	// drift: a nightly alarm must not be silenced by missing data.
+	Vanished     []string `json:"vanished"`
+	NewlySkipped []string `json:"newly_skipped"`
+	AccuracyLost []string `json:"accuracy_lost"`
+}
+
+// Alarms lists every drift of the comparison, one line each.
+func (c *Comparison) Alarms() []string {
+	var out []string
+	for _, d := range c.Drifted {
+		out = append(out, "drifted: "+d)
+	}
+	for _, v := range c.Vanished {
+		out = append(out, "vanished: "+v)
+	}
+	for _, s := range c.NewlySkipped {
+		out = append(out, "newly skipped: "+s)
+	}
+	for _, a := range c.AccuracyLost {
+		out = append(out, "accuracy lost: "+a)
+	}
+	return out
 }
 
 // flatten lists a calibration's parameters by name.
@@ -95,105 +126,127 @@ func overlap(a, b estimate.Param) bool {
 }
 
 // Compare puts the calibrations and accuracies of run directories side by side, flags every
-// parameter whose 95% interval in a run does not overlap the first run's, draws the error
-// distributions of the runs overlaid per model, and writes compare.json, compare.html and
-// the figures into out.
-func Compare(runs []string, out string) (*Comparison, error) {
-	cmp := &Comparison{Runs: runs}
-	var flat []map[string]estimate.Param
-	var accs []*validate.Accuracy
-	var preds [][]validate.Row
+// parameter whose 95% interval in a run does not overlap the first run's, and everything the
+// first run had that a later one lacks (a parameter, an estimator, a model's accuracy), draws
+// the error distributions of the runs overlaid per model, and writes compare.json,
+// compare.html and the figures into out. Every file of every run is read strictly: one that
+// cannot be read is an error naming it.
+func Compare(ctx context.Context, runs []string, out string) (*Comparison, error) {
+	var rds []*RunDir
 	for _, r := range runs {
-		cal, err := ReadCalibration(filepath.Join(r, CalibrationFile))
+		rd, err := ReadRunDir(r)
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: %s is not a run directory with a calibration: %w", r, err)
+			return nil, err
 		}
-		cmp.Clusters = append(cmp.Clusters, cal.Cluster)
-		flat = append(flat, flatten(cal))
-		acc := &validate.Accuracy{}
-		if err := datasets.ReadJSONFile(filepath.Join(r, AccuracyFile), acc); err != nil {
-			acc = nil
+		if rd.Calibration == nil {
+			return nil, badinput.Errorf(r, "not a run directory: no %s", CalibrationFile)
 		}
-		accs = append(accs, acc)
-		p, _ := datasets.ReadParquetFile[validate.Row](filepath.Join(r, PredictionsFile), validate.PredictionsTable)
-		preds = append(preds, p)
+		rds = append(rds, rd)
 	}
-	var names []string
-	for name := range flat[0] {
-		inAll := true
-		for _, f := range flat[1:] {
-			if _, ok := f[name]; !ok {
-				inAll = false
+	cmp := Contrast(rds)
+	var figs []*plots.Figure
+	for _, m := range contention.Models() {
+		var errs [][]float64
+		for _, rd := range rds {
+			var e []float64
+			for _, p := range rd.Predictions {
+				e = append(e, p.Err(m.Name()))
 			}
+			errs = append(errs, e)
 		}
-		if inAll {
-			names = append(names, name)
+		figs = append(figs, plots.OverlaidHistograms("errors_"+m.Name(), m.Name(), runs, errs))
+	}
+	if err := writeComparison(ctx, cmp, figs, out); err != nil {
+		return nil, err
+	}
+	return cmp, nil
+}
+
+// Contrast compares runs already read (each with a calibration), the first being the
+// reference: the work of Compare without the files.
+func Contrast(rds []*RunDir) *Comparison {
+	cmp := &Comparison{Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{}}
+	var flat []map[string]estimate.Param
+	for _, rd := range rds {
+		cmp.Runs = append(cmp.Runs, rd.Dir)
+		cmp.Clusters = append(cmp.Clusters, rd.Calibration.Cluster)
+		flat = append(flat, flatten(rd.Calibration))
+	}
+	names := map[string]bool{}
+	for _, f := range flat {
+		for name := range f {
+			names[name] = true
 		}
 	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		cp := ComparedParam{Name: name}
-		base := flat[0][name]
+		base, inBase := flat[0][name]
 		drifted := false
 		for k, f := range flat {
-			v := f[name]
-			cp.Values = append(cp.Values, v)
+			v, ok := f[name]
+			cp.Values, cp.Missing = append(cp.Values, v), append(cp.Missing, !ok)
 			rel := 0.0
-			if base.Value != 0 && !math.IsInf(base.Value, 0) && !math.IsInf(v.Value, 0) {
+			if ok && inBase && base.Value != 0 && !math.IsInf(base.Value, 0) && !math.IsInf(v.Value, 0) {
 				rel = (v.Value - base.Value) / math.Abs(base.Value)
 			}
 			cp.RelChange = append(cp.RelChange, rel)
-			d := k > 0 && !overlap(base, v)
+			vanished := k > 0 && inBase && !ok
+			if vanished {
+				cmp.Vanished = append(cmp.Vanished, fmt.Sprintf("%s (run %d)", name, k+1))
+			}
+			d := k > 0 && (vanished || (inBase && ok && !overlap(base, v)))
 			cp.Drift = append(cp.Drift, d)
-			drifted = drifted || d
+			drifted = drifted || (d && !vanished)
 		}
 		if drifted {
 			cmp.Drifted = append(cmp.Drifted, name)
 		}
 		cmp.Params = append(cmp.Params, cp)
 	}
-	var figs []*plots.Figure
+	ran := func(cal *estimate.Calibration, estimator string) bool {
+		return !slices.ContainsFunc(cal.Skipped, func(s estimate.Skipped) bool { return s.Estimator == estimator })
+	}
+	for k, rd := range rds[1:] {
+		for _, s := range rd.Calibration.Skipped {
+			if ran(rds[0].Calibration, s.Estimator) {
+				cmp.NewlySkipped = append(cmp.NewlySkipped, fmt.Sprintf("%s (run %d: %s)", s.Estimator, k+2, s.Reason))
+			}
+		}
+	}
 	for _, m := range contention.Models() {
 		cm := ComparedModel{Model: m.Name()}
-		var errs [][]float64
-		for k, acc := range accs {
-			mae, w := -1.0, -1.0 // the run has no validation
-			if acc != nil {
-				for _, ma := range acc.Overall.Models {
-					if ma.Model == m.Name() {
-						mae, w = ma.MeanAbsErr, ma.Within10
+		for k, rd := range rds {
+			var mae, w *float64
+			if rd.Accuracy != nil {
+				for _, ma := range rd.Accuracy.Overall.Models {
+					if ma.Model == m.Name() && ma.Transfers > 0 {
+						mae, w = &ma.MeanAbsErr, &ma.Within10
 					}
 				}
 			}
-			cm.MeanAbsErr, cm.Within10 = append(cm.MeanAbsErr, mae), append(cm.Within10, w)
-			var e []float64
-			for _, p := range preds[k] {
-				e = append(e, p.Err(m.Name()))
+			if k > 0 && mae == nil && cm.MeanAbsErr[0] != nil {
+				cmp.AccuracyLost = append(cmp.AccuracyLost, fmt.Sprintf("%s (run %d scored no held-out transfer)", m.Name(), k+1))
 			}
-			errs = append(errs, e)
+			cm.MeanAbsErr, cm.Within10 = append(cm.MeanAbsErr, mae), append(cm.Within10, w)
 		}
 		cmp.Accuracy = append(cmp.Accuracy, cm)
-		figs = append(figs, plots.OverlaidHistograms("errors_"+m.Name(), m.Name(), runs, errs))
 	}
-	if err := writeComparison(cmp, figs, out); err != nil {
-		return nil, err
-	}
-	return cmp, nil
+	return cmp
 }
 
-func writeComparison(cmp *Comparison, figs []*plots.Figure, out string) error {
+func writeComparison(ctx context.Context, cmp *Comparison, figs []*plots.Figure, out string) error {
 	return atomicio.BuildDir(out, func(tmp string) error {
 		if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
 			return err
 		}
-		shown, err := writeFigures(tmp, figs)
+		shown, err := writeFigures(ctx, tmp, figs)
 		if err != nil {
 			return err
 		}
 		var table strings.Builder
 		cmp.WriteText(&table)
 		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Runs": cmp.Runs,
-			"Table": table.String(), "Figures": shown, "Drifted": cmp.Drifted, "Version": Version})
+			"Table": table.String(), "Figures": shown, "Alarms": cmp.Alarms(), "Version": Version})
 	})
 }
 
@@ -211,13 +264,24 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, p := range c.Params {
 		fmt.Fprint(tw, p.Name)
 		for k, v := range p.Values {
-			fmt.Fprintf(tw, "\t%s [%s, %s]", num(v.Value), num(v.CILow), num(v.CIHigh))
+			if p.Missing[k] {
+				fmt.Fprint(tw, "\tn/a")
+			} else {
+				fmt.Fprintf(tw, "\t%s [%s, %s]", num(v.Value), num(v.CILow), num(v.CIHigh))
+			}
 			if k > 0 {
 				mark := ""
-				if p.Drift[k] {
-					mark = "  DRIFT"
+				switch {
+				case p.Drift[k] && p.Missing[k]:
+					mark = "VANISHED"
+				case p.Drift[k]:
+					mark = fmt.Sprintf("%+.2f%%  DRIFT", 100*p.RelChange[k])
+				case p.Missing[k] || p.Missing[0]:
+					mark = "n/a"
+				default:
+					mark = fmt.Sprintf("%+.2f%%", 100*p.RelChange[k])
 				}
-				fmt.Fprintf(tw, "\t%+.2f%%%s", 100*p.RelChange[k], mark)
+				fmt.Fprintf(tw, "\t%s", mark)
 			}
 		}
 		fmt.Fprintln(tw, "\t")
@@ -231,7 +295,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, m := range c.Accuracy {
 		fmt.Fprint(tw, m.Model)
 		for k := range m.MeanAbsErr {
-			fmt.Fprintf(tw, "\t%.2f%%\t%.1f%%", 100*m.MeanAbsErr[k], 100*m.Within10[k])
+			if m.MeanAbsErr[k] == nil {
+				fmt.Fprint(tw, "\tn/a\tn/a")
+				continue
+			}
+			fmt.Fprintf(tw, "\t%.2f%%\t%.1f%%", 100**m.MeanAbsErr[k], 100**m.Within10[k])
 		}
 		fmt.Fprintln(tw, "\t")
 	}

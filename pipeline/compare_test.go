@@ -50,7 +50,7 @@ func TestCompareFlagsNICChange(t *testing.T) {
 	}
 	a := simulatedRun(t, base, filepath.Join(t.TempDir(), "a"))
 	b := simulatedRun(t, faster, filepath.Join(t.TempDir(), "b"))
-	cmp, err := Compare([]string{a, b}, filepath.Join(t.TempDir(), "cmp"))
+	cmp, err := Compare(context.Background(), []string{a, b}, filepath.Join(t.TempDir(), "cmp"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +15,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Files of the estimation stage.
@@ -81,14 +84,17 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 	return datasets.WriteParquetFile(filepath.Join(dir, LMOLinksFile), lmoLinksTable, links)
 }
 
-// ReadCalibration reads a calibration.json.
+// ReadCalibration reads a calibration.json strictly; any problem is bad input naming the file.
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
 	if err := datasets.ReadJSONFile(path, &cal); err != nil {
-		return nil, err
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, badinput.Errorf(path, "no calibration here: %w", err)
+		}
+		return nil, badinput.Wrap(path, err)
 	}
-	if cal.Format != estimate.CalibrationFormat {
-		return nil, fmt.Errorf("pipeline: %s: format %q, want %q", path, cal.Format, estimate.CalibrationFormat)
+	if err := checkedCalibration(path, &cal); err != nil {
+		return nil, err
 	}
 	return &cal, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/plots"
 	"github.com/commcal/commcal/validate"
 )
@@ -47,43 +48,28 @@ type reportFigure struct {
 func Plot(ctx context.Context, dir string) ([]string, error) {
 	ds, err := datasets.Open(filepath.Join(dir, RunDatasetDir))
 	if err != nil {
+		return nil, badinput.Wrap(dir, err)
+	}
+	rd, err := ReadRunDir(dir)
+	if err != nil {
 		return nil, err
-	}
-	var cal *estimate.Calibration
-	if _, err := os.Stat(filepath.Join(dir, CalibrationFile)); err == nil {
-		if cal, err = ReadCalibration(filepath.Join(dir, CalibrationFile)); err != nil {
-			return nil, err
-		}
-	}
-	var acc *validate.Accuracy
-	if _, err := os.Stat(filepath.Join(dir, AccuracyFile)); err == nil {
-		acc = &validate.Accuracy{}
-		if err := datasets.ReadJSONFile(filepath.Join(dir, AccuracyFile), acc); err != nil {
-			return nil, err
-		}
-	}
-	var preds []validate.Row
-	if _, err := os.Stat(filepath.Join(dir, PredictionsFile)); err == nil {
-		if preds, err = datasets.ReadParquetFile[validate.Row](filepath.Join(dir, PredictionsFile), validate.PredictionsTable); err != nil {
-			return nil, err
-		}
 	}
 	in, err := LoadTables(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
-	return report(dir, ds, in, cal, acc, preds)
+	return report(ctx, dir, ds, in, rd.Calibration, rd.Accuracy, rd.Predictions)
 }
 
 // report draws the figures into <dir>/figures and writes <dir>/report.html from a run's
 // results in memory; cal, acc and preds may be nil when the run has not made them.
-func report(dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.Calibration, acc *validate.Accuracy, preds []validate.Row) ([]string, error) {
+func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.Calibration, acc *validate.Accuracy, preds []validate.Row) ([]string, error) {
 	figs := figures(ds.Cluster, in, cal, preds)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	shown, err := writeFigures(figDir, figs)
+	shown, err := writeFigures(ctx, figDir, figs)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +96,12 @@ func report(dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.
 
 // writeFigures writes every figure into dir as PNG and SVG and returns them as a page shows
 // them.
-func writeFigures(dir string, figs []*plots.Figure) ([]reportFigure, error) {
+func writeFigures(ctx context.Context, dir string, figs []*plots.Figure) ([]reportFigure, error) {
 	shown := make([]reportFigure, 0, len(figs))
 	for _, f := range figs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		svg, err := f.Write(dir)
 		if err != nil {
 			return nil, err

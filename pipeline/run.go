@@ -91,6 +91,9 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "ingest", "seconds", time.Since(start).Seconds())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	ds, err := datasets.Open(dsDir)
 	if err != nil {
 		return nil, err
@@ -105,6 +108,9 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "summary", "seconds", time.Since(start).Seconds())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var text strings.Builder
 	if err := s.WriteText(&text); err != nil {
 		return nil, err
@@ -124,6 +130,9 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "estimate", "seconds", time.Since(start).Seconds(), "skipped", len(cal.Skipped))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	start = time.Now()
 	heldOut := opts.HeldOut
 	if heldOut == nil {
@@ -138,8 +147,11 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "validate", "seconds", time.Since(start).Seconds())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	start = time.Now()
-	figs, err := report(tmp, ds, in, cal, acc, preds)
+	figs, err := report(ctx, tmp, ds, in, cal, acc, preds)
 	if err != nil {
 		return nil, err
 	}

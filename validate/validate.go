@@ -111,6 +111,9 @@ type SettingAccuracy struct {
 	Models   []ModelAccuracy `json:"models"`
 }
 
+// AccuracyFormat is the format tag of accuracy.json.
+const AccuracyFormat = "commcal-accuracy/1"
+
 // Accuracy is the content of accuracy.json.
 type Accuracy struct {
 	Format   string            `json:"format"`
@@ -157,7 +160,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	if err != nil {
 		return nil, nil, err
 	}
-	acc := &Accuracy{Format: "commcal-accuracy/1", HeldOut: heldOut, Params: params}
+	acc := &Accuracy{Format: AccuracyFormat, HeldOut: heldOut, Params: params}
 	if len(pats) == 0 {
 		acc.Warnings = append(acc.Warnings, fmt.Sprintf("no transfers of the held-out experiments (%v): nothing to score", heldOut))
 	}

@@ -3,15 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/pipeline"
 )
-
-// errDrift is the failure --fail-on-drift reports.
-var errDrift = errors.New("parameters drifted")
 
 func compareCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
@@ -20,9 +19,14 @@ func compareCommand() *cli.Command {
 		ArgsUsage: "RUN_A RUN_B [RUN...]",
 		Description: `Puts the calibrations of run directories side by side: every parameter with its 95% CI
 in each run and its relative change from the first run, flagged DRIFT when its interval does
-not overlap the first run's; each model's accuracy in each run; and the runs' error
-distributions overlaid, per model. Writes compare.json, compare.html and the figures (PNG,
-SVG) to --out.
+not overlap the first run's; each model's accuracy in each run ("n/a" where a run scored
+none); and the runs' error distributions overlaid, per model. Writes compare.json,
+compare.html and the figures (PNG, SVG) to --out.
+
+Drift is also what the first run had and a later one lacks: a parameter that vanished, an
+estimator newly skipped (its experiments are missing tonight), a model's accuracy lost. A run
+file that cannot be read is an error (exit 2), never a gap. --fail-on-drift turns drift into
+the alarm exit status 3; --fail-below and --fail-above-error check the last run's accuracy.
 
 Typical uses: last night against tonight (with --fail-on-drift in the nightly job), or one
 cluster against another.
@@ -31,17 +35,22 @@ EXAMPLES:
    commcal compare --out cmp runs/2026-11-20 runs/2026-11-21
    commcal compare --fail-on-drift --out cmp last-night tonight || page-the-admins`,
 		Flags: append(outFlags("COMMCAL_COMPARE_OUT", "compare", "directory to write"),
-			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "exit with status 1 when a parameter drifted"},
+			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "exit with the alarm status 3 on drift (see above)"},
+			thresholdFlags()[0], thresholdFlags()[1],
 			&cli.BoolFlag{Name: "json", Usage: "print compare.json instead of the tables"},
 		),
 		Action: func(c *cli.Context) error {
+			ths, err := thresholds(c)
+			if err != nil {
+				return err
+			}
 			inv, err := begin(c, 2, -1, "RUN_A RUN_B", replaceOutput)
 			if err != nil {
 				return err
 			}
 			defer inv.done()
 			runs := inv.paths
-			cmp, err := pipeline.Compare(runs, c.String("out"))
+			cmp, err := pipeline.Compare(c.Context, runs, c.String("out"))
 			if err != nil {
 				return err
 			}
@@ -55,13 +64,23 @@ EXAMPLES:
 				}
 				fmt.Fprintf(c.App.Writer, "\ncomparison written to %s\n", c.String("out"))
 			}
-			if len(cmp.Drifted) > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "commcal: drifted: %s\n", strings.Join(cmp.Drifted, ", "))
-				if c.Bool("fail-on-drift") {
-					return errDrift
-				}
+			acc, err := pipeline.ReadAccuracy(filepath.Join(runs[len(runs)-1], pipeline.AccuracyFile))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
 			}
-			return nil
+			accAlarm := accuracyAlarm(acc, ths)
+			alarms := cmp.Alarms()
+			if len(alarms) > 0 && c.Bool("fail-on-drift") {
+				msg := "drift alarm: " + strings.Join(alarms, "; ")
+				if accAlarm != nil {
+					msg += "; " + accAlarm.Error()
+				}
+				return alarmError{msg}
+			}
+			for _, a := range alarms {
+				fmt.Fprintf(c.App.ErrWriter, "commcal: %s\n", a)
+			}
+			return accAlarm
 		},
 	})
 }

@@ -3,13 +3,16 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/validate"
 )
 
 func runCommand() *cli.Command {
@@ -43,7 +46,10 @@ The run directory is replaced as a whole when the new one is complete.
 EXAMPLES:
    commcal run
    commcal run --out runs/$(date +%F) --cluster cluster.toml logs/`,
-		Flags: append(append(append(sourceFlags(), paramsFlags()...), outFlags("COMMCAL_RUN_OUT", "run", "run directory")...),
+		Flags: append(append(append(sourceFlags(), paramsFlags()...), append(outFlags("COMMCAL_RUN_OUT", "run", "run directory"), thresholdFlags()...)...),
+			&cli.StringFlag{Name: "previous", EnvVars: []string{"COMMCAL_PREVIOUS"},
+				Usage: "an earlier run directory (may be --out itself, read before it is replaced): report what drifted or vanished since"},
+			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "with --previous: exit with the alarm status 3 on drift"},
 			&cli.Float64Flag{Name: "ci-width", Value: estimate.DefaultStoppingRule.MaxRelWidth, EnvVars: []string{"COMMCAL_CI_WIDTH"},
 				Usage: "stopping rule: largest full 95% CI width, as a fraction of the mean"},
 			&cli.IntFlag{Name: "iteration-cap", EnvVars: []string{"COMMCAL_ITERATION_CAP"},
@@ -83,6 +89,21 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			ths, err := thresholds(c)
+			if err != nil {
+				return err
+			}
+			var prev *pipeline.RunDir
+			if p := c.String("previous"); p != "" {
+				if prev, err = pipeline.ReadRunDir(p); err != nil {
+					return err
+				}
+				if prev.Calibration == nil {
+					return badinput.Errorf(p, "--previous is not a run directory: no %s", pipeline.CalibrationFile)
+				}
+			} else if c.Bool("fail-on-drift") {
+				return usagef("run: --fail-on-drift needs --previous")
+			}
 			prog, done := progress(c, "ingest")
 			res, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
 				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
@@ -92,7 +113,10 @@ EXAMPLES:
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c, res)
+				if err := printJSON(c, res); err != nil {
+					return err
+				}
+				return runAlarms(c, prev, res, ths)
 			}
 			fmt.Fprintf(c.App.Writer, "run directory: %s\n", c.String("out"))
 			if err := res.Summary.WriteText(c.App.Writer); err != nil {
@@ -108,7 +132,29 @@ EXAMPLES:
 			}
 			fmt.Fprintf(c.App.Writer, "\n%d figures in %s, report: %s\n", len(res.Figures),
 				filepath.Join(c.String("out"), pipeline.FiguresDir), filepath.Join(c.String("out"), pipeline.ReportFile))
-			return nil
+			return runAlarms(c, prev, res, ths)
 		},
 	})
+}
+
+// runAlarms reports what drifted since the previous run (on stderr, or as the alarm with
+// --fail-on-drift) and checks the accuracy thresholds.
+func runAlarms(c *cli.Context, prev *pipeline.RunDir, res *pipeline.RunResult, ths []validate.Threshold) error {
+	accAlarm := accuracyAlarm(res.Accuracy, ths)
+	if prev == nil {
+		return accAlarm
+	}
+	cur := &pipeline.RunDir{Dir: c.String("out"), Calibration: res.Calibration, Accuracy: res.Accuracy}
+	alarms := pipeline.Contrast([]*pipeline.RunDir{prev, cur}).Alarms()
+	if len(alarms) > 0 && c.Bool("fail-on-drift") {
+		msg := "drift alarm since " + prev.Dir + ": " + strings.Join(alarms, "; ")
+		if accAlarm != nil {
+			msg += "; " + accAlarm.Error()
+		}
+		return alarmError{msg}
+	}
+	for _, a := range alarms {
+		fmt.Fprintf(c.App.ErrWriter, "commcal: since %s: %s\n", prev.Dir, a)
+	}
+	return accAlarm
 }

@@ -34,13 +34,17 @@ EXAMPLES:
    commcal validate --out val run/dataset
    commcal validate --calibration calib/calibration.json --out val ds
    commcal validate --contra-factor 0.4 --out val ds`,
-		Flags: append(append(append(paramsFlags(), heldOutFlag()), outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write")...),
+		Flags: append(append(append(paramsFlags(), heldOutFlag()), append(outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write"), thresholdFlags()...)...),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
 			held, err := heldOut(c)
+			if err != nil {
+				return err
+			}
+			ths, err := thresholds(c)
 			if err != nil {
 				return err
 			}
@@ -71,10 +75,15 @@ EXAMPLES:
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c, acc)
+				err = printJSON(c, acc)
+			} else {
+				fmt.Fprintf(c.App.Writer, "held-out transfers of %s scored into %s\n\n", job.paths[0], c.String("out"))
+				err = acc.WriteText(c.App.Writer)
 			}
-			fmt.Fprintf(c.App.Writer, "held-out transfers of %s scored into %s\n\n", job.paths[0], c.String("out"))
-			return acc.WriteText(c.App.Writer)
+			if err != nil {
+				return err
+			}
+			return accuracyAlarm(acc, ths)
 		},
 	})
 }

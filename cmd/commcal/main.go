@@ -10,7 +10,11 @@ import (
 )
 
 func main() {
+	// The first SIGINT or SIGTERM cancels the context: every stage stops, removes what it
+	// was writing and the command exits 130. The handler is then dropped, so that a second
+	// signal kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/validate"
+)
+
+// RunDir is what a run directory holds beside its dataset, read strictly: calibration.json,
+// and accuracy.json with predictions.parquet when the run validated. A file that is present
+// but unreadable, of another format, or inconsistent is an error naming it, never a silent
+// gap; a file that is absent is nil.
+type RunDir struct {
+	Dir         string
+	Calibration *estimate.Calibration
+	Accuracy    *validate.Accuracy
+	Predictions []validate.Row
+}
+
+// ReadRunDir reads a run directory.
+func ReadRunDir(dir string) (*RunDir, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, badinput.Errorf(dir, "not a run directory")
+	}
+	r := &RunDir{Dir: dir}
+	var err error
+	if _, err := os.Stat(filepath.Join(dir, CalibrationFile)); err == nil {
+		if r.Calibration, err = ReadCalibration(filepath.Join(dir, CalibrationFile)); err != nil {
+			return nil, err
+		}
+	}
+	if r.Accuracy, err = ReadAccuracy(filepath.Join(dir, AccuracyFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	preds := filepath.Join(dir, PredictionsFile)
+	if r.Predictions, err = datasets.ReadParquetFile[validate.Row](preds, validate.PredictionsTable); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, badinput.Wrap(preds, err)
+	}
+	if (r.Accuracy == nil) != (r.Predictions == nil) && (r.Accuracy == nil || r.Accuracy.Overall.Patterns > 0) {
+		return nil, badinput.Errorf(dir, "holds one of %s and %s without the other", AccuracyFile, PredictionsFile)
+	}
+	return r, nil
+}
+
+// ReadAccuracy reads accuracy.json strictly; an absent file gives an error wrapping
+// os.ErrNotExist.
+func ReadAccuracy(path string) (*validate.Accuracy, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	acc := &validate.Accuracy{}
+	if err := datasets.ReadJSONFile(path, acc); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	if acc.Format != validate.AccuracyFormat {
+		return nil, badinput.Errorf(path, "format %q, want %q", acc.Format, validate.AccuracyFormat)
+	}
+	return acc, nil
+}
+
+// checkedCalibration reports what is wrong with a calibration read from a file.
+func checkedCalibration(path string, cal *estimate.Calibration) error {
+	if cal.Format != estimate.CalibrationFormat {
+		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
+	}
+	if cal.Cluster == "" {
+		return badinput.Errorf(path, "no cluster named")
+	}
+	return nil
+}
