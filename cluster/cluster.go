@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"slices"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Node is one compute node of a cluster.
@@ -67,12 +69,29 @@ type Cluster struct {
 	byAddr    map[string]string
 }
 
-// New checks a description and builds its cluster.
+// New checks a description and builds its cluster. A description that breaks a rule or a size
+// limit is bad input (internal/badinput); the message lists the problems on one line, naming
+// the rack, node or key of each.
 func New(d Description) (*Cluster, error) {
-	if err := d.check(); err != nil {
+	c, err := build(d)
+	if err != nil {
+		return nil, badinput.Wrap("", err)
+	}
+	return c, nil
+}
+
+// build checks a description and lays out its cluster.
+func build(d Description) (*Cluster, error) {
+	rackNodes, err := d.check()
+	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{desc: d, nodeIndex: map[string]int{}, byAddr: map[string]string{}}
+	nNodes := 0
+	for _, names := range rackNodes {
+		nNodes += len(names)
+	}
+	c := &Cluster{desc: d, nodeIndex: make(map[string]int, nNodes), byAddr: map[string]string{},
+		nodes: make([]Node, 0, nNodes), nicOut: make([]int, 0, nNodes), resources: make([]Resource, 0, 2*(nNodes+len(d.Racks)))}
 	over := map[string]NodeSettings{}
 	for _, ns := range d.Node {
 		over[ns.Name] = ns
@@ -86,8 +105,8 @@ func New(d Description) (*Cluster, error) {
 	}
 	for ri, r := range d.Racks {
 		c.racks = append(c.racks, r.Name)
-		c.rackNodes = append(c.rackNodes, r.expandNodes())
-		for _, name := range r.expandNodes() {
+		c.rackNodes = append(c.rackNodes, rackNodes[ri])
+		for _, name := range rackNodes[ri] {
 			n := Node{Name: name, Rack: r.Name, RackIndex: ri, NICRateBps: d.NICRateBps}
 			if o, ok := over[name]; ok {
 				if o.NICRateBps > 0 {

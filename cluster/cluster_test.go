@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 func mustNamed(t *testing.T, name string) *Cluster {
@@ -155,7 +157,7 @@ func TestInvalidDescriptions(t *testing.T) {
 	cases := []struct{ name, toml, want string }{
 		{"unknown key", heteroTOML + "\ncolour = \"red\"\n", "unknown key"},
 		{"no racks", "name = \"x\"\nnic_rate_bps = 1e9\n", "no [[rack]]"},
-		{"no name", "nic_rate_bps = 1e9\n[[rack]]\nname = \"r\"\nnodes = [\"a\"]\n", "name is empty"},
+		{"no name", "nic_rate_bps = 1e9\n[[rack]]\nname = \"r\"\nnodes = [\"a\"]\n", `name "" is empty`},
 		{"zero NIC rate", "name = \"x\"\n[[rack]]\nname = \"r\"\nnodes = [\"a\"]\n", "nic_rate_bps must be positive and finite"},
 		{"node twice", "name = \"x\"\nnic_rate_bps = 1\n[[rack]]\nname = \"r\"\nnodes = [\"a\", \"a\"]\n", `node "a" appears twice`},
 		{"two racks no backbone", "name = \"x\"\nnic_rate_bps = 1\n[[rack]]\nname = \"r\"\nnodes = [\"a\"]\n[[rack]]\nname = \"s\"\nnodes = [\"b\"]\n", "no [backbone]"},
@@ -176,31 +178,65 @@ func TestInvalidDescriptions(t *testing.T) {
 func FuzzParseCluster(f *testing.F) {
 	f.Add(heteroTOML)
 	f.Add("name = \"x\"\nnic_rate_bps = 1\n[[rack]]\nname = \"r\"\nnode_count = 3\n")
+	f.Add("name=\"x\"\nnic_rate_bps=1\n[[rack]]\nname=\"r\"\nnode_count=1048576\n[[rack]]\nname=\"s\"\nnode_count=65536\n")
+	f.Add("name = \"x\"\nnic_rate_bps = 1\n[[rack]]\nname = \"r\"\nnodes = [\"a\\u0000\", \"b\\n\"]\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := Parse([]byte(s), "toml")
-		if err != nil {
-			return
+		checkParsed(t, s, "toml")
+	})
+}
+
+// FuzzParseClusterJSON runs JSON descriptions through the same checks: no panic, bad input
+// on one line, and a consistent cluster when the description is accepted.
+func FuzzParseClusterJSON(f *testing.F) {
+	f.Add(`{"name":"lab","nic_rate_bps":1e9,"backbone":{"topology":"core","kind":"electrical","rate_bps":10e9},
+	"rack":[{"name":"r1","nodes":["a","b"],"uplink_rate_bps":2e9},{"name":"r2","node_prefix":"n","node_first":0,"node_count":2}],
+	"node":[{"name":"b","nic_rate_bps":100e6,"addr":"10.0.0.2"}]}`)
+	f.Add(`{"name":"x","nic_rate_bps":1,"rack":[{"name":"r","nodes":["a","a\u0000"]}]}`)
+	f.Add(`{"name":"x","name":"y"}`)
+	f.Add(`{"name":"x","nic_rate_bps":1,"rack":[{"name":"r","node_count":3}]} {"name":"y"}`)
+	f.Add(`{"name":"x","nic_rate_bps":1,"rack":[{"name":"r","node_count":1048576},{"name":"s","node_count":1048576}]}`)
+	f.Add(`[1, {"a": [true, null, {"b": 1, "b": 2}]}]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkParsed(t, s, "json")
+	})
+}
+
+// checkParsed parses a description: a refused one gives bad input on one line; one that
+// parses yields a consistent cluster within the limits, with sane names, in which every pair
+// has a path whose resources exist and whose reverses pair up.
+func checkParsed(t *testing.T, s, format string) {
+	c, err := Parse([]byte(s), format)
+	if err != nil {
+		if !badinput.Is(err) || strings.ContainsAny(err.Error(), "\r\n") {
+			t.Fatalf("error %q: want bad input on one line", err)
 		}
-		// A description that parses yields a consistent cluster: every pair has a path whose
-		// resources exist and whose reverses pair up.
-		nodes := c.Nodes()
-		for i := 0; i < len(nodes) && i < 4; i++ {
-			for j := 0; j < len(nodes) && j < 4; j++ {
-				if i == j {
-					continue
-				}
-				ids, err := c.Path(nodes[i].Name, nodes[j].Name)
-				if err != nil {
-					t.Fatalf("no path %s→%s: %v", nodes[i].Name, nodes[j].Name, err)
-				}
-				for _, id := range ids {
-					if r := c.Resources()[id]; c.Resources()[r.Reverse].Reverse != id || !(r.RateBps > 0) {
-						t.Fatalf("bad resource %+v", r)
-					}
+		return
+	}
+	nodes := c.Nodes()
+	if len(nodes) == 0 || len(nodes) > maxNodes || len(c.Racks()) > maxRacks {
+		t.Fatalf("%d nodes in %d racks", len(nodes), len(c.Racks()))
+	}
+	for _, n := range append(c.Racks(), nodes[0].Name, nodes[len(nodes)-1].Name) {
+		if p := nameProblem(n); p != "" {
+			t.Fatalf("name %q accepted, but it %s", n, p)
+		}
+	}
+	for i := 0; i < len(nodes) && i < 4; i++ {
+		for j := 0; j < len(nodes) && j < 4; j++ {
+			if i == j {
+				continue
+			}
+			ids, err := c.Path(nodes[i].Name, nodes[j].Name)
+			if err != nil {
+				t.Fatalf("no path %s→%s: %v", nodes[i].Name, nodes[j].Name, err)
+			}
+			for _, id := range ids {
+				if r := c.Resources()[id]; c.Resources()[r.Reverse].Reverse != id || !(r.RateBps > 0) {
+					t.Fatalf("bad resource %+v", r)
 				}
 			}
 		}
-	})
+	}
 }
 
 func TestRackNodesAndClassPairs(t *testing.T) {

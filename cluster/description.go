@@ -6,12 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Topologies of the inter-rack network.
@@ -69,12 +76,30 @@ type NodeSettings struct {
 	Addr       string  `toml:"addr" json:"addr,omitempty"`
 }
 
-// Load reads a cluster description from a .toml or .json file and checks it.
+// Limits on a description, checked on its counts before any node is laid out, so that a
+// short file cannot ask for more memory than the machine has (a 1 KB file can declare 16
+// racks of a million numbered nodes each).
+//
+//   - maxNodes, 65,536 nodes in all: above the largest Ethernet or InfiniBand clusters that
+//     commcal's estimators can calibrate (the LMO model and the point-to-point tables are
+//     per pair, 4·10⁹ pairs at this size) and 65× the 1,000-node all-to-all the models are
+//     sized for, while a laid-out cluster of this size stays near 30 MB.
+//   - maxRacks, 4,096 racks: 16 nodes per rack at the node limit; every rack is a switch with
+//     its own uplink resources.
+//   - maxNameBytes, 255 bytes per name: a DNS host name has at most 253.
+//   - maxFileBytes, 16 MiB per file: 65,536 nodes listed one by one with per-node settings
+//     take about 5 MB.
+const (
+	maxNodes     = 1 << 16
+	maxRacks     = 1 << 12
+	maxNameBytes = 255
+	maxFileBytes = 16 << 20
+)
+
+// Load reads a cluster description from a .toml or .json file and checks it. Errors caused by
+// the file (a missing file, a syntax error, a bad value) are bad input (internal/badinput)
+// and name the file.
 func Load(path string) (*Cluster, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
 	var format string
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
@@ -82,152 +107,329 @@ func Load(path string) (*Cluster, error) {
 	case ".json":
 		format = "json"
 	default:
-		return nil, fmt.Errorf("cluster: %s: unknown extension %q, want .toml or .json", path, filepath.Ext(path))
+		return nil, badinput.Errorf(path, "cluster: unknown extension %q, want .toml or .json", filepath.Ext(path))
 	}
-	c, err := Parse(data, format)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
+	}
+	c, err := parse(data, format)
+	if err != nil {
+		return nil, badinput.Wrap(path, err)
 	}
 	return c, nil
 }
 
-// Parse decodes a description in the given format ("toml" or "json"), rejecting unknown keys,
-// and checks it.
+// readFile reads a description of at most maxFileBytes. A path that does not exist or is a
+// directory is bad input; other read errors are the system's.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, badinput.Errorf(path, "cluster: no such file")
+		}
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, badinput.Errorf(path, "cluster: is a directory, want a .toml or .json file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if len(data) > maxFileBytes {
+		return nil, badinput.Errorf(path, "cluster: larger than %d MiB; a description of the largest cluster allowed (%d nodes) takes a few MB", maxFileBytes>>20, maxNodes)
+	}
+	return data, nil
+}
+
+// Parse decodes a description in the given format ("toml" or "json") and checks it. Unknown
+// keys, repeated keys and, in JSON, anything after the first document are errors. Errors are
+// bad input (internal/badinput); the caller names the file.
 func Parse(data []byte, format string) (*Cluster, error) {
+	c, err := parse(data, format)
+	if err != nil {
+		return nil, badinput.Wrap("", err)
+	}
+	return c, nil
+}
+
+func parse(data []byte, format string) (*Cluster, error) {
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("cluster: description larger than %d MiB", maxFileBytes>>20)
+	}
 	var d Description
 	switch format {
 	case "toml":
 		md, err := toml.Decode(string(data), &d)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: %w", err)
+			return nil, fmt.Errorf("cluster: %w", oneLine(err))
 		}
 		if und := md.Undecoded(); len(und) > 0 {
 			keys := make([]string, len(und))
 			for i, k := range und {
-				keys[i] = k.String()
+				keys[i] = strconv.Quote(k.String())
 			}
 			return nil, fmt.Errorf("cluster: unknown key(s) %s", strings.Join(keys, ", "))
 		}
 	case "json":
+		if err := checkJSONDocument(data); err != nil {
+			return nil, fmt.Errorf("cluster: %w", oneLine(err))
+		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&d); err != nil {
-			return nil, fmt.Errorf("cluster: %w", err)
+			return nil, fmt.Errorf("cluster: %w", oneLine(jsonPosError(data, dec.InputOffset(), err)))
 		}
 	default:
 		panic("cluster: unknown format " + format)
 	}
-	return New(d)
+	return build(d)
+}
+
+// oneLine keeps a library's error on one line: it is returned as it is when it already is.
+func oneLine(err error) error {
+	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") {
+		return errors.New(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(msg))
+	}
+	return err
 }
 
 // expandNodes returns a rack's node names in order: the listed names, then the numbered range.
+// The description must have been checked (its sizes are trusted).
 func (r *Rack) expandNodes() []string {
-	names := append([]string(nil), r.Nodes...)
+	names := make([]string, 0, len(r.Nodes)+r.NodeCount)
+	names = append(names, r.Nodes...)
 	for i := 0; i < r.NodeCount; i++ {
-		names = append(names, fmt.Sprintf("%s%d", r.NodePrefix, r.NodeFirst+i))
+		names = append(names, r.NodePrefix+strconv.Itoa(r.NodeFirst+i))
 	}
 	return names
 }
 
-// maxRackNodes bounds a numbered node range, so that a typo cannot ask for billions of nodes.
-const maxRackNodes = 1 << 20
-
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
-// check returns every problem of the description, joined, so that an operator fixes them in
-// one pass.
-func (d *Description) check() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("cluster: "+format, a...)) }
-	if strings.TrimSpace(d.Name) == "" {
-		bad("name is empty")
+// nameProblem says what is wrong with a node, rack, cluster or address name, or "". Names are
+// written into every table, report and figure: they must be non-empty, valid UTF-8, at most
+// maxNameBytes long and free of control and format characters (NUL, newline, tab, escape,
+// bidirectional overrides, zero-width spaces, byte-order marks).
+func nameProblem(s string) string {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "is empty"
+	case len(s) > maxNameBytes:
+		return fmt.Sprintf("is %d bytes long, at most %d", len(s), maxNameBytes)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
 	}
-	if !positive(d.NICRateBps) {
-		bad("nic_rate_bps must be positive and finite, got %g", d.NICRateBps)
+	if i, r := badRune(s); i >= 0 {
+		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
 	}
-	if len(d.Racks) == 0 {
-		bad("no [[rack]] given")
+	return ""
+}
+
+// badRune finds the first control or format character of s.
+func badRune(s string) (int, rune) {
+	for i, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return i, r
+		}
 	}
-	rackSeen := map[string]bool{}
-	nodeRack := map[string]string{}
+	return -1, 0
+}
+
+// problems collects the problems of a description, so that an operator fixes them in one
+// pass, and reports them on one line: at most maxProblems, then how many more.
+type problems struct {
+	list []string
+	more int
+}
+
+const maxProblems = 10
+
+func (p *problems) add(format string, a ...any) {
+	if len(p.list) < maxProblems {
+		p.list = append(p.list, fmt.Sprintf(format, a...))
+	} else {
+		p.more++
+	}
+}
+
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	msg := strings.Join(p.list, "; ")
+	if p.more > 0 {
+		msg += fmt.Sprintf("; and %d more", p.more)
+	}
+	return errors.New("cluster: " + msg)
+}
+
+// rackRef names rack i (0-based) as a message shows it: its 1-based position and its name.
+func (d *Description) rackRef(i int) string {
+	return fmt.Sprintf("rack %d (%q)", i+1, d.Racks[i].Name)
+}
+
+// checkSizes checks the counts of a description against the limits without allocating
+// anything per node.
+func (d *Description) checkSizes() error {
+	var p problems
+	if len(d.Racks) > maxRacks {
+		p.add("%d racks, at most %d", len(d.Racks), maxRacks)
+		return p.err()
+	}
+	if len(d.Node) > maxNodes {
+		p.add("%d [[node]] settings, at most one per node (%d nodes at most)", len(d.Node), maxNodes)
+	}
+	total := 0
 	for i, r := range d.Racks {
-		if strings.TrimSpace(r.Name) == "" {
-			bad("rack %d has no name", i+1)
-		}
-		if rackSeen[r.Name] {
-			bad("rack %q appears twice", r.Name)
-		}
-		rackSeen[r.Name] = true
-		if r.NodeCount < 0 || r.NodeCount > maxRackNodes {
-			bad("rack %q: node_count must be between 0 and %d, got %d", r.Name, maxRackNodes, r.NodeCount)
+		n := len(r.Nodes)
+		switch {
+		case r.NodeCount < 0 || r.NodeCount > maxNodes:
+			p.add("%s: node_count %d outside [0, %d]", d.rackRef(i), r.NodeCount, maxNodes)
+			continue
+		case r.NodeCount > 0 && r.NodeFirst > math.MaxInt-(r.NodeCount-1):
+			p.add("%s: node_first %d + node_count %d overflows", d.rackRef(i), r.NodeFirst, r.NodeCount)
 			continue
 		}
-		names := r.expandNodes()
-		if len(names) == 0 {
-			bad("rack %q has no nodes", r.Name)
+		n += r.NodeCount
+		if total <= maxNodes && total+n > maxNodes {
+			p.add("%d nodes in all, at most %d: the limit is passed at %s", sumNodes(d.Racks), maxNodes, d.rackRef(i))
 		}
-		for _, n := range names {
-			if strings.TrimSpace(n) == "" {
-				bad("rack %q has a node with an empty name", r.Name)
-				continue
+		total += n
+	}
+	return p.err()
+}
+
+// sumNodes counts the nodes of racks whose node_count is within the limit.
+func sumNodes(racks []Rack) int {
+	total := 0
+	for _, r := range racks {
+		total += len(r.Nodes)
+		if r.NodeCount > 0 && r.NodeCount <= maxNodes {
+			total += r.NodeCount
+		}
+	}
+	return total
+}
+
+// check returns every problem of the description, on one line, or, when there is none, each
+// rack's node names.
+func (d *Description) check() ([][]string, error) {
+	if err := d.checkSizes(); err != nil {
+		return nil, err
+	}
+	var p problems
+	if pr := nameProblem(d.Name); pr != "" {
+		p.add("name %q %s", d.Name, pr)
+	}
+	if !positive(d.NICRateBps) {
+		p.add("nic_rate_bps must be positive and finite, got %g", d.NICRateBps)
+	}
+	if len(d.Racks) == 0 {
+		p.add("no [[rack]] given")
+	}
+	rackSeen := map[string]bool{}
+	nodeRack := make(map[string]int, sumNodes(d.Racks))
+	names := make([][]string, len(d.Racks))
+	for i, r := range d.Racks {
+		if pr := nameProblem(r.Name); pr != "" {
+			p.add("rack %d: name %q %s", i+1, r.Name, pr)
+		}
+		if rackSeen[r.Name] {
+			p.add("%s appears twice", d.rackRef(i))
+		}
+		rackSeen[r.Name] = true
+		for j, n := range r.Nodes {
+			if pr := nameProblem(n); pr != "" {
+				p.add("%s: node %d of nodes: name %q %s", d.rackRef(i), j+1, n, pr)
 			}
-			if prev, ok := nodeRack[n]; ok {
-				bad("node %q appears twice (racks %q and %q)", n, prev, r.Name)
+		}
+		if r.NodeCount > 0 {
+			// The names of a range differ only by their number: check the longest one.
+			longest := r.NodePrefix + strconv.Itoa(r.NodeFirst+r.NodeCount-1)
+			if r.NodeFirst < 0 {
+				longest = r.NodePrefix + strconv.Itoa(r.NodeFirst)
 			}
-			nodeRack[n] = r.Name
+			if at, ch := badRune(r.NodePrefix); at >= 0 || !utf8.ValidString(r.NodePrefix) {
+				if at >= 0 {
+					p.add("%s: node_prefix %q contains the control character %U at byte %d", d.rackRef(i), r.NodePrefix, ch, at)
+				} else {
+					p.add("%s: node_prefix %q is not valid UTF-8", d.rackRef(i), r.NodePrefix)
+				}
+			} else if len(longest) > maxNameBytes {
+				p.add("%s: node names such as %q are longer than %d bytes", d.rackRef(i), longest, maxNameBytes)
+			}
+		}
+		names[i] = r.expandNodes()
+		if len(names[i]) == 0 {
+			p.add("%s has no nodes", d.rackRef(i))
+		}
+		for _, n := range names[i] {
+			if prev, ok := nodeRack[n]; ok && nameProblem(n) == "" {
+				p.add("node %q appears twice (%s and %s)", n, d.rackRef(prev), d.rackRef(i))
+			}
+			nodeRack[n] = i
 		}
 		if r.UplinkRateBps != 0 && !positive(r.UplinkRateBps) {
-			bad("rack %q: uplink_rate_bps must be positive and finite, got %g", r.Name, r.UplinkRateBps)
+			p.add("%s: uplink_rate_bps must be positive and finite, got %g", d.rackRef(i), r.UplinkRateBps)
 		}
 	}
 	if d.Backbone == nil {
 		if len(d.Racks) > 1 {
-			bad("%d racks but no [backbone]", len(d.Racks))
+			p.add("%d racks but no [backbone]", len(d.Racks))
 		}
 	} else {
 		b := d.Backbone
 		switch b.Topology {
 		case TopologyCable:
 			if len(d.Racks) != 2 {
-				bad("backbone topology %q joins exactly 2 racks, got %d", b.Topology, len(d.Racks))
+				p.add("backbone topology %q joins exactly 2 racks, got %d", b.Topology, len(d.Racks))
 			}
-			for _, r := range d.Racks {
+			for i, r := range d.Racks {
 				if r.UplinkRateBps != 0 {
-					bad("rack %q: uplink_rate_bps is for topology %q, not %q", r.Name, TopologyCore, TopologyCable)
+					p.add("%s: uplink_rate_bps is for topology %q, not %q", d.rackRef(i), TopologyCore, TopologyCable)
 				}
 			}
 		case TopologyCore:
 		default:
-			bad("backbone topology must be %q or %q, got %q", TopologyCable, TopologyCore, b.Topology)
+			p.add("backbone topology must be %q or %q, got %q", TopologyCable, TopologyCore, b.Topology)
 		}
 		if b.Kind != KindElectrical && b.Kind != KindOptical {
-			bad("backbone kind must be %q or %q, got %q", KindElectrical, KindOptical, b.Kind)
+			p.add("backbone kind must be %q or %q, got %q", KindElectrical, KindOptical, b.Kind)
 		}
 		if !positive(b.RateBps) {
-			bad("backbone rate_bps must be positive and finite, got %g", b.RateBps)
+			p.add("backbone rate_bps must be positive and finite, got %g", b.RateBps)
 		}
 	}
 	addrs := map[string]string{}
 	seen := map[string]bool{}
-	for _, ns := range d.Node {
+	for i, ns := range d.Node {
 		if _, ok := nodeRack[ns.Name]; !ok {
-			bad("[[node]] %q is not in any rack", ns.Name)
+			p.add("[[node]] %d: %q is not in any rack", i+1, ns.Name)
 		}
 		if seen[ns.Name] {
-			bad("[[node]] %q appears twice", ns.Name)
+			p.add("[[node]] %d: %q appears twice", i+1, ns.Name)
 		}
 		seen[ns.Name] = true
 		if ns.NICRateBps != 0 && !positive(ns.NICRateBps) {
-			bad("node %q: nic_rate_bps must be positive and finite, got %g", ns.Name, ns.NICRateBps)
+			p.add("[[node]] %d (%q): nic_rate_bps must be positive and finite, got %g", i+1, ns.Name, ns.NICRateBps)
 		}
 		if ns.Addr != "" {
+			if pr := nameProblem(ns.Addr); pr != "" {
+				p.add("[[node]] %d (%q): addr %q %s", i+1, ns.Name, ns.Addr, pr)
+			}
 			if prev, ok := addrs[ns.Addr]; ok {
-				bad("address %s given to both %q and %q", ns.Addr, prev, ns.Name)
+				p.add("address %q given to both %q and %q", ns.Addr, prev, ns.Name)
 			}
 			addrs[ns.Addr] = ns.Name
 		}
 	}
-	return errors.Join(errs...)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return names, nil
 }
 
 //go:embed examples/*.toml
@@ -251,9 +453,9 @@ func LoadNamed(ref string) (*Cluster, error) {
 	}
 	data, err := examples.ReadFile("examples/" + ref + ".toml")
 	if err != nil {
-		return nil, fmt.Errorf("cluster: %q is neither a file nor a built-in cluster (%s)", ref, strings.Join(Examples(), ", "))
+		return nil, badinput.Errorf(ref, "cluster: neither a file nor a built-in cluster (%s)", strings.Join(Examples(), ", "))
 	}
-	c, err := Parse(data, "toml")
+	c, err := parse(data, "toml")
 	if err != nil {
 		return nil, fmt.Errorf("built-in cluster %s: %w", ref, err)
 	}
