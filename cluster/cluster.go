@@ -55,6 +55,9 @@ const (
 	InterRack PathClass = "inter-rack"
 )
 
+// PathClasses lists every path class, in the order reports list them.
+func PathClasses() []PathClass { return []PathClass{IntraRack, InterRack} }
+
 // Cluster is a checked description with its nodes and directed resources laid out.
 type Cluster struct {
 	desc      Description

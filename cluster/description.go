@@ -180,7 +180,7 @@ func parse(data []byte, format string) (*Cluster, error) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&d); err != nil {
-			return nil, fmt.Errorf("cluster: %w", oneLine(jsonPosError(data, dec.InputOffset(), err)))
+			return nil, fmt.Errorf("cluster: %w", oneLine(jsonDecodeError(data, dec.InputOffset(), err)))
 		}
 	default:
 		panic("cluster: unknown format " + format)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 )
 
@@ -133,6 +134,31 @@ func jsonPosError(data []byte, off int64, err error) error {
 	}
 	line, col := lineCol(data, off)
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// jsonDecodeError describes an error of json.Decoder.Decode at a byte offset: a type
+// mismatch is told by its key and the JSON and Go kinds, with no Go type names.
+func jsonDecodeError(data []byte, off int64, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" && te.Type != nil {
+		want := te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "a number that fits " + want
+		case reflect.String:
+			want = "a string"
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		case reflect.Struct, reflect.Map, reflect.Pointer:
+			want = "an object"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		line, col := lineCol(data, te.Offset)
+		return fmt.Errorf("line %d, column %d: %s: JSON %s, want %s", line, col, te.Field, te.Value, want)
+	}
+	return jsonPosError(data, off, err)
 }
 
 // lineCol converts a byte offset into a 1-based line and column (in bytes).

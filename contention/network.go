@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // DefaultEfficiency is the share of a link's nominal rate that TCP over Ethernet delivers as
@@ -118,20 +119,44 @@ type rateFunc func(a *active) ([]float64, error)
 // few ulps; 1e-9 is far above that and far below any measurable time difference.
 const finishTol = 1e-9
 
-// paths resolves every flow's path and checks the flows.
+// resolve checks every flow and resolves its path. A flow the cluster cannot carry (a node it
+// does not have, a transfer from a node to itself, a size that is not a positive finite number
+// of bytes) is bad input (internal/badinput) naming the transfer by its index, source and
+// destination; the caller that read the pattern from a file adds the file with
+// badinput.Errorf(file, "%w", err).
 func resolve(net *Network, flows []Flow) ([][]int, error) {
 	paths := make([][]int, len(flows))
 	for i, f := range flows {
-		if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
-			return nil, fmt.Errorf("contention: transfer %d (%s→%s) has size %g, want a positive number of bytes", i, f.Src, f.Dst, f.Bytes)
+		if err := checkFlow(net.Cluster, i, f); err != nil {
+			return nil, err
 		}
 		p, err := net.Cluster.Path(f.Src, f.Dst)
-		if err != nil {
-			return nil, fmt.Errorf("contention: transfer %d: %w", i, err)
+		if err != nil { // checkFlow rules out every reason Path has to fail
+			return nil, fmt.Errorf("contention: transfer %d (%q → %q): %w", i, f.Src, f.Dst, err)
 		}
 		paths[i] = p
 	}
 	return paths, nil
+}
+
+// checkFlow says what is wrong with transfer i of a pattern on cl, as bad input.
+func checkFlow(cl *cluster.Cluster, i int, f Flow) error {
+	bad := func(format string, a ...any) error {
+		return badinput.Errorf("", "contention: transfer %d (%q → %q): %s", i, f.Src, f.Dst, fmt.Sprintf(format, a...))
+	}
+	if _, ok := cl.Node(f.Src); !ok {
+		return bad("source %q is not a node of cluster %s", f.Src, cl.Name())
+	}
+	if _, ok := cl.Node(f.Dst); !ok {
+		return bad("destination %q is not a node of cluster %s", f.Dst, cl.Name())
+	}
+	if f.Src == f.Dst {
+		return bad("source and destination are the same node")
+	}
+	if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+		return bad("size %g bytes, want a positive finite number of bytes", f.Bytes)
+	}
+	return nil
 }
 
 // stepLoop is Algorithm 2 of Zhu et al. (CCPE 2014, §6.2): while transfers remain, compute

@@ -3,8 +3,11 @@ package contention
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Params are the calibrated parameters the models need, as stored in calibration files.
@@ -32,22 +35,112 @@ type Params struct {
 // DefaultParams are the papers' Ethernet values: 94% efficiency, the full asymmetric rule.
 func DefaultParams() Params { return Params{Efficiency: DefaultEfficiency, ContraFactor: 1} }
 
-// Network builds the models' view of a cluster from the parameters.
+// Validate checks the range of every parameter, naming each by its JSON key:
+//
+//   - efficiency in (0, 1], or 0 for DefaultEfficiency;
+//   - ceiling_bps, nic_bps, backbone_bps and penalty_alpha_s_per_byte positive and finite,
+//     or 0 for their defaults (the slowest NIC, the nominal rates, 8/ceiling);
+//   - contra_factor in [0, 1];
+//   - latency_s.<class> finite and not negative (a negative α would predict negative times);
+//   - inverse_bandwidth_s_per_byte.<class> positive and finite;
+//   - every key of latency_s and inverse_bandwidth_s_per_byte a path class
+//     (cluster.PathClasses: intra-rack, inter-rack), so that a misspelled class is not
+//     silently ignored.
+//
+// The error lists every problem on one line ("contention: latency_s.inter-rack: -0.1 is
+// negative; ...") and is bad input (internal/badinput) without a file: a caller that read the
+// parameters from a file adds it with badinput.Errorf(file, "%w", err) (badinput.Wrap keeps
+// an error already marked as it is).
+func (p Params) Validate() error {
+	var probs []string
+	bad := func(key string, format string, a ...any) {
+		probs = append(probs, key+": "+fmt.Sprintf(format, a...))
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch e := p.Efficiency; {
+	case !finite(e):
+		bad("efficiency", "%g is not a finite number", e)
+	case e < 0 || e > 1:
+		bad("efficiency", "%g outside (0, 1] (0 means the default %g)", e, DefaultEfficiency)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"ceiling_bps", p.CeilingBps}, {"nic_bps", p.NICBps}, {"backbone_bps", p.BackboneBps}, {"penalty_alpha_s_per_byte", p.PenaltyAlpha}} {
+		switch {
+		case !finite(f.v):
+			bad(f.key, "%g is not a finite number", f.v)
+		case f.v < 0:
+			bad(f.key, "%g is negative, want a positive number (or 0 for the default)", f.v)
+		}
+	}
+	switch c := p.ContraFactor; {
+	case !finite(c):
+		bad("contra_factor", "%g is not a finite number", c)
+	case c < 0 || c > 1:
+		bad("contra_factor", "%g outside [0, 1]", c)
+	}
+	classes := cluster.PathClasses()
+	known := func(key string, class cluster.PathClass) bool {
+		if slices.Contains(classes, class) {
+			return true
+		}
+		names := make([]string, len(classes))
+		for i, c := range classes {
+			names[i] = string(c)
+		}
+		bad(key+"."+string(class), "unknown path class %q, want %s", string(class), strings.Join(names, " or "))
+		return false
+	}
+	for _, class := range sortedClasses(p.LatencyS) {
+		key, v := "latency_s."+string(class), p.LatencyS[class]
+		if !known("latency_s", class) {
+			continue
+		}
+		switch {
+		case !finite(v):
+			bad(key, "%g is not a finite number", v)
+		case v < 0:
+			bad(key, "%g is negative", v)
+		}
+	}
+	for _, class := range sortedClasses(p.InverseBandwidth) {
+		key, v := "inverse_bandwidth_s_per_byte."+string(class), p.InverseBandwidth[class]
+		if !known("inverse_bandwidth_s_per_byte", class) {
+			continue
+		}
+		switch {
+		case !finite(v):
+			bad(key, "%g is not a finite number", v)
+		case v <= 0:
+			bad(key, "%g is not positive", v)
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return badinput.Errorf("", "contention: %s", strings.Join(probs, "; "))
+}
+
+// sortedClasses returns a per-class map's keys in order, so that messages are stable.
+func sortedClasses(m map[cluster.PathClass]float64) []cluster.PathClass {
+	keys := make([]cluster.PathClass, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Network builds the models' view of a cluster from the parameters, after checking them
+// (Validate).
 func (p Params) Network(cl *cluster.Cluster) (*Network, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	eff := p.Efficiency
 	if eff == 0 {
 		eff = DefaultEfficiency
-	}
-	if !(eff > 0 && eff <= 1) {
-		return nil, fmt.Errorf("contention: efficiency %g outside (0, 1]", eff)
-	}
-	for name, v := range map[string]float64{"ceiling_bps": p.CeilingBps, "nic_bps": p.NICBps, "backbone_bps": p.BackboneBps, "penalty_alpha": p.PenaltyAlpha} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("contention: %s = %g, want a finite non-negative number", name, v)
-		}
-	}
-	if p.ContraFactor < 0 || p.ContraFactor > 1 {
-		return nil, fmt.Errorf("contention: contra_factor %g outside [0, 1]", p.ContraFactor)
 	}
 	net := NewNetwork(cl, eff)
 	for i, r := range cl.Resources() {

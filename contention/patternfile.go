@@ -7,27 +7,61 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // ReadPatternFile reads the transfers of one pattern, all starting together, from a file:
 //
-//   - CSV with a header naming src (or src_node), dst (or dst_node) and bytes; other columns
-//     are ignored;
-//   - JSON, either {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]} or the bare list.
+//   - CSV with a header naming src (or src_node), dst (or dst_node) and bytes, in any order
+//     and any case; other columns are ignored. Excel's "CSV UTF-8" is accepted: a byte-order
+//     mark, quoted fields, CRLF line ends.
+//   - JSON, either {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]} or the bare
+//     list: one document, no key twice, no unknown key.
 //
-// Errors name the file and the line (CSV) or the transfer (JSON).
+// Every transfer needs two different node names without control characters and a positive,
+// finite number of bytes; a file without transfers is an error. Whether the nodes exist is
+// the cluster's business: the models check it (and say which transfer).
+//
+// Errors caused by the file are bad input (internal/badinput), on one line, naming the file
+// and the line, row and column (CSV: `p.csv: line 3 (row 2), column "bytes": ...`) or the
+// transfer's key (JSON: `p.json: flows[1].src: ...`).
 func ReadPatternFile(path string) ([]Flow, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, badinput.Errorf(path, "contention: pattern file does not exist")
+		case errors.As(err, &pe) && pe.Err != nil && strings.Contains(pe.Err.Error(), "is a directory"):
+			return nil, badinput.Errorf(path, "contention: is a directory, want a CSV or JSON pattern file")
+		}
+		return nil, fmt.Errorf("contention: %w", err)
 	}
+	return parsePattern(path, data)
+}
+
+// utf8BOM is the byte-order mark spreadsheet programs put at the start of UTF-8 files.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// parsePattern reads a pattern file's content; path names it in errors and its extension
+// chooses JSON (.json, or content that starts with { or [) or CSV.
+func parsePattern(path string, data []byte) ([]Flow, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimSpace(data)
-	if strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("[")) {
-		return parsePatternJSON(path, trimmed)
+	if len(trimmed) == 0 {
+		return nil, badinput.Errorf(path, "contention: empty pattern file, want a CSV header (src,dst,bytes) and transfers, or JSON")
+	}
+	if strings.EqualFold(filepath.Ext(path), ".json") || trimmed[0] == '{' || trimmed[0] == '[' {
+		return parsePatternJSON(path, data)
 	}
 	return parsePatternCSV(path, data)
 }
@@ -39,54 +73,78 @@ type jsonFlow struct {
 }
 
 func parsePatternJSON(path string, data []byte) ([]Flow, error) {
+	if err := checkJSONDocument(data); err != nil {
+		return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
+	}
 	var list []jsonFlow
-	if bytes.HasPrefix(data, []byte("{")) {
+	prefix := "" // the key of the list, as messages name a transfer
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		var doc struct {
 			Flows []jsonFlow `json:"flows"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
 		if err := dec.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, badinput.Errorf(path, "contention: %s", oneLine(jsonDecodeError(data, dec.InputOffset(), err).Error()))
 		}
-		list = doc.Flows
-	} else {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&list); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+		list, prefix = doc.Flows, "flows"
+	} else if err := dec.Decode(&list); err != nil {
+		return nil, badinput.Errorf(path, "contention: %s", oneLine(jsonDecodeError(data, dec.InputOffset(), err).Error()))
+	}
+	if len(list) == 0 {
+		return nil, badinput.Errorf(path, "contention: no transfers (want a non-empty list of {\"src\", \"dst\", \"bytes\"})")
 	}
 	flows := make([]Flow, len(list))
 	for i, f := range list {
-		if f.Src == "" || f.Dst == "" || !(f.Bytes > 0) {
-			return nil, fmt.Errorf("%s: transfer %d: want src, dst and a positive bytes, got %+v", path, i, f)
+		key := fmt.Sprintf("%s[%d]", prefix, i)
+		if p := nodeNameProblem(f.Src); p != "" {
+			return nil, badinput.Errorf(path, "contention: %s.src: %q %s", key, f.Src, p)
+		}
+		if p := nodeNameProblem(f.Dst); p != "" {
+			return nil, badinput.Errorf(path, "contention: %s.dst: %q %s", key, f.Dst, p)
+		}
+		if f.Src == f.Dst {
+			return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", key, f.Src)
+		}
+		if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+			return nil, badinput.Errorf(path, "contention: %s.bytes: %g (or missing), want a positive finite number of bytes", key, f.Bytes)
 		}
 		flows[i] = Flow(f)
-	}
-	if len(flows) == 0 {
-		return nil, fmt.Errorf("%s: no transfers", path)
 	}
 	return flows, nil
 }
 
 func parsePatternCSV(path string, data []byte) ([]Flow, error) {
 	r := csv.NewReader(bytes.NewReader(data))
+	r.ReuseRecord = true
 	header, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: no header line: %w", path, err)
+		return nil, badinput.Errorf(path, "contention: header: %s", csvProblem(err, 0))
 	}
+	header = append([]string(nil), header...)
 	col := map[string]int{}
 	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
+		name := strings.ToLower(strings.TrimSpace(h))
+		header[i] = strings.TrimSpace(h)
+		if prev, ok := col[name]; ok {
+			return nil, badinput.Errorf(path, "contention: line 1, column %d: column %q repeats column %d; a header names each column once", i+1, header[i], prev+1)
+		}
+		col[name] = i
 	}
 	find := func(names ...string) (int, error) {
+		at := -1
 		for _, n := range names {
 			if i, ok := col[n]; ok {
-				return i, nil
+				if at >= 0 {
+					return 0, badinput.Errorf(path, "contention: line 1: both %q and %q columns; give one", header[at], header[i])
+				}
+				at = i
 			}
 		}
-		return 0, fmt.Errorf("%s: line 1: no column %s", path, strings.Join(names, " or "))
+		if at < 0 {
+			return 0, badinput.Errorf(path, "contention: line 1: no column %s (the header is %q)", strings.Join(names, " or "), strings.Join(header, ","))
+		}
+		return at, nil
 	}
 	si, err := find("src", "src_node")
 	if err != nil {
@@ -101,23 +159,77 @@ func parsePatternCSV(path string, data []byte) ([]Flow, error) {
 		return nil, err
 	}
 	var flows []Flow
-	for {
+	for row := 1; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, badinput.Errorf(path, "contention: %s", csvProblem(err, row))
 		}
 		line, _ := r.FieldPos(0)
-		b, err := strconv.ParseFloat(strings.TrimSpace(rec[bi]), 64)
-		if err != nil || !(b > 0) {
-			return nil, fmt.Errorf("%s: line %d, column %q: %q is not a positive number of bytes", path, line, header[bi], rec[bi])
+		at := func(c int) string { return fmt.Sprintf("line %d (row %d), column %q", line, row, header[c]) }
+		src, dst := strings.TrimSpace(rec[si]), strings.TrimSpace(rec[di])
+		if p := nodeNameProblem(src); p != "" {
+			return nil, badinput.Errorf(path, "contention: %s: %q %s", at(si), rec[si], p)
 		}
-		flows = append(flows, Flow{Src: strings.TrimSpace(rec[si]), Dst: strings.TrimSpace(rec[di]), Bytes: b})
+		if p := nodeNameProblem(dst); p != "" {
+			return nil, badinput.Errorf(path, "contention: %s: %q %s", at(di), rec[di], p)
+		}
+		if src == dst {
+			return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", at(di), dst)
+		}
+		b, err := strconv.ParseFloat(strings.TrimSpace(rec[bi]), 64)
+		if err != nil || !(b > 0) || math.IsInf(b, 0) {
+			return nil, badinput.Errorf(path, "contention: %s: %q is not a positive finite number of bytes", at(bi), rec[bi])
+		}
+		flows = append(flows, Flow{Src: src, Dst: dst, Bytes: b})
 	}
 	if len(flows) == 0 {
-		return nil, fmt.Errorf("%s: no transfers", path)
+		return nil, badinput.Errorf(path, "contention: no transfers after the header")
 	}
 	return flows, nil
+}
+
+// csvProblem describes an encoding/csv error with its line, the data row (0 for the header)
+// and the column.
+func csvProblem(err error, row int) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		at := fmt.Sprintf("line %d", pe.Line)
+		if row > 0 {
+			at += fmt.Sprintf(" (row %d)", row)
+		}
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			return at + ": a different number of fields than the header"
+		}
+		return fmt.Sprintf("%s, column %d: %v", at, pe.Column, pe.Err)
+	}
+	if errors.Is(err, io.EOF) {
+		return "no header line"
+	}
+	return oneLine(err.Error())
+}
+
+// nodeNameProblem says what is wrong with a node name, or "": empty, not UTF-8, or holding a
+// control or format character (NUL, newline, escape, bidirectional override). The cluster
+// description refuses the same names, so such a name can never match a node.
+func nodeNameProblem(s string) string {
+	switch {
+	case s == "":
+		return "is empty, want a node name"
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Sprintf("contains the control character %U at byte %d", r, i)
+		}
+	}
+	return ""
+}
+
+// oneLine keeps a library's message on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }

@@ -1,7 +1,12 @@
 package contention
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strings"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // PenaltyTable holds back-solved penalties (Martinasso and Méhaut, Euro-Par 2011, §3.3):
@@ -59,6 +64,50 @@ func (t *PenaltyTable) Add(sh GraphShape, edges []Edge, rho []float64) {
 		t.Graphs[sh.Key] = Describe(edges)
 	}
 	t.maxEdges = max(t.maxEdges, len(edges))
+}
+
+// Validate checks a table read from a calibration: every penalty finite and at least 1 (a
+// communication never goes faster than alone, Martinasso and Méhaut's ρ ≥ 1). The error names
+// the entry by its JSON keys (entries["<shape>"]["<class>"]), lists the first problems on one
+// line, and is bad input (internal/badinput) without a file, like Params.Validate.
+func (t *PenaltyTable) Validate() error {
+	if t == nil {
+		return nil
+	}
+	var probs []string
+	more := 0
+	shapes := make([]string, 0, len(t.Entries))
+	for k := range t.Entries {
+		shapes = append(shapes, k)
+	}
+	slices.Sort(shapes)
+	for _, sh := range shapes {
+		entry := t.Entries[sh]
+		classes := make([]string, 0, len(entry))
+		for c := range entry {
+			classes = append(classes, c)
+		}
+		slices.Sort(classes)
+		for _, c := range classes {
+			v := entry[c]
+			if v >= 1 && !math.IsInf(v, 0) {
+				continue
+			}
+			if len(probs) == 10 {
+				more++
+				continue
+			}
+			probs = append(probs, fmt.Sprintf("entries[%q][%q]: penalty %g, want a finite number of at least 1", sh, c, v))
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	msg := strings.Join(probs, "; ")
+	if more > 0 {
+		msg += fmt.Sprintf("; and %d more", more)
+	}
+	return badinput.Errorf("", "contention: penalty table: %s", msg)
 }
 
 // Lookup returns the penalties of a graph whose shape is in the table.

@@ -1,0 +1,140 @@
+package contention
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/commcal/commcal/internal/badinput"
+)
+
+func writePattern(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPatternFilesAccepted: valid but unusual pattern files, such as Excel's "CSV UTF-8".
+func TestPatternFilesAccepted(t *testing.T) {
+	want := []Flow{{"X1", "Y2", 1e7}, {"Y1", "X3", 2.5e6}}
+	cases := []struct{ name, file, text string }{
+		{"plain CSV", "p.csv", "src,dst,bytes\nX1,Y2,10000000\nY1,X3,2500000\n"},
+		{"Excel CSV UTF-8: BOM, quoted header, CRLF", "p.csv", "\ufeff\"src\",\"dst\",\"bytes\"\r\n\"X1\",\"Y2\",\"10000000\"\r\n\"Y1\",\"X3\",\"2.5e6\"\r\n"},
+		{"BOM only", "p.csv", "\ufeffsrc,dst,bytes\nX1,Y2,1e7\nY1,X3,2.5e6"},
+		{"columns in any order and case, extra columns, spaces", "p.csv", "Bytes, note ,DST_NODE,Src_Node\n1e7,first,Y2 , X1\n2500000,\"a, b\",X3,Y1\n"},
+		{"JSON object", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1e7},{"src":"Y1","dst":"X3","bytes":2500000}]}`},
+		{"JSON list with a BOM, CRLF and no extension", "pattern", "\ufeff[\r\n{\"src\":\"X1\",\"dst\":\"Y2\",\"bytes\":1e7},\r\n{\"src\":\"Y1\",\"dst\":\"X3\",\"bytes\":2.5e6}\r\n]\r\n"},
+	}
+	for _, tc := range cases {
+		got, err := ReadPatternFile(writePattern(t, tc.file, tc.text))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// TestPatternFilesRefused: every refusal is bad input on one line naming the file and, for
+// CSV, the line, row and column, for JSON the key.
+func TestPatternFilesRefused(t *testing.T) {
+	cases := []struct {
+		name, file, text string
+		want             []string
+	}{
+		{"empty file", "p.csv", "", []string{"empty pattern file"}},
+		{"blank file", "p.csv", " \r\n\n", []string{"empty pattern file"}},
+		{"BOM only", "p.csv", "\ufeff", []string{"empty pattern file"}},
+		{"header only", "p.csv", "src,dst,bytes\n", []string{"no transfers after the header"}},
+		{"no bytes column", "p.csv", "src,dst,size\nX1,Y2,1\n", []string{"line 1: no column bytes", `"src,dst,size"`}},
+		{"duplicate column", "p.csv", "src,dst,bytes,src\nX1,Y2,1,Y1\n", []string{`line 1, column 4: column "src" repeats column 1`}},
+		{"duplicate column by case and spaces", "p.csv", "src,dst,bytes, BYTES\nX1,Y2,1,2\n", []string{`column 4: column "BYTES" repeats column 3`}},
+		{"duplicate ignored column", "p.csv", "src,dst,bytes,note,note\nX1,Y2,1,a,b\n", []string{`column "note" repeats column 4`}},
+		{"src and src_node", "p.csv", "src,src_node,dst,bytes\nX1,X1,Y2,1\n", []string{`both "src" and "src_node" columns`}},
+		{"ragged row", "p.csv", "src,dst,bytes\nX1,Y2,1\nX1,Y2\n", []string{"line 3 (row 2): a different number of fields than the header"}},
+		{"bad quote", "p.csv", "src,dst,bytes\nX1,\"Y2,1\n", []string{"line 2 (row 1), column 10: extraneous"}},
+		{"zero bytes", "p.csv", "src,dst,bytes\nX1,Y2,1\r\nX1,Y2,0\r\n", []string{`line 3 (row 2), column "bytes": "0" is not a positive finite number of bytes`}},
+		{"negative bytes", "p.csv", "src,dst,bytes\nX1,Y2,-1\n", []string{`line 2 (row 1), column "bytes": "-1"`}},
+		{"NaN bytes", "p.csv", "src,dst,bytes\nX1,Y2,NaN\n", []string{`column "bytes": "NaN"`}},
+		{"infinite bytes", "p.csv", "src,dst,bytes\nX1,Y2,Inf\n", []string{`column "bytes": "Inf"`}},
+		{"overflowing bytes", "p.csv", "src,dst,bytes\nX1,Y2,1e400\n", []string{`column "bytes": "1e400"`}},
+		{"empty bytes", "p.csv", "src,dst,bytes\nX1,Y2,\n", []string{`column "bytes": ""`}},
+		{"text bytes", "p.csv", "src,dst,bytes\nX1,Y2,ten\n", []string{`column "bytes": "ten"`}},
+		{"empty src", "p.csv", "src,dst,bytes\n ,Y2,1\n", []string{`line 2 (row 1), column "src": " " is empty, want a node name`}},
+		{"NUL in dst", "p.csv", "src,dst,bytes\nX1,Y\x002,1\n", []string{`line 2 (row 1), column "dst": "Y\x002" contains the control character U+0000 at byte 1`}},
+		{"newline in a quoted src", "p.csv", "src,dst,bytes\n\"X\n1\",Y2,1\n", []string{`line 2 (row 1), column "src": "X\n1" contains the control character U+000A`}},
+		{"invalid UTF-8", "p.csv", "src,dst,bytes\nX\xff,Y2,1\n", []string{`column "src"`, "not valid UTF-8"}},
+		{"same node", "p.csv", "src,dst,bytes\nX1,X1,5\n", []string{`line 2 (row 1), column "dst": src and dst are the same node "X1"`}},
+		{"JSON trailing document", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1}]}` + "\n" + `{"flows":[]}`, []string{"line 2, column 1: a second JSON value follows the first"}},
+		{"JSON duplicate key in a flow", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1},{"src":"X1","dst":"Y2","src":"Y1","bytes":1}]}`, []string{`key "src" appears twice in flows[1]`}},
+		{"JSON duplicate flows", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1}],"flows":[]}`, []string{`key "flows" appears twice in the top-level object`}},
+		{"JSON unknown key", "p.json", `[{"src":"X1","dst":"Y2","bytes":1,"size":2}]`, []string{`unknown field "size"`}},
+		{"JSON type", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":"1"}]}`, []string{"line 1, column 45: flows.bytes: JSON string, want a number that fits float64"}},
+		{"JSON syntax", "p.json", "[\n{\"src\":\"X1\",}\n]", []string{"line 2, column"}},
+		{"JSON truncated", "p.json", `[{"src":"X1"`, []string{"unexpected end"}},
+		{"JSON empty list", "p.json", `{"flows":[]}`, []string{"no transfers"}},
+		{"JSON null flows", "p.json", `{"flows":null}`, []string{"no transfers"}},
+		{"JSON missing bytes", "p.json", `[{"src":"X1","dst":"Y2"}]`, []string{"[0].bytes: 0 (or missing)"}},
+		{"JSON NUL in src", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1},{"src":"X\u00001","dst":"Y2","bytes":1}]}`, []string{`flows[1].src: "X\x001" contains the control character U+0000`}},
+		{"JSON empty dst", "p.json", `[{"src":"X1","dst":"","bytes":1}]`, []string{`[0].dst: "" is empty`}},
+		{"JSON same node", "p.json", `[{"src":"X1","dst":"X1","bytes":1}]`, []string{`[0]: src and dst are the same node "X1"`}},
+	}
+	for _, tc := range cases {
+		path := writePattern(t, tc.file, tc.text)
+		_, err := ReadPatternFile(path)
+		checkBadInput(t, tc.name, err, append([]string{path + ": contention: "}, tc.want...)...)
+		if err != nil && !strings.HasPrefix(err.Error(), path+": ") {
+			t.Errorf("%s: %q does not start with the file", tc.name, err)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "none.csv")
+	_, err := ReadPatternFile(missing)
+	checkBadInput(t, "missing file", err, missing+": contention: pattern file does not exist")
+	dir := t.TempDir()
+	_, err = ReadPatternFile(dir)
+	checkBadInput(t, "directory", err, dir+": contention: is a directory")
+}
+
+// FuzzReadPattern reads random CSV and JSON pattern files: no panic; a refusal is bad input on
+// one line naming the file; an accepted pattern has transfers between two different, clean
+// node names with a positive finite size.
+func FuzzReadPattern(f *testing.F) {
+	f.Add([]byte("src,dst,bytes\nX1,Y2,10000000\nY1,X3,2500000\n"), false)
+	f.Add([]byte("\ufeff\"src\",\"dst\",\"bytes\"\r\n\"X1\",\"Y2\",\"1e7\"\r\n"), false)
+	f.Add([]byte("bytes,dst_node,src_node,note\n1,a,b,\"x\ny\"\n"), false)
+	f.Add([]byte("src,dst,bytes,src\nX1,Y2,1,Y1\n"), false)
+	f.Add([]byte("src,dst,bytes\nX\x001,Y2,1\n"), false)
+	f.Add([]byte(`{"flows":[{"src":"X1","dst":"Y2","bytes":1e7}]}`), true)
+	f.Add([]byte(`[{"src":"X1","dst":"Y2","bytes":1e7},{"src":"Y2","dst":"X1","bytes":5}]`), true)
+	f.Add([]byte(`{"flows":[{"src":"X1","dst":"Y2","bytes":1}]} {"flows":[]}`), true)
+	f.Add([]byte(`{"flows":[{"src":"X1","src":"Y2","bytes":1}]}`), true)
+	f.Fuzz(func(t *testing.T, data []byte, isJSON bool) {
+		name := "fuzz.csv"
+		if isJSON {
+			name = "fuzz.json"
+		}
+		flows, err := parsePattern(name, data)
+		if err != nil {
+			if !badinput.Is(err) || strings.ContainsAny(err.Error(), "\r\n") || !strings.HasPrefix(err.Error(), name+": contention: ") {
+				t.Fatalf("error %q: want bad input on one line naming the file", err)
+			}
+			return
+		}
+		if len(flows) == 0 {
+			t.Fatal("no transfers and no error")
+		}
+		for i, fl := range flows {
+			if nodeNameProblem(fl.Src) != "" || nodeNameProblem(fl.Dst) != "" || fl.Src == fl.Dst || !(fl.Bytes > 0) || math.IsInf(fl.Bytes, 0) {
+				t.Fatalf("transfer %d accepted: %+v", i, fl)
+			}
+		}
+	})
+}
