@@ -71,5 +71,8 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 	if cal.Cluster == "" {
 		return badinput.Errorf(path, "no cluster named")
 	}
+	if err := cal.Params.Validate(); err != nil {
+		return badinput.Errorf(path, "params: %w", err)
+	}
 	return nil
 }

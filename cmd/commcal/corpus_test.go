@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,8 +189,13 @@ func TestBadInputCorpus(t *testing.T) {
 		{"calibration with a negative latency", func(t *testing.T, d string) {
 			withSim(t, d)
 			b, _ := os.ReadFile(filepath.Join(run, "calibration.json"))
-			s := strings.Replace(string(b), `"params": {`, `"params": {"latency_s": {"inter-rack": -1},`, 1)
-			write(t, filepath.Join(d, "cal.json"), s)
+			var cal map[string]any
+			if err := json.Unmarshal(b, &cal); err != nil {
+				t.Fatal(err)
+			}
+			cal["params"].(map[string]any)["latency_s"] = map[string]float64{"inter-rack": -1}
+			b, _ = json.Marshal(cal)
+			write(t, filepath.Join(d, "cal.json"), string(b))
 		}, []string{"validate", "--calibration", "{d}/cal.json", "--out", "{d}/val", "{d}/sim"}, exitBadInput, "cal.json"},
 		{"calibration with a trailing document", func(t *testing.T, d string) {
 			withSim(t, d)

@@ -41,6 +41,9 @@ func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 		if err := datasets.ReadJSONFile(path, &p); err != nil {
 			return p, badinput.Wrap(path, err)
 		}
+		if err := p.Validate(); err != nil {
+			return p, badinput.Wrap(path, err)
+		}
 	}
 	if c.IsSet("efficiency") {
 		p.Efficiency = c.Float64("efficiency")
@@ -48,8 +51,8 @@ func paramsFromFlags(c *cli.Context) (contention.Params, error) {
 	if c.IsSet("contra-factor") {
 		p.ContraFactor = c.Float64("contra-factor")
 	}
-	if p.Efficiency < 0 || p.Efficiency > 1 || p.ContraFactor < 0 || p.ContraFactor > 1 {
-		return p, usagef("efficiency and contra-factor must lie in [0, 1]")
+	if !(p.Efficiency > 0 && p.Efficiency <= 1) || !(p.ContraFactor >= 0 && p.ContraFactor <= 1) {
+		return p, usagef("--efficiency must lie in (0, 1] and --contra-factor in [0, 1]")
 	}
 	return p, nil
 }

@@ -37,14 +37,17 @@ type Target struct {
 
 // Claimed is an output path locked for one command. Release unlocks it.
 type Claimed struct {
-	Path string
-	lock *os.File
+	Path     string
+	lock     *os.File
+	lockPath string
 }
 
-// Release unlocks the output. The lock file stays: removing it would let a waiting process
-// and a new one lock two different files.
+// Release removes the lock file and unlocks the output, so that nothing is left beside it.
+// A process that was waiting on the removed file notices that it no longer is the lock
+// (lockPath compares the locked file with the one at the path) and locks afresh.
 func (c *Claimed) Release() {
 	if c != nil && c.lock != nil {
+		os.Remove(c.lockPath)
 		c.lock.Close()
 		c.lock = nil
 	}
@@ -97,11 +100,12 @@ func Claim(ctx context.Context, t Target) (*Claimed, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
-	lock, err := lockPath(ctx, out, t.Wait)
+	lockFile := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".lock")
+	lock, err := lockPath(ctx, lockFile, t.Wait)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
-	c := &Claimed{Path: t.Path, lock: lock}
+	c := &Claimed{Path: t.Path, lock: lock, lockPath: lockFile}
 	if err := recoverSiblings(out); err != nil {
 		c.Release()
 		return nil, fmt.Errorf("output %s: clearing what an interrupted run left: %w", t.Path, err)
@@ -143,34 +147,46 @@ func replaceable(t Target, out string) error {
 	return badinput.Errorf(t.Path, "the output exists and was not written by commcal (no %s in it); use --force to replace it", Marker)
 }
 
-// lockPath takes the advisory lock of out, waiting for it (polling, so that ctx can cancel
-// the wait) when wait is set.
-func lockPath(ctx context.Context, out string, wait bool) (*os.File, error) {
-	path := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
+// lockPath takes the advisory lock of an output (flock on its lock file at path), waiting for
+// it (polling, so that ctx can cancel the wait) when wait is set. The lock holder removes the
+// file when it is done, so a lock is only good if the file locked is still the one at path.
+func lockPath(ctx context.Context, path string, wait bool) (*os.File, error) {
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return f, nil
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
 		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			if sameFile(f, path) {
+				return f, nil
+			}
+			f.Close() // the holder removed it after we opened it: lock the new one
+			continue
+		}
+		f.Close()
 		if !errors.Is(err, unix.EWOULDBLOCK) {
-			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		if !wait {
-			f.Close()
 			return nil, fmt.Errorf("%w (lock %s held); try again when it is done, or pass --wait", ErrBusy, path)
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// sameFile reports whether the open file f is still the file at path.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // recoverSiblings clears what killed runs left beside out; the caller holds out's lock, so no

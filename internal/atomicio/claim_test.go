@@ -142,7 +142,7 @@ func TestClaimClearsWhatAKilledRunLeft(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{".run.lock", ".run.tmp-mine.txt", "run"}
+	want := []string{".run.tmp-mine.txt", "run"}
 	if len(names) != len(want) {
 		t.Fatalf("left %v, want %v", names, want)
 	}
@@ -179,7 +179,7 @@ func TestCommitReplacesAtomically(t *testing.T) {
 		t.Fatalf("out holds %q (marked %v)", got, IsOutput(out))
 	}
 	entries, _ := os.ReadDir(filepath.Dir(out))
-	if len(entries) != 2 { // run and its lock
+	if len(entries) != 1 { // run alone: the lock is gone
 		t.Fatalf("%d entries beside the output", len(entries))
 	}
 }

@@ -6,6 +6,7 @@ package badinput
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Marker is implemented by every error type that means "the input is wrong": this
@@ -38,14 +39,17 @@ func Errorf(file, format string, a ...any) error {
 	return &Error{File: file, Err: fmt.Errorf(format, a...)}
 }
 
-// Wrap marks err as bad input found in file; a nil err stays nil and an error already
-// marked keeps its own message (file is not repeated).
+// Wrap marks err as bad input found in file; a nil err stays nil, and a message that
+// already names the file (or an empty file) is not prefixed again.
 func Wrap(file string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if Is(err) {
-		return err
+	if file == "" || strings.Contains(err.Error(), file) {
+		if Is(err) {
+			return err
+		}
+		file = ""
 	}
 	return &Error{File: file, Err: err}
 }
