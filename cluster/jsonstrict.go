@@ -8,21 +8,26 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
 )
+
+// This file is the same in packages cluster and contention (contention/jsonstrict.go): keep them
+// identical until the checks move into one internal package.
 
 // checkJSONDocument walks the tokens of data with encoding/json's Decoder and reports what
 // json.Unmarshal lets through: an object that repeats a key (Unmarshal keeps the last one
-// silently) and anything after the first value (Decode stops there). Syntax errors are
+// silently; keys are matched to fields regardless of case, so "name" and "Name" repeat each
+// other too) and anything after the first value (Decode stops there). Syntax errors are
 // reported with their line and column. It does not check types or field names; decoding
 // with DisallowUnknownFields does that afterwards.
 func checkJSONDocument(data []byte) error {
 	type frame struct {
 		object  bool
 		wantKey bool
-		keys    map[string]bool
-		path    string // where this object or array is, e.g. rack[1]
-		key     string // the key whose value is being read (objects)
-		index   int    // the index of the next element (arrays)
+		keys    map[string]string // folded key → key as written
+		path    string            // where this object or array is, e.g. rack[1]
+		key     string            // the key whose value is being read (objects)
+		index   int               // the index of the next element (arrays)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -74,20 +79,23 @@ func checkJSONDocument(data []byte) error {
 				done()
 			} else {
 				k, _ := tok.(string)
-				if top.keys[k] {
+				if prev, ok := top.keys[strings.ToLower(k)]; ok {
 					where := "the top-level object"
 					if top.path != "" {
 						where = top.path
 					}
-					return jsonPosError(data, off, fmt.Errorf("key %q appears twice in %s", k, where))
+					if prev == k {
+						return jsonPosError(data, off, fmt.Errorf("key %q appears twice in %s", k, where))
+					}
+					return jsonPosError(data, off, fmt.Errorf("key %q repeats %q in %s (keys are matched regardless of case)", k, prev, where))
 				}
-				top.keys[k] = true
+				top.keys[strings.ToLower(k)] = k
 				top.key, top.wantKey = k, false
 			}
 		} else {
 			switch tok {
 			case json.Delim('{'):
-				stack = append(stack, &frame{object: true, wantKey: true, keys: map[string]bool{}, path: child()})
+				stack = append(stack, &frame{object: true, wantKey: true, keys: map[string]string{}, path: child()})
 			case json.Delim('['):
 				stack = append(stack, &frame{path: child()})
 			case json.Delim(']'):

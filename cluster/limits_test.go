@@ -177,6 +177,7 @@ func TestLoadErrorsAreBadInput(t *testing.T) {
 		{"JSON duplicate top-level key", "c.json", `{"name":"a","name":"b","nic_rate_bps":1,"rack":[]}`, []string{`key "name" appears twice in the top-level object`}},
 		{"JSON duplicate nested key", "c.json", `{"name":"a","nic_rate_bps":1,"rack":[{"name":"r","nodes":["a"]},{"name":"s","nodes":["b"],"name":"t"}]}`,
 			[]string{`key "name" appears twice in rack[1]`, "line 1, column"}},
+		{"JSON keys differing in case", "c.json", `{"name":"a","NAME":"b"}`, []string{`key "NAME" repeats "name" in the top-level object`}},
 		{"JSON unknown field", "c.json", `{"name":"a","colour":1}`, []string{`unknown field "colour"`}},
 		{"JSON type", "c.json", `{"name":1}`, []string{"line 1, column 10: name: JSON number, want a string"}},
 		{"JSON type nested", "c.json", `{"name":"x","rack":[{"name":"r","node_count":"3"}]}`, []string{"rack.node_count: JSON string, want a number that fits int"}},

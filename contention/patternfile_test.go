@@ -76,6 +76,7 @@ func TestPatternFilesRefused(t *testing.T) {
 		{"JSON trailing document", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1}]}` + "\n" + `{"flows":[]}`, []string{"line 2, column 1: a second JSON value follows the first"}},
 		{"JSON duplicate key in a flow", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1},{"src":"X1","dst":"Y2","src":"Y1","bytes":1}]}`, []string{`key "src" appears twice in flows[1]`}},
 		{"JSON duplicate flows", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":1}],"flows":[]}`, []string{`key "flows" appears twice in the top-level object`}},
+		{"JSON keys differing in case", "p.json", `[{"src":"X1","dst":"Y2","bytes":1,"Bytes":2}]`, []string{`key "Bytes" repeats "bytes" in [0]`}},
 		{"JSON unknown key", "p.json", `[{"src":"X1","dst":"Y2","bytes":1,"size":2}]`, []string{`unknown field "size"`}},
 		{"JSON type", "p.json", `{"flows":[{"src":"X1","dst":"Y2","bytes":"1"}]}`, []string{"line 1, column 45: flows.bytes: JSON string, want a number that fits float64"}},
 		{"JSON syntax", "p.json", "[\n{\"src\":\"X1\",}\n]", []string{"line 2, column"}},

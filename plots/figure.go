@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"path/filepath"
+	"strings"
+	"unicode"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -21,58 +25,148 @@ type Figure struct {
 	Name          string
 	Title         string
 	Width, Height vg.Length
-	draw          func(dc draw.Canvas)
+	// Warnings says, one line each ("plots: <name>: ..."), what the figure leaves out because
+	// it cannot be drawn: values that are NaN, infinite, beyond ±1e300, or not positive on a
+	// log axis, series of mismatched lengths, panels with nothing left to draw. A figure with
+	// nothing at all to draw says so in its picture. Callers show the warnings beside the
+	// figure (a report's warnings); they are not errors.
+	Warnings []string
+	draw     func(dc draw.Canvas)
+	err      error // set when the figure could not be built; PNG and SVG return it
 }
 
-// single makes a figure of one plot.
-func single(name, title string, p *plot.Plot, w, h vg.Length) *Figure {
-	return &Figure{Name: name, Title: title, Width: w, Height: h, draw: p.Draw}
+// warn records that the figure leaves something out.
+func (f *Figure) warn(format string, a ...any) {
+	f.Warnings = append(f.Warnings, "plots: "+f.Name+": "+fmt.Sprintf(format, a...))
 }
 
-// grid makes a figure of plots tiled in rows and columns, axes aligned.
-func grid(name, title string, plots [][]*plot.Plot, w, h vg.Length) *Figure {
-	return &Figure{Name: name, Title: title, Width: w, Height: h, draw: func(dc draw.Canvas) {
-		rows, cols := len(plots), 0
-		for _, r := range plots {
-			cols = max(cols, len(r))
+// maxSide bounds a figure's width and height (about 3,800 pixels at 96 dots per inch), so
+// that a figure of thousands of panels or nodes cannot ask for gigabytes of pixels.
+const maxSide = 100 * vg.Centimeter
+
+// newFigure starts a figure; its size is bounded by maxSide.
+func newFigure(name, title string, w, h vg.Length) *Figure {
+	f := &Figure{Name: name, Title: title}
+	f.resize(w, h)
+	return f
+}
+
+// resize sets a figure's size, bounded by maxSide.
+func (f *Figure) resize(w, h vg.Length) {
+	f.Width, f.Height = min(w, maxSide), min(h, maxSide)
+}
+
+// recoverFigure turns a panic while a figure is built into a figure that cannot be drawn,
+// whose PNG and SVG return an error naming it: no panic leaves the package. Constructors
+// call it deferred.
+func recoverFigure(name string, f **Figure) {
+	if r := recover(); r != nil {
+		*f = &Figure{Name: name, Title: name, Width: 10 * vg.Centimeter, Height: 6 * vg.Centimeter,
+			err: fmt.Errorf("plots: figure %s cannot be built: %v", name, r)}
+	}
+}
+
+// single sets a figure to draw one plot.
+func (f *Figure) single(p *plot.Plot) *Figure {
+	f.draw = p.Draw
+	return f
+}
+
+// grid sets a figure to draw plots tiled in rows and columns, axes aligned; nil plots leave
+// their tile blank. A grid without any plot draws a note that there is nothing to draw.
+func (f *Figure) grid(plots [][]*plot.Plot) *Figure {
+	rows, cols, n := len(plots), 0, 0
+	for _, r := range plots {
+		cols = max(cols, len(r))
+		for _, p := range r {
+			if p != nil {
+				n++
+			}
 		}
+	}
+	if n == 0 {
+		return f.nothing()
+	}
+	// Align wants every row as long as the longest.
+	full := make([][]*plot.Plot, rows)
+	for i, r := range plots {
+		full[i] = make([]*plot.Plot, cols)
+		copy(full[i], r)
+	}
+	f.draw = func(dc draw.Canvas) {
 		t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter,
 			PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-		canvases := plot.Align(plots, t, dc)
-		for i := range plots {
-			for j, p := range plots[i] {
+		canvases := plot.Align(full, t, dc)
+		for i := range full {
+			for j, p := range full[i] {
 				if p != nil {
 					p.Draw(canvases[i][j])
 				}
 			}
 		}
-	}}
+	}
+	return f
+}
+
+// nothing sets a figure to a note that it has nothing to draw, and warns.
+func (f *Figure) nothing() *Figure {
+	f.warn("nothing to draw: no value can be shown")
+	return f.single(emptyPlot(f.Title, "no data that can be drawn (see the warnings)"))
+}
+
+// emptyPlot is a plot without axes that shows a note.
+func emptyPlot(title, note string) *plot.Plot {
+	p := newPlot(title, "", "")
+	p.HideAxes()
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{note}})
+	if err == nil {
+		p.Add(l)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	return p
+}
+
+// render draws the figure on a canvas and writes it, turning a panic of the plotting library
+// into an error naming the figure.
+func (f *Figure) render(c interface {
+	vg.CanvasSizer
+	io.WriterTo
+}) (out []byte, err error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("plots: figure %s cannot be drawn: %v", f.Name, r)
+		}
+	}()
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plots: %s: %w", f.Name, err)
+	}
+	return buf.Bytes(), nil
 }
 
 // PNG renders the figure at 96 dots per inch on white.
 func (f *Figure) PNG() ([]byte, error) {
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(96),
-		vgimg.UseBackgroundColor(color.White))}
-	f.draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plots: %s: %w", f.Name, err)
+	if f.err != nil {
+		return nil, f.err
 	}
-	return buf.Bytes(), nil
+	return f.render(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(96),
+		vgimg.UseBackgroundColor(color.White))})
 }
 
 // SVG renders the figure as SVG.
 func (f *Figure) SVG() ([]byte, error) {
-	c := vgsvg.New(f.Width, f.Height)
-	f.draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plots: %s: %w", f.Name, err)
+	if f.err != nil {
+		return nil, f.err
 	}
-	return buf.Bytes(), nil
+	return f.render(vgsvg.New(f.Width, f.Height))
 }
 
-// Write writes <dir>/<name>.png and <dir>/<name>.svg atomically and returns the SVG.
+// Write writes <dir>/<name>.png and <dir>/<name>.svg atomically and returns the SVG. Nothing
+// is written when the figure cannot be drawn.
 func (f *Figure) Write(dir string) ([]byte, error) {
 	png, err := f.PNG()
 	if err != nil {
@@ -94,13 +188,30 @@ func (f *Figure) Write(dir string) ([]byte, error) {
 // newPlot makes a plot with a title and axis labels.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = label(title)
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.TextStyle.Font.Size = vg.Points(9)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(9)
 	return p
+}
+
+// label makes text that comes from input files (node, run, model and setting names) safe to
+// draw: invalid UTF-8, control and format characters become U+FFFD, and it is cut to 80
+// characters. The SVG backend escapes < > & itself.
+func label(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
 }
 
 // palette colours series in a fixed order, so that a model keeps its colour across figures.
