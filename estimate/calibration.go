@@ -74,7 +74,11 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			} else {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value))
 			}
-			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
+			if h.Beta.Value > 0 && !math.IsInf(h.Beta.Value, 0) {
+				c.Params.InverseBandwidth[h.Class] = h.Beta.Value
+			} else {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney %s: β = %.3g s/B is not positive; the class keeps the models' rates", h.Class, h.Beta.Value))
+			}
 		}
 	}
 	for _, exp := range experiments.Fairness() {

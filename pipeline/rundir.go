@@ -74,5 +74,10 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 	if err := cal.Params.Validate(); err != nil {
 		return badinput.Errorf(path, "params: %w", err)
 	}
+	if t := cal.PenaltyTable(); t != nil {
+		if err := t.Validate(); err != nil {
+			return badinput.Errorf(path, "penalty table: %w", err)
+		}
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,5 +286,33 @@ func TestBadInputCorpus(t *testing.T) {
 	}
 	if len(cases) < 45 {
 		t.Errorf("%d cases", len(cases))
+	}
+}
+
+// TestUnusualInputAccepted: valid inputs that look odd are read, and the run completes. A
+// point-to-point sweep of 1e-100 s transfers (accepted by ingest: positive, finite), written
+// by Excel ("CSV UTF-8": a BOM, quoted header, CRLF), used to be refused for its BOM and, read,
+// to panic in the log-scale Hockney figure.
+func TestUnusualInputAccepted(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("\ufeff" + `"cluster","experiment","pattern_id","rep","flow_id","src_node","dst_node","bytes","t_start_s","t_end_s"` + "\r\n")
+	for i, size := range []int{1000, 2000, 4000, 8000, 16000, 32000} {
+		for rep := range 3 {
+			fmt.Fprintf(&b, "ccpe-testbed,p2p_sweep,s%d,%d,0,X1,Y1,%d,0,1e-100\r\n", i, rep, size)
+			fmt.Fprintf(&b, "ccpe-testbed,p2p_sweep,t%d,%d,0,X1,X2,%d,0,1e-100\r\n", i, rep, size)
+		}
+	}
+	write(t, filepath.Join(dir, "excel.csv"), b.String())
+	write(t, filepath.Join(dir, "p.csv"), "\ufeff\"dst\",\"src\",\"bytes\"\r\nY2,X1,10e6\r\n")
+	code, stdout, stderr := runCLI(t, "run", "--cluster", "ccpe-testbed", "--out", filepath.Join(dir, "run"), filepath.Join(dir, "excel.csv"))
+	if code != exitOK {
+		t.Fatalf("run on 1e-100 s transfers: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "hockney intra-rack β") || !fileExists(filepath.Join(dir, "run", "report.html")) {
+		t.Errorf("the run on 1e-100 s transfers is incomplete:\n%s", stdout)
+	}
+	if code, stdout, stderr := runCLI(t, "predict", "--cluster", "ccpe-testbed", filepath.Join(dir, "p.csv")); code != exitOK || !strings.Contains(stdout, "X1") {
+		t.Errorf("predict on a pattern with a BOM and quoted header: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
