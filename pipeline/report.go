@@ -39,6 +39,7 @@ var pages = template.Must(template.ParseFS(templateFiles, "templates/*.tmpl"))
 type reportFigure struct {
 	Name, Title string
 	SVG         template.HTML // produced by gonum's SVG backend, which escapes text
+	Warnings    []string      // data the figure could not draw (extreme or non-finite values)
 }
 
 // Plot draws every figure whose data the run directory holds into <dir>/figures (PNG and
@@ -106,7 +107,7 @@ func writeFigures(ctx context.Context, dir string, figs []*plots.Figure) ([]repo
 		if err != nil {
 			return nil, err
 		}
-		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg))})
+		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg)), Warnings: f.Warnings})
 	}
 	return shown, nil
 }
