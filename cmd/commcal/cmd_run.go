@@ -41,11 +41,15 @@ With no inputs it uses the sample built into the binary: real TCP transfers meas
 "commcal measure" on an emulated two-rack cluster of five nodes per rack, the whole
 experiment catalogue. Inputs are read as by "commcal ingest" (same flags).
 
-The run directory is replaced as a whole when the new one is complete.
+The run directory is replaced as a whole when the new one is complete, and only if commcal
+wrote it (else --force). --previous compares the new calibration and accuracy with an
+earlier run (which may be --out itself: it is read first) and lists what drifted or
+vanished; --fail-on-drift and the --fail-* accuracy thresholds turn that into exit status 3.
 
 EXAMPLES:
    commcal run
-   commcal run --out runs/$(date +%F) --cluster cluster.toml logs/`,
+   commcal run --out runs/$(date +%F) --cluster cluster.toml logs/
+   commcal run --out runs/latest --previous runs/latest --fail-on-drift --fail-below asymmetric:0.8 --cluster cluster.toml logs/`,
 		Flags: append(append(append(sourceFlags(), paramsFlags()...), append(outFlags("COMMCAL_RUN_OUT", "run", "run directory"), thresholdFlags()...)...),
 			&cli.StringFlag{Name: "previous", EnvVars: []string{"COMMCAL_PREVIOUS"},
 				Usage: "an earlier run directory (may be --out itself, read before it is replaced): report what drifted or vanished since"},

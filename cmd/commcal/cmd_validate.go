@@ -30,8 +30,12 @@ on the dataset's own calibration experiments as "commcal estimate" does (startin
 --params or 94% of the nominal rates); never from the held-out transfers. --efficiency and
 --contra-factor override the calibrated values.
 
+--fail-below MODEL:SHARE and --fail-above-error MODEL:ERR (MODEL may be "all") turn a
+model's accuracy below or error above the threshold into exit status 3, after writing.
+
 EXAMPLES:
    commcal validate --out val run/dataset
+   commcal validate --fail-below asymmetric:90% --out val run/dataset
    commcal validate --calibration calib/calibration.json --out val ds
    commcal validate --contra-factor 0.4 --out val ds`,
 		Flags: append(append(append(paramsFlags(), heldOutFlag()), append(outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write"), thresholdFlags()...)...),
