@@ -4,7 +4,7 @@ BIN := ./commcal
 # Pinned so that the committed sample's manifest does not carry the day it was made.
 SAMPLE_EPOCH := 1795219200
 
-.PHONY: run test build bench fuzz sample clean
+.PHONY: run test build bench fuzz fuzz-smoke sample clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/commcal
@@ -22,12 +22,19 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## fuzz: a short fuzzing session of every input parser
+## fuzz: a fuzzing session of every fuzz target (FUZZTIME each, default 30s)
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzIngestCSV -fuzztime 30s ./datasets
-	$(GO) test -run '^$$' -fuzz FuzzIngestSimGrid -fuzztime 30s ./datasets
-	$(GO) test -run '^$$' -fuzz FuzzIngestIperf3 -fuzztime 30s ./datasets
-	$(GO) test -run '^$$' -fuzz FuzzParseCluster -fuzztime 30s ./cluster
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg > /dev/null; \
+		done; \
+	done
+
+## fuzz-smoke: every fuzz target for a few seconds (CI)
+fuzz-smoke:
+	$(MAKE) fuzz FUZZTIME=3s
 
 ## sample: re-measure the embedded sample dataset on an emulated cluster (needs root)
 sample: build
