@@ -76,6 +76,10 @@ func exitCode(err error) int {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := runSafely(func() error { return app.RunContext(ctx, args) })
+	var cliExit cli.ExitCoder
+	if errors.As(err, &cliExit) {
+		err = usageError{err.Error()} // urfave/cli's own ("No help topic for ...")
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "commcal: interrupted; nothing was left half written")
@@ -120,11 +124,16 @@ run directory. Every command takes --help.
 ` + exitStatusHelp,
 		Writer:                 stdout,
 		ErrWriter:              stderr,
-		HideHelpCommand:        true,
 		UseShortOptionHandling: true,
 		ExitErrHandler:         func(*cli.Context, error) {}, // run maps errors to exit codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err.Error()}
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("unknown command %q (commcal --help lists them)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"COMMCAL_LOG_LEVEL"},
