@@ -190,8 +190,9 @@ func bufferNote(b int) string {
 // checkHeadroom measures whether the machine keeps up with the emulation's heaviest traffic:
 // every node of the first rack sends to a node of another rack (or of its own) at once, the
 // most the catalogue loads the shaping. The aggregate rate is compared with what the shaped
-// links allow; under 85% of it (headers take 5%) the CPU, not the shaping, limits the transfers, and the
-// measurement is refused rather than recorded.
+// links allow; when the best of three tries carries under 85% of it (headers take 5%) the
+// CPU, not the shaping, limits the transfers, and the measurement is refused rather than
+// recorded.
 func checkHeadroom(ctx context.Context, em *Emulation, bench BenchOptions) (string, error) {
 	src := em.Cluster.RackNodes(0)
 	var dst []string
@@ -216,15 +217,25 @@ func checkHeadroom(ctx context.Context, em *Emulation, bench BenchOptions) (stri
 	if b := em.Cluster.Description().Backbone; b != nil && len(em.Cluster.Racks()) > 1 {
 		expected = min(expected, em.ShapedRate(b.RateBps))
 	}
-	rep, err := em.RunOnce(ctx, flows, bench)
-	if err != nil {
-		return "", fmt.Errorf("measure: headroom check: %w", err)
+	// What the machine can carry is the best of a few tries: one try meets whatever else
+	// the machine is doing at that moment (a test run beside it, a cron job), and a
+	// transient dip is not a machine too slow for the emulation.
+	const tries = 3
+	got := 0.0
+	for range tries {
+		rep, err := em.RunOnce(ctx, flows, bench)
+		if err != nil {
+			return "", fmt.Errorf("measure: headroom check: %w", err)
+		}
+		longest := 0.0
+		for _, t := range rep.Times {
+			longest = max(longest, t)
+		}
+		got = max(got, float64(k)*m*8/longest)
+		if got >= 0.85*expected {
+			break
+		}
 	}
-	longest := 0.0
-	for _, t := range rep.Times {
-		longest = max(longest, t)
-	}
-	got := float64(k) * m * 8 / longest
 	msg := fmt.Sprintf("%d concurrent transfers carried %.0f Mbit/s of the %.0f Mbit/s the shaping allows (%.0f%%; TCP/IP headers take about 5%%)",
 		k, got/1e6, expected/1e6, 100*got/expected)
 	if got < 0.85*expected {
