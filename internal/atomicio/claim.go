@@ -40,6 +40,7 @@ type Claimed struct {
 	Path     string
 	lock     *os.File
 	lockPath string
+	created  []string // parent directories Claim made, deepest first
 }
 
 // Release removes the lock file and unlocks the output, so that nothing is left beside it.
@@ -50,6 +51,9 @@ func (c *Claimed) Release() {
 		os.Remove(c.lockPath)
 		c.lock.Close()
 		c.lock = nil
+		for _, d := range c.created {
+			os.Remove(d) // only if still empty: nothing was written into it
+		}
 	}
 }
 
@@ -97,15 +101,25 @@ func Claim(ctx context.Context, t Target) (*Claimed, error) {
 			return nil, badinput.Errorf(t.Path, "the output lies inside the input %s; write it elsewhere", in)
 		}
 	}
+	var created []string
+	for d := filepath.Dir(out); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
 	lockFile := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".lock")
 	lock, err := lockPath(ctx, lockFile, t.Wait)
 	if err != nil {
+		for _, d := range created {
+			os.Remove(d)
+		}
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
-	c := &Claimed{Path: t.Path, lock: lock, lockPath: lockFile}
+	c := &Claimed{Path: t.Path, lock: lock, lockPath: lockFile, created: created}
 	if err := recoverSiblings(out); err != nil {
 		c.Release()
 		return nil, fmt.Errorf("output %s: clearing what an interrupted run left: %w", t.Path, err)

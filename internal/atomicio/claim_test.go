@@ -183,3 +183,23 @@ func TestCommitReplacesAtomically(t *testing.T) {
 		t.Fatalf("%d entries beside the output", len(entries))
 	}
 }
+
+// TestReleaseRemovesParentsItMade: a claimed output under directories that did not exist,
+// never written (the command failed), leaves no empty directories behind; once written, they
+// stay.
+func TestReleaseRemovesParentsItMade(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a", "b", "run")
+	c, err := Claim(context.Background(), Target{Path: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+	build(t, out, "x")
+	if got := read(t, filepath.Join(out, "f")); got != "x" {
+		t.Fatalf("output holds %q", got)
+	}
+}
