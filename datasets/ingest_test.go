@@ -119,7 +119,7 @@ func TestSameInputSameBytes(t *testing.T) {
 		}
 		outs = append(outs, treeBytes(t, out))
 	}
-	if len(outs[0]) != 6 { // five tables and the manifest
+	if len(outs[0]) != 7 { // five tables, the manifest and the commcal-output marker
 		t.Errorf("ingested dataset has %d files", len(outs[0]))
 	}
 	if !reflect.DeepEqual(outs[0], outs[1]) {
