@@ -54,3 +54,24 @@ func accuracyAlarm(acc *validate.Accuracy, ths []validate.Threshold) error {
 	}
 	return alarmError{fmt.Sprintf("accuracy alarm: %s", strings.Join(breaches, "; "))}
 }
+
+// driftAlarm reports drift (since is the earlier run, or "" for a comparison's own list):
+// with failOnDrift it is the alarm, joined with the accuracy alarm; without, it is listed on
+// stderr and the accuracy alarm alone decides.
+func driftAlarm(e env, since string, alarms []string, failOnDrift bool, accAlarm error) error {
+	prefix := ""
+	if since != "" {
+		prefix = "since " + since + ": "
+	}
+	if len(alarms) > 0 && failOnDrift {
+		msg := "drift alarm: " + prefix + strings.Join(alarms, "; ")
+		if accAlarm != nil {
+			msg += "; " + accAlarm.Error()
+		}
+		return alarmError{msg}
+	}
+	for _, a := range alarms {
+		fmt.Fprintf(e.stderr, "commcal: %s%s\n", prefix, a)
+	}
+	return accAlarm
+}

@@ -5,19 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
-	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -181,147 +175,12 @@ func positional(c *cli.Context, min, max int, what string) ([]string, error) {
 	return args, nil
 }
 
-// invocation is what every writing command settles first: its inputs, its claimed output,
-// its logger and the creation time it writes into outputs. done releases the output.
-type invocation struct {
-	paths []string
-	out   *atomicio.Claimed
-	log   *slog.Logger
-	when  time.Time
-}
-
-func (inv *invocation) done() {
-	if inv != nil {
-		inv.out.Release()
-	}
-}
-
-// outputPolicy says how a command treats an existing --out.
-type outputPolicy int
-
-const (
-	// replaceOutput replaces an earlier commcal output (run, estimate, validate, compare).
-	replaceOutput outputPolicy = iota
-	// keepOutput needs --force even for an earlier commcal output (ingest, simulate, measure:
-	// a dataset may be the only copy of a measurement).
-	keepOutput
-)
-
-// outFlags are --out (with its environment variable and default) and the flags that decide
-// what may happen to an existing output: --force and --wait.
-func outFlags(env, value, usage string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: value, EnvVars: []string{env}, Usage: usage},
-		&cli.BoolFlag{Name: "force", Usage: "replace an existing --out that commcal did not write, or an earlier dataset (never an input)"},
-		&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing the same --out instead of failing"},
-	}
-}
-
-// inputFlags are the flags whose values are files a command reads; with the positional
-// arguments they are the inputs an output may never replace.
-var inputFlags = []string{"cluster", "params", "calibration", "truth"}
-
-// begin checks the positional arguments (between min and max, max < 0 for no limit), builds
-// the logger and the creation time, and claims --out (atomicio.Claim: never an input, never
-// something commcal did not write unless --force, locked against a concurrent run).
-func begin(c *cli.Context, min, max int, what string, policy outputPolicy) (*invocation, error) {
-	paths, err := positional(c, min, max, what)
+// loadDataset opens a dataset directory given as an argument and reads its tables.
+func loadDataset(ctx context.Context, dir string) (*datasets.Dataset, estimate.Inputs, error) {
+	ds, err := openDataset(dir)
 	if err != nil {
-		return nil, err
+		return nil, estimate.Inputs{}, err
 	}
-	log, err := logger(c)
-	if err != nil {
-		return nil, err
-	}
-	when, err := created()
-	if err != nil {
-		return nil, err
-	}
-	inputs := slices.Clone(paths)
-	for _, name := range inputFlags {
-		if v := c.String(name); v != "" {
-			if _, err := os.Stat(v); err == nil {
-				inputs = append(inputs, v)
-			}
-		}
-	}
-	if c.String("out") == "" {
-		return nil, usagef("%s: --out is required", c.Command.Name)
-	}
-	out, err := atomicio.Claim(c.Context, atomicio.Target{Path: c.String("out"), Inputs: inputs, Force: c.Bool("force"),
-		ReplaceNeedsForce: policy == keepOutput, Wait: c.Bool("wait")})
-	if err != nil {
-		return nil, err
-	}
-	return &invocation{paths: paths, out: out, log: log, when: when}, nil
-}
-
-// writeDir builds the directory --out through fill, in a temporary sibling renamed into place
-// when fill succeeds and removed when it fails.
-func writeDir(c *cli.Context, fill func(tmp string) error) error {
-	return atomicio.BuildDir(c.String("out"), fill)
-}
-
-// datasetJob is the start of the commands that work on one dataset: the checked invocation,
-// the model parameters the flags give, and the dataset with its tables in memory.
-type datasetJob struct {
-	*invocation
-	params contention.Params
-	ds     *datasets.Dataset
-	in     estimate.Inputs
-}
-
-// beginDataset checks a command's DATASET argument and flags, and loads the dataset; a path
-// that is not a dataset is a usage error.
-func beginDataset(c *cli.Context) (*datasetJob, error) {
-	inv, err := begin(c, 1, 1, "DATASET", replaceOutput)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			inv.done()
-		}
-	}()
-	params, err := paramsFromFlags(c)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := openDataset(c, inv.paths[0])
-	if err != nil {
-		return nil, err
-	}
-	in, err := pipeline.LoadTables(c.Context, ds)
-	if err != nil {
-		return nil, err
-	}
-	ok = true
-	return &datasetJob{invocation: inv, params: params, ds: ds, in: in}, nil
-}
-
-// logger builds the structured stderr logger from --log-level.
-func logger(c *cli.Context) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return nil, usagef("--log-level: %v", err)
-	}
-	return slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: lvl})), nil
-}
-
-// isTerminal reports whether w is a terminal, for progress bars.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// openDataset opens a dataset directory given as an argument; one that is not a dataset is
-// bad input.
-func openDataset(c *cli.Context, dir string) (*datasets.Dataset, error) {
-	ds, err := datasets.Open(dir)
-	return ds, badinput.Wrap(dir, err)
+	in, err := pipeline.LoadTables(ctx, ds)
+	return ds, in, err
 }

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/validate"
 )
 
 func compareCommand() *cli.Command {
@@ -40,47 +41,58 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print compare.json instead of the tables"},
 		),
 		Action: func(c *cli.Context) error {
+			runs, err := positional(c, 2, -1, "RUN_A RUN_B")
+			if err != nil {
+				return err
+			}
 			ths, err := thresholds(c)
 			if err != nil {
 				return err
 			}
-			inv, err := begin(c, 2, -1, "RUN_A RUN_B", replaceOutput)
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			defer inv.done()
-			runs := inv.paths
-			cmp, err := pipeline.Compare(c.Context, runs, c.String("out"))
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := printJSON(c, cmp); err != nil {
-					return err
-				}
-			} else {
-				if err := cmp.WriteText(c.App.Writer); err != nil {
-					return err
-				}
-				fmt.Fprintf(c.App.Writer, "\ncomparison written to %s\n", c.String("out"))
-			}
-			acc, err := pipeline.ReadAccuracy(filepath.Join(runs[len(runs)-1], pipeline.AccuracyFile))
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			accAlarm := accuracyAlarm(acc, ths)
-			alarms := cmp.Alarms()
-			if len(alarms) > 0 && c.Bool("fail-on-drift") {
-				msg := "drift alarm: " + strings.Join(alarms, "; ")
-				if accAlarm != nil {
-					msg += "; " + accAlarm.Error()
-				}
-				return alarmError{msg}
-			}
-			for _, a := range alarms {
-				fmt.Fprintf(c.App.ErrWriter, "commcal: %s\n", a)
-			}
-			return accAlarm
+			return runCompare(c.Context, e, compareOptions{Runs: runs, Output: outputFrom(c), FailOnDrift: c.Bool("fail-on-drift"),
+				Thresholds: ths, JSON: c.Bool("json")})
 		},
 	})
+}
+
+// compareOptions are compare's arguments and flags.
+type compareOptions struct {
+	Runs        []string
+	Output      outputOptions
+	FailOnDrift bool
+	Thresholds  []validate.Threshold // checked on the last run
+	JSON        bool
+}
+
+// runCompare puts runs side by side, writes the comparison, and raises the drift alarm
+// (with FailOnDrift) and the accuracy alarm.
+func runCompare(ctx context.Context, e env, o compareOptions) error {
+	out, err := o.Output.claim(ctx, replaceOutput, o.Runs...)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	cmp, err := pipeline.Compare(ctx, o.Runs, o.Output.Out)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := e.printJSON(cmp); err != nil {
+			return err
+		}
+	} else {
+		if err := cmp.WriteText(e.stdout); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\ncomparison written to %s\n", o.Output.Out)
+	}
+	acc, err := pipeline.ReadAccuracy(filepath.Join(o.Runs[len(o.Runs)-1], pipeline.AccuracyFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return driftAlarm(e, "", cmp.Alarms(), o.FailOnDrift, accuracyAlarm(acc, o.Thresholds))
 }

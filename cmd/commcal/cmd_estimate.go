@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -35,20 +36,51 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
-			job, err := beginDataset(c)
+			args, err := positional(c, 1, 1, "DATASET")
 			if err != nil {
 				return err
 			}
-			defer job.done()
-			cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, c.Bool("weighted"), job.when)
-			if err := writeDir(c, func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
+			e, err := envFrom(c)
+			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				return printJSON(c, cal)
-			}
-			fmt.Fprintf(c.App.Writer, "calibration of %s written to %s\n\n", job.paths[0], c.String("out"))
-			return pipeline.WriteCalibrationText(c.App.Writer, cal)
+			return runEstimate(c.Context, e, estimateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
+				Weighted: c.Bool("weighted"), JSON: c.Bool("json")})
 		},
 	})
+}
+
+// estimateOptions are estimate's argument and flags.
+type estimateOptions struct {
+	Dataset  string
+	Output   outputOptions
+	Params   paramsOptions
+	Weighted bool // weighted Hockney fits
+	JSON     bool // print calibration.json instead of the table
+}
+
+// runEstimate fits every parameter of a dataset and writes the calibration directory.
+func runEstimate(ctx context.Context, e env, o estimateOptions) error {
+	params, err := o.Params.load()
+	if err != nil {
+		return err
+	}
+	out, err := o.Output.claim(ctx, replaceOutput, o.Dataset, o.Params.File)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	ds, in, err := loadDataset(ctx, o.Dataset)
+	if err != nil {
+		return err
+	}
+	cal := pipeline.Estimate(ds.Cluster, in, params, o.Weighted, e.when)
+	if err := o.Output.build(func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
+		return err
+	}
+	if o.JSON {
+		return e.printJSON(cal)
+	}
+	fmt.Fprintf(e.stdout, "calibration of %s written to %s\n\n", o.Dataset, o.Output.Out)
+	return pipeline.WriteCalibrationText(e.stdout, cal)
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -37,34 +39,54 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 1, -1, "FILE_OR_DIR", keepOutput)
+			paths, err := positional(c, 1, -1, "FILE_OR_DIR")
 			if err != nil {
 				return err
 			}
-			defer inv.done()
-			cl, srcs, err := sourcesFromFlags(c, inv.paths)
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			prog, done := progress(c, "ingest")
-			m, err := datasets.Ingest(c.Context, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
-				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when, Logger: inv.log, Progress: prog})
-			done()
-			if err != nil {
-				return err
-			}
-			inv.log.Info("ingest done", "out", c.String("out"), "sources", len(m.Sources))
-			if c.Bool("json") {
-				return printJSON(c, m)
-			}
-			return printManifest(c, c.String("out"), m)
+			return runIngest(c.Context, e, ingestOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), JSON: c.Bool("json")})
 		},
 	})
 }
 
+// ingestOptions are ingest's arguments and flags.
+type ingestOptions struct {
+	Paths   []string
+	Sources sourceOptions
+	Output  outputOptions
+	JSON    bool // print the manifest as JSON
+}
+
+// runIngest checks measurement logs and writes them as a dataset directory.
+func runIngest(ctx context.Context, e env, o ingestOptions) error {
+	cl, srcs, err := o.Sources.load(o.Paths)
+	if err != nil {
+		return err
+	}
+	out, err := o.Output.claim(ctx, keepOutput, append(o.Paths, o.Sources.Cluster)...)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	prog, done := e.progress("ingest")
+	m, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out,
+		Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog})
+	done()
+	if err != nil {
+		return err
+	}
+	e.log.Info("ingest done", "out", o.Output.Out, "sources", len(m.Sources))
+	if o.JSON {
+		return e.printJSON(m)
+	}
+	return printManifest(e.stdout, o.Output.Out, m)
+}
+
 // printManifest prints what a dataset holds as aligned tables.
-func printManifest(c *cli.Context, dir string, m *datasets.Manifest) error {
-	w := c.App.Writer
+func printManifest(w io.Writer, dir string, m *datasets.Manifest) error {
 	fmt.Fprintf(w, "dataset %s (cluster %s)\n\n", dir, m.Cluster.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tformat\ttable\trows")
@@ -79,13 +101,4 @@ func printManifest(c *cli.Context, dir string, m *datasets.Manifest) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\n", t.Name, t.File, t.Rows)
 	}
 	return tw.Flush()
-}
-
-func printJSON(c *cli.Context, v any) error {
-	data, err := datasets.EncodeJSON(v)
-	if err != nil {
-		return err
-	}
-	_, err = c.App.Writer.Write(data)
-	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -40,58 +41,81 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "quick", Usage: "measure a few patterns of every kind only (seconds: for smoke tests)"},
 		}, outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 0, 0, "nothing", keepOutput)
-			if err != nil {
-				return err
-			}
-			defer inv.done()
-			cl, err := loadCluster(c)
-			if err != nil {
-				return err
-			}
-			if err := measure.Available(); err != nil {
+			if _, err := positional(c, 0, 0, "nothing"); err != nil {
 				return err
 			}
 			if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 				return usagef("measure: --scale must be in (0, 1]")
 			}
-			bench := measure.DefaultBench
-			bench.Congestion, bench.SocketBuffer, bench.Rule.Cap = c.String("congestion"), c.Int("socket-buffer"), c.Int("max-reps")
-			cat := measure.DefaultCatalogue
-			if c.Bool("quick") {
-				cat = measure.QuickCatalogue
-			}
-			cat.Seed = c.Uint64("seed")
-			sh := measure.DefaultShaping
-			sh.Scale = c.Float64("scale")
-			var bar *progressbar.ProgressBar
-			prog := func(done, total int, left time.Duration) {
-				inv.log.Info("progress", "patterns", done, "of", total, "left", left.Round(time.Second).String())
-			}
-			if isTerminal(c.App.ErrWriter) {
-				prog = func(done, total int, left time.Duration) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
-							progressbar.OptionSetDescription("patterns"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
-					}
-					bar.Set(done)
-				}
-			}
-			m, err := measure.Measure(c.Context, measure.Options{Cluster: cl, Shaping: sh, Bench: bench, Catalogue: cat,
-				Out: c.String("out"), Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when, Logger: inv.log, Progress: prog})
-			if bar != nil {
-				bar.Clear()
-			}
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			if err := printManifest(c, c.String("out"), m); err != nil {
-				return err
-			}
-			for _, n := range m.Notes {
-				fmt.Fprintf(c.App.Writer, "  %s\n", n)
-			}
-			return nil
+			bench := measure.DefaultBench
+			bench.Congestion, bench.SocketBuffer, bench.Rule.Cap = c.String("congestion"), c.Int("socket-buffer"), c.Int("max-reps")
+			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"),
+				Bench: bench, Quick: c.Bool("quick"), Seed: c.Uint64("seed")})
 		},
 	})
+}
+
+// measureOptions are measure's flags.
+type measureOptions struct {
+	Cluster string
+	Output  outputOptions
+	Scale   float64 // emulated rate as a fraction of the nominal rates
+	Bench   measure.BenchOptions
+	Quick   bool // the quick catalogue
+	Seed    uint64
+}
+
+// runMeasure builds the emulated cluster, measures the catalogue on it and writes the dataset.
+func runMeasure(ctx context.Context, e env, o measureOptions) error {
+	cl, err := loadCluster(o.Cluster)
+	if err != nil {
+		return err
+	}
+	if err := measure.Available(); err != nil {
+		return err
+	}
+	out, err := o.Output.claim(ctx, keepOutput, o.Cluster)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	cat := measure.DefaultCatalogue
+	if o.Quick {
+		cat = measure.QuickCatalogue
+	}
+	cat.Seed = o.Seed
+	sh := measure.DefaultShaping
+	sh.Scale = o.Scale
+	var bar *progressbar.ProgressBar
+	prog := func(done, total int, left time.Duration) {
+		e.log.Info("progress", "patterns", done, "of", total, "left", left.Round(time.Second).String())
+	}
+	if e.terminal {
+		prog = func(done, total int, left time.Duration) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr),
+					progressbar.OptionSetDescription("patterns"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
+			}
+			bar.Set(done)
+		}
+	}
+	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Bench: o.Bench, Catalogue: cat,
+		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog})
+	if bar != nil {
+		bar.Clear()
+	}
+	if err != nil {
+		return err
+	}
+	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
+		return err
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(e.stdout, "  %s\n", n)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,25 +38,40 @@ EXAMPLE:
 			if err != nil {
 				return err
 			}
-			// plot writes into the run directory: it must be commcal's, and no other commcal
-			// may be writing it.
-			claimed, err := atomicio.Claim(c.Context, atomicio.Target{Path: args[0], Force: c.Bool("force"), Wait: c.Bool("wait")})
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			defer claimed.Release()
-			if _, err := os.Stat(args[0]); err != nil {
-				return badinput.Wrap(args[0], err)
-			}
-			figs, err := pipeline.Plot(c.Context, args[0])
-			if err != nil {
-				return err
-			}
-			for _, f := range figs {
-				fmt.Fprintln(c.App.Writer, filepath.Join(args[0], pipeline.FiguresDir, f+".svg"))
-			}
-			fmt.Fprintln(c.App.Writer, filepath.Join(args[0], pipeline.ReportFile))
-			return nil
+			return runPlot(c.Context, e, plotOptions{Run: args[0], Force: c.Bool("force"), Wait: c.Bool("wait")})
 		},
 	})
+}
+
+// plotOptions are plot's argument and flags.
+type plotOptions struct {
+	Run         string
+	Force, Wait bool
+}
+
+// runPlot draws a run's figures and report into the run directory.
+func runPlot(ctx context.Context, e env, o plotOptions) error {
+	// plot writes into the run directory: it must be commcal's, and no other commcal may be
+	// writing it.
+	claimed, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Run, Force: o.Force, Wait: o.Wait})
+	if err != nil {
+		return err
+	}
+	defer claimed.Release()
+	if _, err := os.Stat(o.Run); err != nil {
+		return badinput.Wrap(o.Run, err)
+	}
+	figs, err := pipeline.Plot(ctx, o.Run)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		fmt.Fprintln(e.stdout, filepath.Join(o.Run, pipeline.FiguresDir, f+".svg"))
+	}
+	fmt.Fprintln(e.stdout, filepath.Join(o.Run, pipeline.ReportFile))
+	return nil
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -52,69 +55,89 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			if p := c.String("parquet"); p != "" {
-				inputs := append([]string{args[0]}, c.String("cluster"), c.String("params"))
-				out, err := atomicio.Claim(c.Context, atomicio.Target{Path: p, File: true, Inputs: inputs, Force: c.Bool("force")})
-				if err != nil {
-					return err
-				}
-				defer out.Release()
-			}
-			cl, err := loadCluster(c)
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			params, err := paramsFromFlags(c)
-			if err != nil {
-				return err
-			}
-			net, err := params.Network(cl)
-			if err != nil {
-				return badinput.Wrap(c.String("params"), err)
-			}
-			flows, err := contention.ReadPatternFile(args[0])
-			if err != nil {
-				return badinput.Wrap(args[0], err)
-			}
-			models := contention.Models()
-			preds := make([]*contention.Prediction, len(models))
-			var rows []predictionRow
-			for i, m := range models {
-				if preds[i], err = m.Predict(net, flows); err != nil {
-					return badinput.Wrap(args[0], err)
-				}
-				for f, fl := range flows {
-					rows = append(rows, predictionRow{FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
-						Seconds: preds[i].Times[f], FirstRate: preds[i].FirstRates[f], Steps: int64(preds[i].Steps)})
-				}
-			}
-			if p := c.String("parquet"); p != "" {
-				if err := datasets.WriteParquetFile(filepath.Clean(p), predictionTable, rows); err != nil {
-					return err
-				}
-			}
-			if c.Bool("json") {
-				return printJSON(c, rows)
-			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprint(tw, "transfer\tsrc\tdst\tbytes")
-			for _, m := range models {
-				fmt.Fprintf(tw, "\t%s (s)", m.Name())
-			}
-			fmt.Fprintln(tw)
-			for f, fl := range flows {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f", f, fl.Src, fl.Dst, fl.Bytes)
-				for i := range models {
-					fmt.Fprintf(tw, "\t%.6g", preds[i].Times[f])
-				}
-				fmt.Fprintln(tw)
-			}
-			fmt.Fprint(tw, "steps\t\t\t")
-			for i := range models {
-				fmt.Fprintf(tw, "\t%d", preds[i].Steps)
-			}
-			fmt.Fprintln(tw)
-			return tw.Flush()
+			return runPredict(c.Context, e, predictOptions{Pattern: args[0], Cluster: c.String("cluster"), Params: paramsFrom(c),
+				Parquet: c.String("parquet"), Force: c.Bool("force"), JSON: c.Bool("json")})
 		},
 	})
+}
+
+// predictOptions are predict's argument and flags.
+type predictOptions struct {
+	Pattern string
+	Cluster string
+	Params  paramsOptions
+	Parquet string // also write the predictions here
+	Force   bool   // replace an existing Parquet file
+	JSON    bool
+}
+
+// runPredict predicts every transfer of a pattern under every model.
+func runPredict(ctx context.Context, e env, o predictOptions) error {
+	if o.Parquet != "" {
+		out, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Parquet, File: true, Force: o.Force,
+			Inputs: slices.DeleteFunc([]string{o.Pattern, o.Cluster, o.Params.File}, func(p string) bool { _, err := os.Stat(p); return err != nil })})
+		if err != nil {
+			return err
+		}
+		defer out.Release()
+	}
+	cl, err := loadCluster(o.Cluster)
+	if err != nil {
+		return err
+	}
+	params, err := o.Params.load()
+	if err != nil {
+		return err
+	}
+	net, err := params.Network(cl)
+	if err != nil {
+		return badinput.Wrap(o.Params.File, err)
+	}
+	flows, err := contention.ReadPatternFile(o.Pattern)
+	if err != nil {
+		return badinput.Wrap(o.Pattern, err)
+	}
+	models := contention.Models()
+	preds := make([]*contention.Prediction, len(models))
+	var rows []predictionRow
+	for i, m := range models {
+		if preds[i], err = m.Predict(net, flows); err != nil {
+			return badinput.Wrap(o.Pattern, err)
+		}
+		for f, fl := range flows {
+			rows = append(rows, predictionRow{FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
+				Seconds: preds[i].Times[f], FirstRate: preds[i].FirstRates[f], Steps: int64(preds[i].Steps)})
+		}
+	}
+	if o.Parquet != "" {
+		if err := datasets.WriteParquetFile(filepath.Clean(o.Parquet), predictionTable, rows); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return e.printJSON(rows)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "transfer\tsrc\tdst\tbytes")
+	for _, m := range models {
+		fmt.Fprintf(tw, "\t%s (s)", m.Name())
+	}
+	fmt.Fprintln(tw)
+	for f, fl := range flows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f", f, fl.Src, fl.Dst, fl.Bytes)
+		for i := range models {
+			fmt.Fprintf(tw, "\t%.6g", preds[i].Times[f])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprint(tw, "steps\t\t\t")
+	for i := range models {
+		fmt.Fprintf(tw, "\t%d", preds[i].Steps)
+	}
+	fmt.Fprintln(tw)
+	return tw.Flush()
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -63,31 +65,12 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 		),
 		Action: func(c *cli.Context) error {
-			inv, err := begin(c, 0, -1, "FILE_OR_DIR", replaceOutput)
+			paths, err := positional(c, 0, -1, "FILE_OR_DIR")
 			if err != nil {
 				return err
 			}
-			defer inv.done()
 			if !(c.Float64("ci-width") > 0) || c.Int("iteration-cap") < 0 {
 				return usagef("run: --ci-width must be positive and --iteration-cap not negative")
-			}
-			var (
-				cl    *cluster.Cluster
-				srcs  []datasets.Source
-				notes []string
-			)
-			if len(inv.paths) == 0 {
-				cl, srcs, err = pipeline.Sample()
-				notes = []string{"the embedded sample dataset of commcal " + pipeline.Version}
-			} else {
-				cl, srcs, err = sourcesFromFlags(c, inv.paths)
-			}
-			if err != nil {
-				return err
-			}
-			params, err := paramsFromFlags(c)
-			if err != nil {
-				return err
 			}
 			held, err := heldOut(c)
 			if err != nil {
@@ -97,68 +80,111 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			var prev *pipeline.RunDir
-			if p := c.String("previous"); p != "" {
-				if prev, err = pipeline.ReadRunDir(p); err != nil {
-					return err
-				}
-				if prev.Calibration == nil {
-					return badinput.Errorf(p, "--previous is not a run directory: no %s", pipeline.CalibrationFile)
-				}
-			} else if c.Bool("fail-on-drift") {
+			if c.Bool("fail-on-drift") && c.String("previous") == "" {
 				return usagef("run: --fail-on-drift needs --previous")
 			}
-			prog, done := progress(c, "ingest")
-			res, err := pipeline.Run(c.Context, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: c.String("out"),
-				Rule:    estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")},
-				Created: inv.when, Logger: inv.log, Progress: prog, Notes: notes, Defaults: params, Override: override(c), Weighted: c.Bool("weighted"), HeldOut: held})
-			done()
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				if err := printJSON(c, res); err != nil {
-					return err
-				}
-				return runAlarms(c, prev, res, ths)
-			}
-			fmt.Fprintf(c.App.Writer, "run directory: %s\n", c.String("out"))
-			if err := res.Summary.WriteText(c.App.Writer); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "\ncalibration (%s)\n", pipeline.CalibrationFile)
-			if err := pipeline.WriteCalibrationText(c.App.Writer, res.Calibration); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", c.String("held-out"))
-			if err := res.Accuracy.WriteText(c.App.Writer); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "\n%d figures in %s, report: %s\n", len(res.Figures),
-				filepath.Join(c.String("out"), pipeline.FiguresDir), filepath.Join(c.String("out"), pipeline.ReportFile))
-			return runAlarms(c, prev, res, ths)
+			return runRun(c.Context, e, runOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), Params: paramsFrom(c),
+				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held,
+				Weighted: c.Bool("weighted"), Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
+				JSON: c.Bool("json")})
 		},
 	})
 }
 
-// runAlarms reports what drifted since the previous run (on stderr, or as the alarm with
-// --fail-on-drift) and checks the accuracy thresholds.
-func runAlarms(c *cli.Context, prev *pipeline.RunDir, res *pipeline.RunResult, ths []validate.Threshold) error {
-	accAlarm := accuracyAlarm(res.Accuracy, ths)
+// runOptions are run's arguments and flags.
+type runOptions struct {
+	Paths       []string // no paths: the embedded sample
+	Sources     sourceOptions
+	Output      outputOptions
+	Params      paramsOptions
+	Rule        estimate.StoppingRule
+	HeldOut     []string
+	Weighted    bool
+	Previous    string // an earlier run to compare with
+	FailOnDrift bool
+	Thresholds  []validate.Threshold
+	JSON        bool
+}
+
+// runRun runs the whole pipeline into a run directory, then raises the drift and accuracy
+// alarms.
+func runRun(ctx context.Context, e env, o runOptions) error {
+	var (
+		cl    *cluster.Cluster
+		srcs  []datasets.Source
+		notes []string
+		err   error
+	)
+	if len(o.Paths) == 0 {
+		cl, srcs, err = pipeline.Sample()
+		notes = []string{"the embedded sample dataset of commcal " + pipeline.Version}
+	} else {
+		cl, srcs, err = o.Sources.load(o.Paths)
+	}
+	if err != nil {
+		return err
+	}
+	params, err := o.Params.load()
+	if err != nil {
+		return err
+	}
+	out, err := o.Output.claim(ctx, replaceOutput, append(o.Paths, o.Sources.Cluster, o.Params.File)...)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	var prev *pipeline.RunDir
+	if o.Previous != "" { // read under the claim: it may be the output about to be replaced
+		if prev, err = pipeline.ReadRunDir(o.Previous); err != nil {
+			return err
+		}
+		if prev.Calibration == nil {
+			return badinput.Errorf(o.Previous, "--previous is not a run directory: no %s", pipeline.CalibrationFile)
+		}
+	}
+	prog, done := e.progress("ingest")
+	res, err := pipeline.Run(ctx, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out, Rule: o.Rule,
+		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, Defaults: params, Override: o.Params.override,
+		Weighted: o.Weighted, HeldOut: o.HeldOut})
+	done()
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		err = e.printJSON(res)
+	} else {
+		err = printRun(e.stdout, o, res)
+	}
+	if err != nil {
+		return err
+	}
+	accAlarm := accuracyAlarm(res.Accuracy, o.Thresholds)
 	if prev == nil {
 		return accAlarm
 	}
-	cur := &pipeline.RunDir{Dir: c.String("out"), Calibration: res.Calibration, Accuracy: res.Accuracy}
-	alarms := pipeline.Contrast([]*pipeline.RunDir{prev, cur}).Alarms()
-	if len(alarms) > 0 && c.Bool("fail-on-drift") {
-		msg := "drift alarm since " + prev.Dir + ": " + strings.Join(alarms, "; ")
-		if accAlarm != nil {
-			msg += "; " + accAlarm.Error()
-		}
-		return alarmError{msg}
+	cur := &pipeline.RunDir{Dir: o.Output.Out, Calibration: res.Calibration, Accuracy: res.Accuracy}
+	return driftAlarm(e, prev.Dir, pipeline.Contrast([]*pipeline.RunDir{prev, cur}).Alarms(), o.FailOnDrift, accAlarm)
+}
+
+// printRun prints a run's summary, calibration and accuracy as tables.
+func printRun(w io.Writer, o runOptions, res *pipeline.RunResult) error {
+	fmt.Fprintf(w, "run directory: %s\n", o.Output.Out)
+	if err := res.Summary.WriteText(w); err != nil {
+		return err
 	}
-	for _, a := range alarms {
-		fmt.Fprintf(c.App.ErrWriter, "commcal: since %s: %s\n", prev.Dir, a)
+	fmt.Fprintf(w, "\ncalibration (%s)\n", pipeline.CalibrationFile)
+	if err := pipeline.WriteCalibrationText(w, res.Calibration); err != nil {
+		return err
 	}
-	return accAlarm
+	fmt.Fprintf(w, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", strings.Join(o.HeldOut, ","))
+	if err := res.Accuracy.WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d figures in %s, report: %s\n", len(res.Figures),
+		filepath.Join(o.Output.Out, pipeline.FiguresDir), filepath.Join(o.Output.Out, pipeline.ReportFile))
+	return err
 }

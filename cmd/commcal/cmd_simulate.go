@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -43,47 +44,82 @@ EXAMPLES:
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
 				return err
 			}
-			cl, err := loadCluster(c)
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			tr := datasets.DefaultTruth(cl, c.Uint64("seed"))
-			if p := c.String("truth"); p != "" {
-				if tr, err = datasets.ReadTruth(p); err != nil {
-					return badinput.Wrap(p, err)
-				}
-				if c.IsSet("seed") {
-					tr.Seed = c.Uint64("seed")
-				}
+			o := simulateOptions{Cluster: c.String("cluster"), Truth: c.String("truth"), Output: outputFrom(c), HelpTruth: c.Bool("help-truth")}
+			if c.IsSet("seed") || o.Truth == "" {
+				v := c.Uint64("seed")
+				o.Seed = &v
 			}
 			if c.IsSet("noise") {
-				tr.Noise = c.Float64("noise")
+				v := c.Float64("noise")
+				o.Noise = &v
 			}
 			if c.IsSet("reps") {
-				tr.Reps = c.Int("reps")
+				v := c.Int("reps")
+				o.Reps = &v
 			}
-			if tr.Cluster != cl.Name() {
-				return usagef("simulate: the truth is for cluster %q, --cluster is %q", tr.Cluster, cl.Name())
-			}
-			if c.Bool("help-truth") {
-				return printJSON(c, tr)
-			}
-			inv, err := begin(c, 0, 0, "nothing", keepOutput)
-			if err != nil {
-				return err
-			}
-			defer inv.done()
-			m, _, err := datasets.Simulate(c.Context, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: c.String("out"),
-				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when})
-			if err != nil {
-				return err
-			}
-			if err := printManifest(c, c.String("out"), m); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "\nground truth: %s (seed %d, noise %g, %d repetitions)\n",
-				filepath.Join(c.String("out"), datasets.TruthFile), tr.Seed, tr.Noise, tr.Reps)
-			return nil
+			return runSimulate(c.Context, e, o)
 		},
 	})
+}
+
+// simulateOptions are simulate's flags; nil values keep the truth's.
+type simulateOptions struct {
+	Cluster   string
+	Truth     string // true parameters as JSON ("": derived from the cluster)
+	Seed      *uint64
+	Noise     *float64
+	Reps      *int
+	Output    outputOptions
+	HelpTruth bool // print the truth and stop
+}
+
+// runSimulate writes a synthetic dataset with its ground truth.
+func runSimulate(ctx context.Context, e env, o simulateOptions) error {
+	cl, err := loadCluster(o.Cluster)
+	if err != nil {
+		return err
+	}
+	var tr *datasets.Truth
+	if o.Truth != "" {
+		if tr, err = datasets.ReadTruth(o.Truth); err != nil {
+			return badinput.Wrap(o.Truth, err)
+		}
+		if o.Seed != nil {
+			tr.Seed = *o.Seed
+		}
+	} else {
+		tr = datasets.DefaultTruth(cl, *o.Seed)
+	}
+	if o.Noise != nil {
+		tr.Noise = *o.Noise
+	}
+	if o.Reps != nil {
+		tr.Reps = *o.Reps
+	}
+	if tr.Cluster != cl.Name() {
+		return badinput.Errorf(o.Truth, "the truth is for cluster %q, --cluster is %q", tr.Cluster, cl.Name())
+	}
+	if o.HelpTruth {
+		return e.printJSON(tr)
+	}
+	out, err := o.Output.claim(ctx, keepOutput, o.Cluster, o.Truth)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	m, _, err := datasets.Simulate(ctx, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: o.Output.Out,
+		Force: true, Version: pipeline.Version, Created: e.when})
+	if err != nil {
+		return err
+	}
+	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nground truth: %s (seed %d, noise %g, %d repetitions)\n",
+		filepath.Join(o.Output.Out, datasets.TruthFile), tr.Seed, tr.Noise, tr.Reps)
+	return nil
 }

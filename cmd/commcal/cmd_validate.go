@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/validate"
 )
@@ -44,6 +46,10 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 		),
 		Action: func(c *cli.Context) error {
+			args, err := positional(c, 1, 1, "DATASET")
+			if err != nil {
+				return err
+			}
 			held, err := heldOut(c)
 			if err != nil {
 				return err
@@ -52,42 +58,72 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			job, err := beginDataset(c)
+			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			defer job.done()
-			var cal *estimate.Calibration
-			if p := c.String("calibration"); p != "" {
-				if cal, err = pipeline.ReadCalibration(p); err != nil {
-					return err
-				}
-				if cal.Cluster != job.ds.Cluster.Name() {
-					return usagef("validate: calibration of cluster %s, dataset of %s", cal.Cluster, job.ds.Cluster.Name())
-				}
-			} else {
-				cal = pipeline.Estimate(job.ds.Cluster, job.in, job.params, false, job.when)
-			}
-			params := cal.Params
-			override(c)(&params)
-			var acc *validate.Accuracy
-			err = writeDir(c, func(tmp string) (err error) {
-				_, acc, err = pipeline.Validate(job.ds.Cluster, job.in.Transfers, params, cal.PenaltyTable(), held, tmp)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				err = printJSON(c, acc)
-			} else {
-				fmt.Fprintf(c.App.Writer, "held-out transfers of %s scored into %s\n\n", job.paths[0], c.String("out"))
-				err = acc.WriteText(c.App.Writer)
-			}
-			if err != nil {
-				return err
-			}
-			return accuracyAlarm(acc, ths)
+			return runValidate(c.Context, e, validateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
+				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json")})
 		},
 	})
+}
+
+// validateOptions are validate's argument and flags.
+type validateOptions struct {
+	Dataset     string
+	Output      outputOptions
+	Params      paramsOptions
+	Calibration string // calibration.json; "" calibrates on the dataset
+	HeldOut     []string
+	Thresholds  []validate.Threshold
+	JSON        bool
+}
+
+// runValidate scores every model on a dataset's held-out transfers, writes the validation
+// directory, and raises the accuracy alarm when a threshold is crossed.
+func runValidate(ctx context.Context, e env, o validateOptions) error {
+	params, err := o.Params.load()
+	if err != nil {
+		return err
+	}
+	var cal *estimate.Calibration
+	if o.Calibration != "" {
+		if cal, err = pipeline.ReadCalibration(o.Calibration); err != nil {
+			return err
+		}
+	}
+	out, err := o.Output.claim(ctx, replaceOutput, o.Dataset, o.Params.File, o.Calibration)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	ds, in, err := loadDataset(ctx, o.Dataset)
+	if err != nil {
+		return err
+	}
+	if cal == nil {
+		cal = pipeline.Estimate(ds.Cluster, in, params, false, e.when)
+	} else if cal.Cluster != ds.Cluster.Name() {
+		return badinput.Errorf(o.Calibration, "a calibration of cluster %s, the dataset is of %s", cal.Cluster, ds.Cluster.Name())
+	}
+	calibrated := cal.Params
+	o.Params.override(&calibrated)
+	var acc *validate.Accuracy
+	err = o.Output.build(func(tmp string) (err error) {
+		_, acc, err = pipeline.Validate(ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, tmp)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		err = e.printJSON(acc)
+	} else {
+		fmt.Fprintf(e.stdout, "held-out transfers of %s scored into %s\n\n", o.Dataset, o.Output.Out)
+		err = acc.WriteText(e.stdout)
+	}
+	if err != nil {
+		return err
+	}
+	return accuracyAlarm(acc, o.Thresholds)
 }

@@ -83,7 +83,9 @@ func TestBadInputCorpus(t *testing.T) {
 	}
 	withSim := func(t *testing.T, d string) { copyTree(t, sim, filepath.Join(d, "sim")) }
 	withRun := func(t *testing.T, d string) { copyTree(t, run, filepath.Join(d, "run")) }
-	withPattern := func(t *testing.T, d string) { write(t, filepath.Join(d, "p.csv"), "src,dst,bytes\nX1,Y2,10e6\nX1,X2,20e6\n") }
+	withPattern := func(t *testing.T, d string) {
+		write(t, filepath.Join(d, "p.csv"), "src,dst,bytes\nX1,Y2,10e6\nX1,X2,20e6\n")
+	}
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, d string)
@@ -113,7 +115,7 @@ func TestBadInputCorpus(t *testing.T) {
 			[]string{"predict", "--cluster", "ccpe-testbed", "--force", "--parquet", "{d}/p.csv", "{d}/p.csv"}, exitBadInput, "never replaces its input"},
 		{"predict --parquet over a file", func(t *testing.T, d string) { withPattern(t, d); write(t, filepath.Join(d, "x.parquet"), "x") },
 			[]string{"predict", "--cluster", "ccpe-testbed", "--parquet", "{d}/x.parquet", "{d}/p.csv"}, exitBadInput, "--force"},
-		{"ingest over a dataset", withSim, []string{"ingest", "--out", "{d}/sim", filepath.Join(sim, "transfers.parquet")}, exitBadInput, "--force"},
+		{"ingest over a dataset", withSim, []string{"ingest", "--cluster", "ccpe-testbed", "--out", "{d}/sim", filepath.Join(sim, "transfers.parquet")}, exitBadInput, "--force"},
 		{"simulate over a dataset", withSim, []string{"simulate", "--cluster", "ccpe-testbed", "--out", "{d}/sim"}, exitBadInput, "--force"},
 		{"validate over its dataset", withSim, []string{"validate", "--force", "--out", "{d}/sim", "{d}/sim"}, exitBadInput, "never replaces its input"},
 		{"compare over one of its runs", withRun, []string{"compare", "--out", "{d}/run", "{d}/run", "{d}/run"}, exitBadInput, "never replaces its input"},
@@ -123,7 +125,10 @@ func TestBadInputCorpus(t *testing.T) {
 
 		// Cluster descriptions.
 		{"missing cluster file", withPattern, []string{"predict", "--cluster", "{d}/nope.toml", "{d}/p.csv"}, exitBadInput, "nope.toml"},
-		{"cluster TOML syntax", func(t *testing.T, d string) { withPattern(t, d); write(t, filepath.Join(d, "c.toml"), "name = \n[[racks]\n") },
+		{"cluster TOML syntax", func(t *testing.T, d string) {
+			withPattern(t, d)
+			write(t, filepath.Join(d, "c.toml"), "name = \n[[racks]\n")
+		},
 			[]string{"predict", "--cluster", "{d}/c.toml", "{d}/p.csv"}, exitBadInput, "c.toml"},
 		{"cluster of 16 million nodes", func(t *testing.T, d string) {
 			withPattern(t, d)
@@ -154,9 +159,15 @@ func TestBadInputCorpus(t *testing.T) {
 		{"missing pattern", nil, []string{"predict", "--cluster", "ccpe-testbed", "{d}/none.csv"}, exitBadInput, "none.csv"},
 
 		// Parameters.
-		{"params not JSON", func(t *testing.T, d string) { withPattern(t, d); write(t, filepath.Join(d, "params.json"), "efficiency=1") },
+		{"params not JSON", func(t *testing.T, d string) {
+			withPattern(t, d)
+			write(t, filepath.Join(d, "params.json"), "efficiency=1")
+		},
 			[]string{"predict", "--cluster", "ccpe-testbed", "--params", "{d}/params.json", "{d}/p.csv"}, exitBadInput, "params.json"},
-		{"params with an unknown key", func(t *testing.T, d string) { withPattern(t, d); write(t, filepath.Join(d, "params.json"), `{"eficiency": 0.9}`) },
+		{"params with an unknown key", func(t *testing.T, d string) {
+			withPattern(t, d)
+			write(t, filepath.Join(d, "params.json"), `{"eficiency": 0.9}`)
+		},
 			[]string{"predict", "--cluster", "ccpe-testbed", "--params", "{d}/params.json", "{d}/p.csv"}, exitBadInput, "params.json"},
 		{"params with a negative latency", func(t *testing.T, d string) {
 			withPattern(t, d)
@@ -184,7 +195,10 @@ func TestBadInputCorpus(t *testing.T) {
 		// Calibrations.
 		{"calibration not JSON", func(t *testing.T, d string) { withSim(t, d); write(t, filepath.Join(d, "cal.json"), "{") },
 			[]string{"validate", "--calibration", "{d}/cal.json", "--out", "{d}/val", "{d}/sim"}, exitBadInput, "cal.json"},
-		{"calibration of another format", func(t *testing.T, d string) { withSim(t, d); write(t, filepath.Join(d, "cal.json"), `{"format": "x/1"}`) },
+		{"calibration of another format", func(t *testing.T, d string) {
+			withSim(t, d)
+			write(t, filepath.Join(d, "cal.json"), `{"format": "x/1"}`)
+		},
 			[]string{"validate", "--calibration", "{d}/cal.json", "--out", "{d}/val", "{d}/sim"}, exitBadInput, "cal.json"},
 		{"calibration missing", withSim, []string{"validate", "--calibration", "{d}/cal.json", "--out", "{d}/val", "{d}/sim"}, exitBadInput, "cal.json"},
 		{"calibration with a negative latency", func(t *testing.T, d string) {
@@ -205,15 +219,24 @@ func TestBadInputCorpus(t *testing.T) {
 		}, []string{"validate", "--calibration", "{d}/cal.json", "--out", "{d}/val", "{d}/sim"}, exitBadInput, "cal.json"},
 
 		// Run directories.
-		{"compare a run with a corrupt accuracy.json", func(t *testing.T, d string) { withRun(t, d); write(t, filepath.Join(d, "run", "accuracy.json"), "{\"format\":") },
+		{"compare a run with a corrupt accuracy.json", func(t *testing.T, d string) {
+			withRun(t, d)
+			write(t, filepath.Join(d, "run", "accuracy.json"), "{\"format\":")
+		},
 			[]string{"compare", "--out", "{d}/cmp", "{d}/run", filepath.Join(run)}, exitBadInput, "accuracy.json"},
-		{"compare a run with a corrupt predictions.parquet", func(t *testing.T, d string) { withRun(t, d); write(t, filepath.Join(d, "run", "predictions.parquet"), "PAR1xxxxPAR1") },
+		{"compare a run with a corrupt predictions.parquet", func(t *testing.T, d string) {
+			withRun(t, d)
+			write(t, filepath.Join(d, "run", "predictions.parquet"), "PAR1xxxxPAR1")
+		},
 			[]string{"compare", "--out", "{d}/cmp", "{d}/run", run}, exitBadInput, "predictions.parquet"},
 		{"compare a run without accuracy.json but with predictions", func(t *testing.T, d string) { withRun(t, d); os.Remove(filepath.Join(d, "run", "accuracy.json")) },
 			[]string{"compare", "--out", "{d}/cmp", "{d}/run", run}, exitBadInput, "run"},
 		{"compare a directory that is no run", func(t *testing.T, d string) { write(t, filepath.Join(d, "x", "a"), "") },
 			[]string{"compare", "--out", "{d}/cmp", "{d}/x", run}, exitBadInput, "calibration.json"},
-		{"plot a run with a corrupt calibration", func(t *testing.T, d string) { withRun(t, d); write(t, filepath.Join(d, "run", "calibration.json"), "[]") },
+		{"plot a run with a corrupt calibration", func(t *testing.T, d string) {
+			withRun(t, d)
+			write(t, filepath.Join(d, "run", "calibration.json"), "[]")
+		},
 			[]string{"plot", "{d}/run"}, exitBadInput, "calibration.json"},
 		{"plot a run without its dataset", func(t *testing.T, d string) { withRun(t, d); os.RemoveAll(filepath.Join(d, "run", "dataset")) },
 			[]string{"plot", "{d}/run"}, exitBadInput, "run"},

@@ -46,7 +46,7 @@ func TestExitStatusGolden(t *testing.T) {
 		{[]string{"plot", "$DIR/mine"}, true},
 		{[]string{"compare", "--out", "$DIR/cmp", "$DIR/run", "$DIR/sim"}, true},
 		{[]string{"compare", "--fail-on-drift", "--out", "$DIR/cmp", "$DIR/run", "$DIR/run"}, false},
-		{[]string{"run", "--out", "$DIR/run", "$DIR/run"}, true},
+		{[]string{"run", "--out", "$DIR/sim", "$DIR/sim"}, true},
 		{[]string{"measure", "--cluster", "ccpe-testbed", "--scale", "2", "--out", "$DIR/m"}, true},
 		{[]string{"frobnicate"}, true},
 	}

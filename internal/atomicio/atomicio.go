@@ -80,7 +80,7 @@ func CommitDir(tmp, out string, replace bool) error {
 		if err := syncDir(filepath.Dir(out)); err != nil {
 			return err
 		}
-		return os.RemoveAll(tmp)
+		return RemoveMarked(tmp)
 	}
 	old := tmp + ".old"
 	if err := os.Rename(out, old); err != nil {
@@ -93,7 +93,7 @@ func CommitDir(tmp, out string, replace bool) error {
 	if err := syncDir(filepath.Dir(out)); err != nil {
 		return err
 	}
-	return os.RemoveAll(old)
+	return RemoveMarked(old)
 }
 
 // BuildDir builds the directory out through fill, in a temporary sibling that replaces out
@@ -109,9 +109,34 @@ func BuildDir(out string, fill func(tmp string) error) error {
 		err = CommitDir(tmp, out, true)
 	}
 	if err != nil {
-		os.RemoveAll(tmp)
+		RemoveMarked(tmp)
 	}
 	return err
+}
+
+// RemoveMarked removes a directory commcal wrote, its Marker last: killed in the middle, the
+// directory keeps its Marker and the next Claim of the same output removes the rest. (Removed
+// in any order, a kill could leave an unmarked remnant that no later run may touch.)
+func RemoveMarked(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == Marker {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, Marker)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.Remove(dir)
 }
 
 // TempDir makes a temporary directory beside out, for CommitDir, and marks it as commcal's
@@ -126,7 +151,7 @@ func TempDir(out string) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644); err != nil {
-		os.RemoveAll(tmp)
+		os.RemoveAll(tmp) // holds at most a partial Marker
 		return "", err
 	}
 	return tmp, nil

@@ -230,11 +230,11 @@ func recoverSiblings(out string) error {
 				}
 				continue
 			}
-			if err := os.RemoveAll(path); err != nil {
+			if err := RemoveMarked(path); err != nil {
 				return err
 			}
 		case e.IsDir() && (IsOutput(path) || isEmptyDir(path)):
-			if err := os.RemoveAll(path); err != nil {
+			if err := RemoveMarked(path); err != nil {
 				return err
 			}
 		case e.Type().IsRegular() && tmpFile.MatchString(name):

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/pipeline"
+)
+
+// env is what every command's run function gets beside its options: where to print, the
+// structured logger, the creation time written into outputs, and whether stderr is a
+// terminal (progress bars).
+type env struct {
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	when           time.Time
+	terminal       bool
+}
+
+// envFrom builds the environment from the global flags (--log-level) and SOURCE_DATE_EPOCH.
+func envFrom(c *cli.Context) (env, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return env{}, usagef("--log-level: %v", err)
+	}
+	when, err := pipeline.Created()
+	if err != nil {
+		return env{}, usagef("%v", err)
+	}
+	e := env{stdout: c.App.Writer, stderr: c.App.ErrWriter, when: when, terminal: isTerminal(c.App.ErrWriter)}
+	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
+	return e, nil
+}
+
+// isTerminal reports whether w is a terminal, for progress bars.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress returns a row counter drawn on stderr when it is a terminal, and a function that
+// clears it; elsewhere both do nothing and the structured log says what happened.
+func (e env) progress(what string) (func(int64), func()) {
+	if !e.terminal {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetDescription(what), progressbar.OptionShowCount(), progressbar.OptionSetItsString("rows"),
+		progressbar.OptionShowIts(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	return func(n int64) { bar.Set64(n) }, func() { bar.Clear() }
+}
+
+// printJSON prints v as commcal's stable JSON.
+func (e env) printJSON(v any) error {
+	data, err := datasets.EncodeJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(data)
+	return err
+}
+
+// outputOptions are --out and what may happen to an existing output.
+type outputOptions struct {
+	Out         string
+	Force, Wait bool
+}
+
+// outputPolicy says how a command treats an existing --out.
+type outputPolicy int
+
+const (
+	// replaceOutput replaces an earlier commcal output (run, estimate, validate, compare).
+	replaceOutput outputPolicy = iota
+	// keepOutput needs --force even for an earlier commcal output (ingest, simulate, measure:
+	// a dataset may be the only copy of a measurement).
+	keepOutput
+)
+
+// outFlags are --out (with its environment variable and default) and the flags that decide
+// what may happen to an existing output: --force and --wait.
+func outFlags(env, value, usage string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: value, EnvVars: []string{env}, Usage: usage},
+		&cli.BoolFlag{Name: "force", Usage: "replace an existing --out that commcal did not write, or an earlier dataset (never an input)"},
+		&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing the same --out instead of failing"},
+	}
+}
+
+func outputFrom(c *cli.Context) outputOptions {
+	return outputOptions{Out: c.String("out"), Force: c.Bool("force"), Wait: c.Bool("wait")}
+}
+
+// claim claims --out (atomicio.Claim: never an input, never something commcal did not write
+// unless --force, locked against a concurrent run). inputs are every path the command reads;
+// empty ones are skipped.
+func (o outputOptions) claim(ctx context.Context, policy outputPolicy, inputs ...string) (*atomicio.Claimed, error) {
+	if o.Out == "" {
+		return nil, usagef("--out is required")
+	}
+	inputs = slices.DeleteFunc(slices.Clone(inputs), func(p string) bool {
+		_, err := os.Stat(p)
+		return p == "" || err != nil // a built-in cluster name, or an absent file reported later
+	})
+	return atomicio.Claim(ctx, atomicio.Target{Path: o.Out, Inputs: inputs, Force: o.Force,
+		ReplaceNeedsForce: policy == keepOutput, Wait: o.Wait})
+}
+
+// build builds the directory --out through fill, in a temporary sibling exchanged with it
+// when fill succeeds and removed when it fails.
+func (o outputOptions) build(fill func(tmp string) error) error {
+	return atomicio.BuildDir(o.Out, fill)
+}
+
+// paramsOptions are the model parameters the command line gives: a --params file and the
+// single values that override it (nil when not given).
+type paramsOptions struct {
+	File                     string
+	Efficiency, ContraFactor *float64
+}
+
+// paramsFlags are the flags of the commands that run the contention models.
+func paramsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "params", EnvVars: []string{"COMMCAL_PARAMS"},
+			Usage: "contention parameters as JSON (efficiency, ceiling_bps, nic_bps, backbone_bps, contra_factor, latency_s, ...): the defaults a calibration starts from"},
+		&cli.Float64Flag{Name: "efficiency", Usage: "share of nominal link rates delivered as goodput (default 0.94)"},
+		&cli.Float64Flag{Name: "contra-factor", Usage: "φ of asymmetric-fitted, from 0 (fair) to 1 (asymmetric); default: the calibration's, else 1"},
+	}
+}
+
+func paramsFrom(c *cli.Context) paramsOptions {
+	p := paramsOptions{File: c.String("params")}
+	if c.IsSet("efficiency") {
+		v := c.Float64("efficiency")
+		p.Efficiency = &v
+	}
+	if c.IsSet("contra-factor") {
+		v := c.Float64("contra-factor")
+		p.ContraFactor = &v
+	}
+	return p
+}
+
+// override applies the single values given on the command line to parameters (calibrated
+// ones too: the command line wins).
+func (o paramsOptions) override(p *contention.Params) {
+	if o.Efficiency != nil {
+		p.Efficiency = *o.Efficiency
+	}
+	if o.ContraFactor != nil {
+		p.ContraFactor = *o.ContraFactor
+	}
+}
+
+// load reads --params (range-checked, the file named in errors) and applies the single
+// values over it.
+func (o paramsOptions) load() (contention.Params, error) {
+	p := contention.DefaultParams()
+	if o.File != "" {
+		if err := datasets.ReadJSONFile(o.File, &p); err != nil {
+			return p, badinput.Wrap(o.File, err)
+		}
+		if err := p.Validate(); err != nil {
+			return p, badinput.Wrap(o.File, err)
+		}
+	}
+	o.override(&p)
+	if !(p.Efficiency > 0 && p.Efficiency <= 1) || !(p.ContraFactor >= 0 && p.ContraFactor <= 1) {
+		return p, usagef("--efficiency must lie in (0, 1] and --contra-factor in [0, 1]")
+	}
+	return p, nil
+}
+
+// heldOutFlag lists the experiments scored by validation.
+func heldOutFlag() cli.Flag {
+	return &cli.StringFlag{Name: "held-out", Value: strings.Join(experiments.WithRole(experiments.HeldOut), ","), EnvVars: []string{"COMMCAL_HELD_OUT"},
+		Usage: "experiments scored (never used for fitting), comma-separated"}
+}
+
+// heldOut reads --held-out: held-out experiments only (experiments.CheckHeldOut).
+func heldOut(c *cli.Context) ([]string, error) {
+	var out []string
+	for _, e := range strings.Split(c.String("held-out"), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	if err := experiments.CheckHeldOut(out); err != nil {
+		return nil, usagef("--held-out %s: %v", c.String("held-out"), err)
+	}
+	return out, nil
+}
+
+// clusterFlag is --cluster, with a note on when it may be left out ("" when it may not).
+func clusterFlag(note string) cli.Flag {
+	usage := "cluster description (.toml or .json) or a built-in cluster (" + strings.Join(cluster.Examples(), ", ") + ")"
+	if note != "" {
+		usage += "; " + note
+	}
+	return &cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, EnvVars: []string{"COMMCAL_CLUSTER"}, Usage: usage}
+}
+
+// loadCluster loads a cluster description or built-in cluster; a command that cannot do
+// without one says so.
+func loadCluster(ref string) (*cluster.Cluster, error) {
+	if ref == "" {
+		return nil, usagef("--cluster is required")
+	}
+	cl, err := cluster.LoadNamed(ref)
+	if err != nil {
+		return nil, badinput.Wrap(ref, err)
+	}
+	return cl, nil
+}
+
+// sourceOptions say how to read measurement logs (ingest, run).
+type sourceOptions struct {
+	Cluster, Format, Table, Src, Dst, Experiment, Pattern string
+}
+
+// sourceFlags are the flags of the commands that read measurement logs (ingest, run).
+func sourceFlags() []cli.Flag {
+	return []cli.Flag{
+		clusterFlag("may be left out when every input is a commcal dataset directory"),
+		&cli.StringFlag{Name: "format", Value: datasets.FormatAuto, EnvVars: []string{"COMMCAL_FORMAT"},
+			Usage: "input format: " + strings.Join(datasets.Formats, ", ")},
+		&cli.StringFlag{Name: "table", Usage: "table of CSV/Parquet inputs (default: inferred from the columns): " +
+			strings.Join(datasets.TableNames(), ", ")},
+		&cli.StringFlag{Name: "src", Usage: "sending node of SimGrid ping-pong and iperf3 inputs (iperf3 default: by address)"},
+		&cli.StringFlag{Name: "dst", Usage: "receiving node of SimGrid ping-pong and iperf3 inputs"},
+		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
+		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
+	}
+}
+
+func sourcesFrom(c *cli.Context) sourceOptions {
+	return sourceOptions{Cluster: c.String("cluster"), Format: c.String("format"), Table: c.String("table"), Src: c.String("src"),
+		Dst: c.String("dst"), Experiment: c.String("experiment"), Pattern: c.String("pattern")}
+}
+
+// load expands the input paths and settles the cluster: --cluster, or the one cluster of
+// the dataset directories given.
+func (o sourceOptions) load(paths []string) (*cluster.Cluster, []datasets.Source, error) {
+	if !slices.Contains(datasets.Formats, o.Format) {
+		return nil, nil, usagef("--format %q: want one of %s", o.Format, strings.Join(datasets.Formats, ", "))
+	}
+	if o.Table != "" {
+		if _, ok := datasets.TableByName(o.Table); !ok {
+			return nil, nil, usagef("--table %q: want one of %s", o.Table, strings.Join(datasets.TableNames(), ", "))
+		}
+	}
+	base := datasets.Source{Format: o.Format, Table: o.Table, Src: o.Src, Dst: o.Dst, Experiment: o.Experiment, PatternID: o.Pattern}
+	srcs, err := datasets.ExpandSources(paths, base)
+	if err != nil {
+		return nil, nil, badinput.Wrap("", err)
+	}
+	if o.Cluster != "" {
+		cl, err := loadCluster(o.Cluster)
+		return cl, srcs, err
+	}
+	// No --cluster: every input must be a dataset directory, all of one cluster.
+	var cl *cluster.Cluster
+	for _, p := range paths {
+		m, err := datasets.ReadManifest(p)
+		if err != nil {
+			return nil, nil, usagef("--cluster is required unless every input is a commcal dataset directory (%s is not)", p)
+		}
+		c2, err := cluster.New(m.Cluster)
+		if err != nil {
+			return nil, nil, badinput.Wrap(p, err)
+		}
+		if cl != nil && cl.Name() != c2.Name() {
+			return nil, nil, usagef("inputs belong to clusters %s and %s; give --cluster", cl.Name(), c2.Name())
+		}
+		cl = c2
+	}
+	return cl, srcs, nil
+}
+
+// openDataset opens a dataset directory given as an argument; one that is not a dataset is
+// bad input.
+func openDataset(dir string) (*datasets.Dataset, error) {
+	ds, err := datasets.Open(dir)
+	return ds, badinput.Wrap(dir, err)
+}
