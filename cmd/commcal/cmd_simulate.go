@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/simulate"
 )
 
 func simulateCommand() *cli.Command {
@@ -47,9 +47,9 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			tr := datasets.DefaultTruth(cl, c.Uint64("seed"))
+			tr := simulate.DefaultTruth(cl, c.Uint64("seed"))
 			if p := c.String("truth"); p != "" {
-				if tr, err = datasets.ReadTruth(p); err != nil {
+				if tr, err = simulate.ReadTruth(p); err != nil {
 					return badinput.Wrap(p, err)
 				}
 				if c.IsSet("seed") {
@@ -73,7 +73,7 @@ EXAMPLES:
 				return err
 			}
 			defer inv.done()
-			m, _, err := datasets.Simulate(c.Context, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: c.String("out"),
+			m, _, err := simulate.Run(c.Context, simulate.Options{Cluster: cl, Truth: tr, Out: c.String("out"),
 				Force: c.Bool("force"), Version: pipeline.Version, Created: inv.when})
 			if err != nil {
 				return err
@@ -82,7 +82,7 @@ EXAMPLES:
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "\nground truth: %s (seed %d, noise %g, %d repetitions)\n",
-				filepath.Join(c.String("out"), datasets.TruthFile), tr.Seed, tr.Noise, tr.Reps)
+				filepath.Join(c.String("out"), simulate.TruthFile), tr.Seed, tr.Noise, tr.Reps)
 			return nil
 		},
 	})
