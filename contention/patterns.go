@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Pattern is a set of transfers that start together.
@@ -72,7 +73,7 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		if len(flows) == 0 {
 			continue
 		}
-		out = append(out, Pattern{ID: fmt.Sprintf("N%d-d%d-%03d", spec.Nodes, spec.D, len(out)), Experiment: "random", Flows: flows})
+		out = append(out, Pattern{ID: fmt.Sprintf("N%d-d%d-%03d", spec.Nodes, spec.D, len(out)), Experiment: experiments.Random, Flows: flows})
 	}
 	return out, nil
 }
@@ -100,7 +101,7 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 	var out []Pattern
 	r0 := cl.RackNodes(0)
 	for k := 1; k <= maxK && len(r0) >= 2; k++ {
-		p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_intra"}
+		p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: experiments.FairIntra}
 		for i := 0; i < k; i++ {
 			p.Flows = append(p.Flows, Flow{Src: r0[0], Dst: r0[1], Bytes: float64(bytes)})
 		}
@@ -109,7 +110,7 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 	if len(cl.Racks()) > 1 {
 		r1 := cl.RackNodes(1)
 		for k := 1; k <= maxK && k <= len(r0) && k <= len(r1); k++ {
-			p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: "fair_inter"}
+			p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: experiments.FairInter}
 			for i := 0; i < k; i++ {
 				p.Flows = append(p.Flows, Flow{Src: r0[i], Dst: r1[i], Bytes: float64(bytes)})
 			}
@@ -132,7 +133,7 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 		others := r0[1:]
 		for i := 1; i <= maxIn; i++ {
 			for o := 1; o <= maxOut; o++ {
-				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: "bidir_nic"}
+				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: experiments.BidirNIC}
 				for k := 0; k < i; k++ {
 					p.Flows = append(p.Flows, Flow{Src: others[k%len(others)], Dst: r0[0], Bytes: b})
 				}
@@ -147,7 +148,7 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 		r1 := cl.RackNodes(1)
 		for i := 1; i <= maxIn; i++ {
 			for o := 1; o <= maxOut; o++ {
-				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: "bidir_backbone"}
+				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: experiments.BidirBackbone}
 				for k := 0; k < i; k++ {
 					p.Flows = append(p.Flows, Flow{Src: r1[k%len(r1)], Dst: r0[k%len(r0)], Bytes: b})
 				}
@@ -170,7 +171,7 @@ func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
 	if len(sizes) != len(nodes) {
 		return Pattern{}, fmt.Errorf("contention: alltoallv: %d nodes but %d rows of sizes", len(nodes), len(sizes))
 	}
-	p := Pattern{ID: id, Experiment: "alltoallv"}
+	p := Pattern{ID: id, Experiment: experiments.Alltoallv}
 	for i, row := range sizes {
 		if len(row) != len(nodes) {
 			return Pattern{}, fmt.Errorf("contention: alltoallv: row %d has %d sizes, want %d", i, len(row), len(nodes))
@@ -210,7 +211,7 @@ func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, s
 			return
 		}
 		seen[sh.Key] = true
-		p := Pattern{ID: fmt.Sprintf("g%03d", len(out)), Experiment: "static_sync"}
+		p := Pattern{ID: fmt.Sprintf("g%03d", len(out)), Experiment: experiments.StaticSync}
 		for _, e := range edges {
 			p.Flows = append(p.Flows, Flow{Src: e.Src, Dst: e.Dst, Bytes: float64(bytes)})
 		}

@@ -2,6 +2,6 @@
 // design §3 (transfers, roundtrips, one_to_two, collectives, pingpong_pairs), the checks every
 // row must pass, the adapters that read outside formats (Parquet, CSV with a header, iperf3
 // --json output, the SimGrid calibration CSV), the dataset directory they are normalised into
-// (Parquet tables plus manifest.json, written atomically), and the seeded generator of
-// synthetic datasets with known ground truth.
+// (Parquet tables plus manifest.json, written atomically). The generator of synthetic datasets
+// is package simulate.
 package datasets

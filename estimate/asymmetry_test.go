@@ -6,6 +6,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/simulate"
 )
 
 // bidirectionalCampaign draws only the bidirectional designs, with asymmetric-fitted as the
@@ -15,10 +16,10 @@ func bidirectionalCampaign(t testing.TB, phi float64, seed uint64) (*cluster.Clu
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &datasets.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 5,
-		Contention: &datasets.ContentionTruth{Model: "asymmetric-fitted", Efficiency: contention.DefaultEfficiency,
-			ContraFactor: phi, Bytes: 10_000_000, BidirMax: 4}}
-	g, err := datasets.Generate(cl, tr)
+	tr := &simulate.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 5,
+		Contention: &simulate.ContentionTruth{Model: "asymmetric-fitted", Efficiency: contention.DefaultEfficiency,
+			ContraFactor: phi, Catalogue: contention.Catalogue{Bytes: 10_000_000, BidirMax: 4}}}
+	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,15 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/simulate"
 )
 
 // hockneyCampaign draws only the Hockney sweeps of the default truth.
-func hockneyCampaign(t testing.TB, cl *cluster.Cluster, seed uint64) (*datasets.Truth, []datasets.Transfer) {
-	tr := datasets.DefaultTruth(cl, seed)
+func hockneyCampaign(t testing.TB, cl *cluster.Cluster, seed uint64) (*simulate.Truth, []datasets.Transfer) {
+	tr := simulate.DefaultTruth(cl, seed)
 	tr.LMO, tr.Scatter, tr.Gather, tr.L, tr.Contention = nil, nil, nil, nil, nil
 	tr.Reps = 5
-	g, err := datasets.Generate(cl, tr)
+	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,26 +10,27 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/simulate"
 )
 
 // lmoCampaign draws the LMO experiments of the default truth on graphene (8 nodes).
-func lmoCampaign(t testing.TB, seed uint64, noise float64, reps int) (*datasets.Truth, *datasets.Generated) {
+func lmoCampaign(t testing.TB, seed uint64, noise float64, reps int) (*simulate.Truth, *simulate.Generated) {
 	return lmoCampaignWith(t, seed, noise, reps, false)
 }
 
 // lmoCampaignWith draws the LMO experiments, and the scatter and gather sweeps when asked.
-func lmoCampaignWith(t testing.TB, seed uint64, noise float64, reps int, sweeps bool) (*datasets.Truth, *datasets.Generated) {
+func lmoCampaignWith(t testing.TB, seed uint64, noise float64, reps int, sweeps bool) (*simulate.Truth, *simulate.Generated) {
 	cl, err := cluster.LoadNamed("graphene")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := datasets.DefaultTruth(cl, seed)
+	tr := simulate.DefaultTruth(cl, seed)
 	tr.Hockney, tr.L, tr.Contention = nil, nil, nil
 	if !sweeps {
 		tr.Scatter, tr.Gather = nil, nil
 	}
 	tr.Noise, tr.Reps = noise, reps
-	g, err := datasets.Generate(cl, tr)
+	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/simulate"
 )
 
 // TestLRecovery: over 200 seeded campaigns the intervals of a, b, c, d cover the truth in at
@@ -14,9 +14,9 @@ func TestLRecovery(t *testing.T) {
 	const trials = 200
 	cov := [4]int{}
 	for s := uint64(0); s < trials; s++ {
-		tr := datasets.DefaultTruth(cl, 700+s)
+		tr := simulate.DefaultTruth(cl, 700+s)
 		tr.Hockney, tr.LMO, tr.Scatter, tr.Gather, tr.Contention = nil, nil, nil, nil, nil
-		g, err := datasets.Generate(cl, tr)
+		g, err := simulate.Generate(cl, tr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/simulate"
 )
 
 func TestBackSolveFig3(t *testing.T) {
@@ -47,10 +48,10 @@ func staticSyncCampaign(t *testing.T, model string) (*cluster.Cluster, []dataset
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &datasets.Truth{Cluster: cl.Name(), Seed: 5, Noise: 0, Reps: 1,
-		Contention: &datasets.ContentionTruth{Model: model, Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-			Bytes: 10_000_000, StaticSync: &datasets.StaticSyncTruth{Graphs: 10, MaxEdges: 4}}}
-	g, err := datasets.Generate(cl, tr)
+	tr := &simulate.Truth{Cluster: cl.Name(), Seed: 5, Noise: 0, Reps: 1,
+		Contention: &simulate.ContentionTruth{Model: model, Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
+			Catalogue: contention.Catalogue{Bytes: 10_000_000, StaticSync: contention.StaticSyncDesign{Graphs: 10, MaxEdges: 4}}}}
+	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

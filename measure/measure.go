@@ -11,74 +11,35 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/experiments"
 )
-
-// Catalogue is the set of experiments to measure, drawn from the shared pattern generator.
-type Catalogue struct {
-	// SweepSizes are the message sizes of the point-to-point sweeps (one intra-rack and one
-	// inter-rack pair).
-	SweepSizes []int64
-	// Bytes is the message size of the calibration designs.
-	Bytes        int64
-	FairnessMaxK int
-	BidirMax     int
-	// Random lists the settings (|N|, d) of random validation patterns, Patterns each.
-	Random      []RandomSetting
-	RandomSizes []int64
-	// StaticSync is the number of random static-synchronous graphs (with their sub-graphs).
-	StaticSync int
-	Seed       uint64
-}
-
-// RandomSetting is one (|N|, d) with its number of patterns.
-type RandomSetting struct{ Nodes, D, Patterns int }
 
 // DefaultCatalogue is the whole catalogue at a size a 2-core machine measures in minutes:
 // sweeps from 1 KiB to 8 MiB, fairness up to 6 flows, bidirectional up to 3 × 3, 6
-// static-synchronous graphs, and random patterns for |N| ∈ {4, 10} × d ∈ {1, 2}.
-var DefaultCatalogue = Catalogue{
+// static-synchronous graphs of up to 3 communications, and random patterns for
+// |N| ∈ {4, 10} × d ∈ {1, 2}.
+var DefaultCatalogue = contention.Catalogue{
 	SweepSizes: []int64{1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20},
-	Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3, StaticSync: 6,
-	Random:      []RandomSetting{{4, 1, 4}, {10, 1, 4}, {4, 2, 4}, {10, 2, 4}},
-	RandomSizes: []int64{1 << 20, 2 << 20, 4 << 20},
-	Seed:        1,
+	Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3,
+	StaticSync: contention.StaticSyncDesign{Graphs: 6, MaxEdges: 3},
+	Random: []contention.RandomDesign{
+		{Nodes: 4, D: 1, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 1, Patterns: 4, Sizes: defaultRandomSizes},
+		{Nodes: 4, D: 2, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 2, Patterns: 4, Sizes: defaultRandomSizes},
+	},
+	Seed: 1,
 }
+
+var defaultRandomSizes = []int64{1 << 20, 2 << 20, 4 << 20}
 
 // QuickCatalogue is a few patterns of every kind, measured in seconds: for smoke tests and CI.
-var QuickCatalogue = Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
-	Random: []RandomSetting{{4, 1, 2}}, RandomSizes: []int64{1 << 20}, Seed: 1}
-
-// Patterns lists the catalogue's patterns for a cluster.
-func (c Catalogue) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
-	var pats []contention.Pattern
-	for _, p := range cl.ClassPairs() {
-		for _, m := range c.SweepSizes {
-			pats = append(pats, contention.Pattern{ID: contention.PairID(p.Src, p.Dst, m), Experiment: experiments.P2PSweep,
-				Flows: []contention.Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
-		}
-	}
-	pats = append(pats, contention.FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)
-	pats = append(pats, contention.BidirectionalPatterns(cl, c.BidirMax, c.BidirMax, c.Bytes)...)
-	if c.StaticSync > 0 {
-		pats = append(pats, contention.StaticSyncPatterns(cl, c.StaticSync, 3, c.Bytes, c.Seed)...)
-	}
-	for _, r := range c.Random {
-		ps, err := contention.RandomPatterns(cl, contention.RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: c.RandomSizes}, r.Patterns, c.Seed)
-		if err != nil {
-			return nil, err
-		}
-		pats = append(pats, ps...)
-	}
-	return pats, nil
-}
+var QuickCatalogue = contention.Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
+	Random: []contention.RandomDesign{{Nodes: 4, D: 1, Patterns: 2, Sizes: []int64{1 << 20}}}, Seed: 1}
 
 // Options configures Measure.
 type Options struct {
 	Cluster   *cluster.Cluster
 	Shaping   Shaping
 	Bench     BenchOptions
-	Catalogue Catalogue
+	Catalogue contention.Catalogue
 	Out       string
 	Force     bool
 	Version   string

@@ -12,6 +12,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/simulate"
 )
 
 // simulatedRun simulates a cluster (seed 1, 1% noise, 10 repetitions) and runs the pipeline on
@@ -19,10 +20,10 @@ import (
 func simulatedRun(t *testing.T, cl *cluster.Cluster, dir string) string {
 	t.Helper()
 	sim := filepath.Join(dir, "sim")
-	tr := datasets.DefaultTruth(cl, 1)
+	tr := simulate.DefaultTruth(cl, 1)
 	tr.Noise = 0.01
 	when := time.Unix(0, 0)
-	if _, _, err := datasets.Simulate(context.Background(), datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: sim, Created: when}); err != nil {
+	if _, _, err := simulate.Run(context.Background(), simulate.Options{Cluster: cl, Truth: tr, Out: sim, Created: when}); err != nil {
 		t.Fatal(err)
 	}
 	srcs, err := datasets.ExpandSources([]string{sim}, datasets.Source{})

@@ -8,6 +8,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/simulate"
 )
 
 // simulated draws the default campaign of a cluster with the given ground-truth model.
@@ -17,11 +18,11 @@ func simulated(t *testing.T, model string, noise float64, reps int) (*cluster.Cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := datasets.DefaultTruth(cl, 3)
+	tr := simulate.DefaultTruth(cl, 3)
 	tr.Noise, tr.Reps = noise, reps
 	tr.Contention.Model = model
 	tr.Hockney = nil // no latency: the models below are not given one either
-	g, err := datasets.Generate(cl, tr)
+	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

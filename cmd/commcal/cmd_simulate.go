@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/simulate"
 )
 
 func simulateCommand() *cli.Command {
@@ -83,16 +83,16 @@ func runSimulate(ctx context.Context, e env, o simulateOptions) error {
 	if err != nil {
 		return err
 	}
-	var tr *datasets.Truth
+	var tr *simulate.Truth
 	if o.Truth != "" {
-		if tr, err = datasets.ReadTruth(o.Truth); err != nil {
+		if tr, err = simulate.ReadTruth(o.Truth); err != nil {
 			return badinput.Wrap(o.Truth, err)
 		}
 		if o.Seed != nil {
 			tr.Seed = *o.Seed
 		}
 	} else {
-		tr = datasets.DefaultTruth(cl, *o.Seed)
+		tr = simulate.DefaultTruth(cl, *o.Seed)
 	}
 	if o.Noise != nil {
 		tr.Noise = *o.Noise
@@ -111,7 +111,7 @@ func runSimulate(ctx context.Context, e env, o simulateOptions) error {
 		return err
 	}
 	defer out.Release()
-	m, _, err := datasets.Simulate(ctx, datasets.SimulateOptions{Cluster: cl, Truth: tr, Out: o.Output.Out,
+	m, _, err := simulate.Run(ctx, simulate.Options{Cluster: cl, Truth: tr, Out: o.Output.Out,
 		Force: true, Version: pipeline.Version, Created: e.when})
 	if err != nil {
 		return err
@@ -120,6 +120,6 @@ func runSimulate(ctx context.Context, e env, o simulateOptions) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nground truth: %s (seed %d, noise %g, %d repetitions)\n",
-		filepath.Join(o.Output.Out, datasets.TruthFile), tr.Seed, tr.Noise, tr.Reps)
+		filepath.Join(o.Output.Out, simulate.TruthFile), tr.Seed, tr.Noise, tr.Reps)
 	return nil
 }

@@ -1,0 +1,72 @@
+package contention
+
+import (
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
+)
+
+// Catalogue is a set of experiment designs, the one description of what to run that both
+// `commcal measure` (which measures its patterns over TCP) and the simulator (which draws
+// their times from a ground-truth model, and embeds the catalogue in truth.json) use.
+// Patterns turns it into patterns; the same catalogue and cluster give the same patterns.
+type Catalogue struct {
+	// SweepSizes are the message sizes of the point-to-point sweeps (experiment p2p_sweep),
+	// one pair per path class (cluster.ClassPairs). None: no sweeps.
+	SweepSizes []int64 `json:"sweep_sizes,omitempty"`
+	// Bytes is the message size of the fairness, bidirectional and static-synchronous designs.
+	Bytes int64 `json:"calibration_bytes"`
+	// FairnessMaxK is the largest number of flows of fairness designs A and B (FairnessPatterns).
+	FairnessMaxK int `json:"fairness_max_k"`
+	// BidirMax is the largest number of flows each way of the bidirectional designs
+	// (BidirectionalPatterns, in and out both 1…BidirMax).
+	BidirMax int `json:"bidir_max"`
+	// Random lists the settings (|N|, d) of random validation patterns.
+	Random []RandomDesign `json:"random"`
+	// StaticSync sets up the static-synchronous graphs of the penalty tables; zero: none.
+	StaticSync StaticSyncDesign `json:"static_sync,omitzero"`
+	// Seed draws the random and static-synchronous patterns.
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+// RandomDesign is one setting (|N|, d) of random patterns (RandomPatterns): Patterns of them,
+// each transfer's size drawn from Sizes (10 MB when empty).
+type RandomDesign struct {
+	Nodes    int     `json:"nodes"`
+	D        int     `json:"d"`
+	Patterns int     `json:"patterns"`
+	Sizes    []int64 `json:"sizes"`
+}
+
+// StaticSyncDesign sets up the static-synchronous graphs (StaticSyncPatterns): Graphs random
+// connected graphs of up to MaxEdges communications, with all their connected sub-graphs.
+type StaticSyncDesign struct {
+	Graphs   int `json:"graphs"`
+	MaxEdges int `json:"max_edges"`
+}
+
+// Patterns lists every pattern of the catalogue on a cluster, in a fixed order: the
+// point-to-point sweeps (class pair by class pair, sizes in order), fairness A and B, the
+// bidirectional designs, the static-synchronous graphs, then the random patterns setting by
+// setting. The error is RandomPatterns' for a setting the cluster cannot hold.
+func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
+	var pats []Pattern
+	for _, p := range cl.ClassPairs() {
+		for _, m := range c.SweepSizes {
+			pats = append(pats, Pattern{ID: PairID(p.Src, p.Dst, m), Experiment: experiments.P2PSweep,
+				Flows: []Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
+		}
+	}
+	pats = append(pats, FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)
+	pats = append(pats, BidirectionalPatterns(cl, c.BidirMax, c.BidirMax, c.Bytes)...)
+	if ss := c.StaticSync; ss.Graphs > 0 {
+		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
+	}
+	for _, r := range c.Random {
+		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes}, r.Patterns, c.Seed)
+		if err != nil {
+			return nil, err
+		}
+		pats = append(pats, ps...)
+	}
+	return pats, nil
+}

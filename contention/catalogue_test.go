@@ -1,0 +1,93 @@
+package contention
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
+)
+
+var smallCatalogue = Catalogue{SweepSizes: []int64{1 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
+	StaticSync: StaticSyncDesign{Graphs: 2, MaxEdges: 3},
+	Random:     []RandomDesign{{Nodes: 4, D: 1, Patterns: 3, Sizes: []int64{1 << 20}}, {Nodes: 6, D: 2, Patterns: 2}}, Seed: 5}
+
+// Patterns lists every design in the fixed order, with as many patterns of each as the
+// designs' closed forms say, on the two-rack testbed (racks of 15 nodes: nothing is capped).
+func TestCataloguePatterns(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pats, err := smallCatalogue.Patterns(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := len(StaticSyncPatterns(cl, 2, 3, 1<<20, 5))
+	want := []struct {
+		exp string
+		n   int
+	}{
+		{experiments.P2PSweep, 2 * 2}, // two class pairs × two sizes
+		{experiments.FairIntra, 3},    // k = 1…3
+		{experiments.FairInter, 3},
+		{experiments.BidirNIC, 2 * 2}, // in × out
+		{experiments.BidirBackbone, 2 * 2},
+		{experiments.StaticSync, static},
+		{experiments.Random, 3 + 2},
+	}
+	i := 0
+	for _, w := range want {
+		for k := 0; k < w.n; k++ {
+			if i >= len(pats) || pats[i].Experiment != w.exp {
+				t.Fatalf("pattern %d of %d: want %s (%d of them)", i, len(pats), w.exp, w.n)
+			}
+			i++
+		}
+	}
+	if i != len(pats) || static == 0 {
+		t.Fatalf("%d patterns, want %d (with %d static-synchronous)", len(pats), i, static)
+	}
+	for _, p := range pats {
+		if !experiments.Known(p.Experiment) {
+			t.Errorf("pattern %s of unknown experiment %q", p.ID, p.Experiment)
+		}
+		if p.Experiment == experiments.Random && strings.HasPrefix(p.ID, "N6") && p.Flows[0].Bytes != 10e6 {
+			t.Errorf("random pattern %s without sizes has %g B transfers, want the default 10 MB", p.ID, p.Flows[0].Bytes)
+		}
+	}
+	again, _ := smallCatalogue.Patterns(cl)
+	if !reflect.DeepEqual(again, pats) {
+		t.Error("the same catalogue gave other patterns")
+	}
+	bad := smallCatalogue
+	bad.Random = []RandomDesign{{Nodes: 40, D: 1, Patterns: 1}}
+	if _, err := bad.Patterns(cl); err == nil || !strings.Contains(err.Error(), "rack") {
+		t.Errorf("|N| = 40 on racks of 15: %v", err)
+	}
+}
+
+// The catalogue's JSON keys are those of truth.json's contention object (a zero static_sync,
+// no sweep sizes and no seed are left out), and it decodes back to itself.
+func TestCatalogueJSON(t *testing.T) {
+	data, err := json.Marshal(smallCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"sweep_sizes":[1024,1048576],"calibration_bytes":1048576,"fairness_max_k":3,"bidir_max":2,` +
+		`"random":[{"nodes":4,"d":1,"patterns":3,"sizes":[1048576]},{"nodes":6,"d":2,"patterns":2,"sizes":null}],` +
+		`"static_sync":{"graphs":2,"max_edges":3},"seed":5}`
+	if string(data) != want {
+		t.Errorf("got  %s\nwant %s", data, want)
+	}
+	var back Catalogue
+	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, smallCatalogue) {
+		t.Errorf("decoded %+v (%v)", back, err)
+	}
+	data, _ = json.Marshal(Catalogue{Bytes: 1})
+	if got := `{"calibration_bytes":1,"fairness_max_k":0,"bidir_max":0,"random":null}`; string(data) != got {
+		t.Errorf("got %s, want %s", data, got)
+	}
+}
