@@ -1,7 +1,10 @@
 package datasets
 
 import (
+	"fmt"
 	"math"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -9,7 +12,8 @@ import (
 	"github.com/commcal/commcal/cluster"
 )
 
-// Column checks, named by the check tag of the row structs:
+// Column checks, named by the check tag of the row structs (every string column is first
+// checked for control characters and bytes that are not UTF-8, see badText):
 //
 //	cluster     equals the cluster description's name
 //	node        names a node of the cluster
@@ -115,6 +119,8 @@ func (ck *checker) checkStrings(c Column, a *array.String, loc batchLoc, first *
 		switch {
 		case v == "":
 			kind, detail = ErrMissingValue, "empty string"
+		case badText(v) != "":
+			kind, detail = ErrControlChar, quote(v)+" "+badText(v)
 		case c.Check == "cluster" && v != ck.cl.Name():
 			kind, detail = ErrUnknownCluster, "cluster "+quote(v)+" is not the described cluster "+quote(ck.cl.Name())
 		case c.Check == "node":
@@ -131,6 +137,35 @@ func (ck *checker) checkStrings(c Column, a *array.String, loc batchLoc, first *
 			return
 		}
 	}
+}
+
+// badText says what is wrong with a string value that no name should hold: a control
+// character (NUL, tab, newline, DEL, …), a line or paragraph separator, or bytes that are not
+// UTF-8. Such a value breaks one-line messages, CSV and terminal output, and is never a node,
+// cluster or pattern name. It returns "" for a good value.
+func badText(v string) string {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; b < 0x20 || b == 0x7f {
+			return fmt.Sprintf("holds control character U+%04X at byte %d", b, i)
+		} else if b >= utf8.RuneSelf {
+			return badRunes(v)
+		}
+	}
+	return ""
+}
+
+func badRunes(v string) string {
+	for i, r := range v {
+		switch {
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(v[i:]); n <= 1 {
+				return fmt.Sprintf("is not UTF-8 (byte %d)", i)
+			}
+		case unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp):
+			return fmt.Sprintf("holds control character U+%04X at byte %d", r, i)
+		}
+	}
+	return ""
 }
 
 func checkInts(c Column, a *array.Int64, loc batchLoc, first *firstErr) {

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -9,29 +10,41 @@ import (
 )
 
 // csv reads a CSV file whose first line names the columns (any order; extra columns are
-// ignored) into the table those columns identify.
+// ignored; a name given twice is an error) into the table those columns identify. What Excel
+// writes as "CSV UTF-8" is read too: a byte-order mark before the header, quoted header
+// fields, CRLF line ends.
 func (ing *ingester) csv(src Source, r io.Reader, idx int32) (*Table, int64, error) {
-	cr := csv.NewReader(newBufReader(r))
+	br := newBufReader(r)
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		return nil, 0, csvErr(src.Path, err)
 	}
 	header = append([]string(nil), header...)
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	hloc := Location{File: src.Path, Line: 1}
+	col := map[string]int{} // field index of each named column
+	for hi, h := range header {
+		h = strings.TrimSpace(h)
+		header[hi] = h
+		if h == "" {
+			continue
+		}
+		if _, dup := col[h]; dup {
+			return nil, 0, inputErr(hloc, h, ErrDuplicateColumn, "column %q appears more than once in the header", h)
+		}
+		col[h] = hi
 	}
-	t, err := inferTable(Location{File: src.Path, Line: 1}, header, src.Table)
+	t, err := inferTable(hloc, header, src.Table)
 	if err != nil {
 		return nil, 0, err
 	}
 	pos := make([]int, len(t.Columns)) // field index of each table column
 	for ci, c := range t.Columns {
-		for hi, h := range header {
-			if strings.TrimSpace(h) == c.Name {
-				pos[ci] = hi
-			}
-		}
+		pos[ci] = col[c.Name]
 	}
 	rb := newRowBuilder(t, ing.opts.Mem)
 	defer rb.release()

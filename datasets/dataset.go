@@ -2,11 +2,10 @@ package datasets
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -21,55 +20,106 @@ type Dataset struct {
 	Cluster  *cluster.Cluster
 }
 
-// ReadManifest reads and checks a dataset directory's manifest.json.
+// ReadManifest reads and checks a dataset directory's manifest.json. A directory without one
+// is bad input, like a damaged manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		if _, err := os.Stat(dir); err == nil {
+			return nil, inputErr(Location{File: dir}, "", ErrMissingFile, "not a dataset directory: it has no %s", ManifestFile)
+		}
 	}
-	m, err := ParseManifest(data)
+	data, err := readInputFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+		return nil, err
 	}
-	return m, nil
+	return parseManifest(path, data)
 }
 
-// ParseManifest decodes a manifest strictly and checks its format version.
+// ParseManifest decodes a manifest strictly and checks its format version. Errors are
+// *InputError naming manifest.json.
 func ParseManifest(data []byte) (*Manifest, error) {
+	return parseManifest(ManifestFile, data)
+}
+
+func parseManifest(name string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := decodeJSON(data, &m); err != nil {
+	if err := decodeJSON(name, data, &m); err != nil {
 		return nil, err
 	}
 	if m.Format != ManifestFormat {
-		return nil, fmt.Errorf("manifest format %q, want %q", m.Format, ManifestFormat)
+		return nil, inputErr(Location{File: name}, "format", ErrUnsupported, "manifest format %q, want %q", m.Format, ManifestFormat)
 	}
 	return &m, nil
 }
 
-// Open opens a dataset directory written by Ingest or the generator.
-func Open(dir string) (*Dataset, error) {
+// OpenOptions configures OpenWith.
+type OpenOptions struct {
+	// NoVerify skips checking each table file's size and SHA-256 against the manifest. Reading
+	// a file means hashing it once more; skip it only when the files are known to be intact.
+	NoVerify bool
+}
+
+// Open opens a dataset directory written by Ingest or the generator and verifies every table
+// file against the manifest's size and SHA-256 (OpenWith with default options).
+func Open(dir string) (*Dataset, error) { return OpenWith(dir, OpenOptions{}) }
+
+// sha256Hex is the form of a SHA-256 in a manifest.
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// OpenWith opens a dataset directory. Unless opts.NoVerify is set, each table file's size and
+// SHA-256 must be the manifest's: a table swapped for another, truncated or damaged is an
+// *InputError of kind checksum-mismatch naming the file.
+func OpenWith(dir string, opts OpenOptions) (*Dataset, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
+	mpath := filepath.Join(dir, ManifestFile)
 	cl, err := cluster.New(m.Cluster)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: manifest's cluster: %w", dir, err)
+		return nil, inputErr(Location{File: mpath}, "cluster", ErrCorrupt, "the manifest's cluster description: %v", err)
 	}
 	for _, ti := range m.Tables {
-		if _, ok := TableByName(ti.Name); !ok {
-			return nil, fmt.Errorf("datasets: %s: manifest lists unknown table %q", dir, ti.Name)
+		t, ok := TableByName(ti.Name)
+		if !ok {
+			return nil, inputErr(Location{File: mpath}, "tables", ErrUnknownTable, "unknown table %q (want one of %s)", ti.Name, list(TableNames()))
 		}
-		if _, err := os.Stat(filepath.Join(dir, ti.File)); err != nil {
-			return nil, fmt.Errorf("datasets: %s: %w", dir, err)
+		if ti.File != t.File() {
+			return nil, inputErr(Location{File: mpath}, "tables", ErrCorrupt, "table %s is in file %q, want %q", ti.Name, ti.File, t.File())
+		}
+		path := filepath.Join(dir, ti.File)
+		st, err := os.Stat(path)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, inputErr(Location{File: path}, "", ErrMissingFile, "the manifest lists table %s, but the file is missing", ti.Name)
+			}
+			return nil, fmt.Errorf("datasets: %w", err)
+		}
+		if opts.NoVerify {
+			continue
+		}
+		if !sha256Hex.MatchString(ti.SHA256) {
+			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "the manifest records no valid SHA-256 for it (%q)", ti.SHA256)
+		}
+		if st.Size() != ti.Bytes {
+			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "size mismatch: manifest says %d bytes, file has %d", ti.Bytes, st.Size())
+		}
+		sum, _, err := fileSHA256(path)
+		if err != nil {
+			return nil, fmt.Errorf("datasets: %w", err)
+		}
+		if sum != ti.SHA256 {
+			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "checksum mismatch: manifest says SHA-256 %s, file has %s", ti.SHA256, sum)
 		}
 	}
 	return &Dataset{Dir: dir, Manifest: m, Cluster: cl}, nil
 }
 
 // Scan streams a table's records to fn; a table the dataset lacks has no records. Records are
-// released after fn returns; fn must Retain what it keeps.
+// released after fn returns; fn must Retain what it keeps. A table file whose columns are not
+// the table's is an *InputError (schema-mismatch) that says in one line which columns differ;
+// a damaged file is an *InputError (corrupt), never a panic.
 func (d *Dataset) Scan(ctx context.Context, t *Table, mem memory.Allocator, fn func(arrow.Record) error) error {
 	if d.Manifest.Rows(t.Name) == 0 {
 		return nil
@@ -80,35 +130,13 @@ func (d *Dataset) Scan(ctx context.Context, t *Table, mem memory.Allocator, fn f
 	path := filepath.Join(d.Dir, t.File())
 	f, err := os.Open(path)
 	if err != nil {
+		if os.IsNotExist(err) {
+			return inputErr(Location{File: path}, "", ErrMissingFile, "the manifest lists table %s, but the file is missing", t.Name)
+		}
 		return fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	fr, err := openParquet(path, f, 1<<16, mem)
-	if err != nil {
-		return err
-	}
-	defer fr.ParquetReader().Close()
-	sc, err := fr.Schema()
-	if err != nil {
-		return fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	if !sameColumns(sc, t.schema) {
-		return fmt.Errorf("datasets: %s: columns differ from table %s's:\n%s", path, t.Name, sc)
-	}
-	rr, err := fr.GetRecordReader(ctx, nil, nil)
-	if err != nil {
-		return fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	defer rr.Release()
-	for rr.Next() {
-		if err := fn(rr.Record()); err != nil {
-			return err
-		}
-	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	return nil
+	return readTable(ctx, path, f, t, mem, fn)
 }
 
 // ReadAll reads a whole table into row structs (for example ReadAll[Transfer](ctx, d,
@@ -120,18 +148,4 @@ func ReadAll[R any](ctx context.Context, d *Dataset, t *Table) ([]R, error) {
 		return nil
 	})
 	return rows, err
-}
-
-// sameColumns compares names, types and nullability, ignoring metadata (Parquet adds its own).
-func sameColumns(a, b *arrow.Schema) bool {
-	if a.NumFields() != b.NumFields() {
-		return false
-	}
-	for i := range a.Fields() {
-		fa, fb := a.Field(i), b.Field(i)
-		if fa.Name != fb.Name || fa.Nullable != fb.Nullable || !arrow.TypeEqual(fa.Type, fb.Type) {
-			return false
-		}
-	}
-	return true
 }

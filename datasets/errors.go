@@ -35,6 +35,17 @@ const (
 	ErrUnpaired          ErrKind = "unpaired"           // a SimGrid MPI_Send without its MPI_Recv, or the reverse
 	ErrUnsupported       ErrKind = "unsupported"        // valid input that commcal has no table for
 	ErrToolFailure       ErrKind = "tool-failure"       // the measuring tool reported an error (iperf3 "error")
+	ErrDuplicateColumn   ErrKind = "duplicate-column"   // a CSV header or Parquet schema names a column twice
+	ErrControlChar       ErrKind = "control-character"  // a string value holds a control character (NUL, newline, ...) or is not UTF-8
+	ErrSchemaMismatch    ErrKind = "schema-mismatch"    // a dataset's table file does not have its table's columns
+	ErrChecksumMismatch  ErrKind = "checksum-mismatch"  // a dataset file's SHA-256 or size differs from its manifest's
+	ErrMissingFile       ErrKind = "missing-file"       // a named input file does not exist (or is a directory)
+	ErrTrailingData      ErrKind = "trailing-data"      // more after the end of a JSON document
+	ErrDuplicateField    ErrKind = "duplicate-field"    // a JSON object with the same key twice
+	ErrUnknownField      ErrKind = "unknown-field"      // a JSON key that the format does not have
+	// ErrTruncatedTransfer is an iperf3 run whose receiver counted fewer bytes than the sender
+	// sent: the transfer did not complete, so it has no completion time to record.
+	ErrTruncatedTransfer ErrKind = "truncated-transfer"
 )
 
 // Location points at one place in an input file. Row counts data rows from 1 (a CSV header is

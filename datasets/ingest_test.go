@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
+
+	"github.com/commcal/commcal/internal/atomicio"
 )
 
 // writeCSV writes rows of table t as a CSV file with a header, floats in their shortest exact
@@ -119,8 +121,8 @@ func TestSameInputSameBytes(t *testing.T) {
 		}
 		outs = append(outs, treeBytes(t, out))
 	}
-	if len(outs[0]) != 7 { // five tables, the manifest and the commcal-output marker
-		t.Errorf("ingested dataset has %d files", len(outs[0]))
+	if _, ok := outs[0][atomicio.Marker]; len(outs[0]) != 7 || !ok { // five tables, the manifest and the output marker
+		t.Errorf("ingested dataset has %d files (marker %t)", len(outs[0]), ok)
 	}
 	if !reflect.DeepEqual(outs[0], outs[1]) {
 		t.Error("ingesting the same input twice (with different batch sizes) gave different bytes")

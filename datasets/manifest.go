@@ -101,25 +101,6 @@ func WriteJSONFile(path string, v any) error {
 	return nil
 }
 
-// decodeJSON decodes strictly: unknown fields are errors.
-func decodeJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
-
-// ReadJSONFile decodes a JSON file strictly (unknown fields are errors).
-func ReadJSONFile(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	if err := decodeJSON(data, v); err != nil {
-		return fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	return nil
-}
-
 func fileSHA256(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {

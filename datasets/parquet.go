@@ -3,53 +3,416 @@ package datasets
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/metadata"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
-// openParquet opens a Parquet file for streaming, telling a file that is not Parquet at all
-// from one that is truncated or damaged.
-func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocator) (*pqarrow.FileReader, error) {
+// parquetReader reads a Parquet file record batch by record batch. It is the one way this
+// package reads Parquet, and it never lets the Arrow library's panics through:
+//
+//   - openParquet checks the footer's metadata before anything is read on its word: every row
+//     group's row count and column count, every column chunk's physical type, value count,
+//     compression codec and byte range (inside the file), and every column's logical type
+//     against its physical type. Damaged metadata is the cause of most of the library's panics
+//     (a slice made with a negative length, an index past a short row group).
+//   - Columns are read with one pqarrow.ColumnReader each, on the caller's goroutine.
+//     pqarrow's RecordReader builds its column readers on errgroup goroutines (even when not
+//     parallel), where a panic cannot be recovered and kills the process.
+//   - Every call into the library recovers a panic into an *InputError of kind corrupt that
+//     names the file: a page whose bytes are damaged is only found while decoding it.
+//   - A batch whose columns differ in length, or a file that yields fewer or more rows than its
+//     metadata says, is corrupt.
+type parquetReader struct {
+	path   string
+	rdr    *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema // the whole file's Arrow schema
+	groups []int         // row groups that hold rows
+	cols   []*pqarrow.ColumnReader
+	out    *arrow.Schema // schema of the records next returns
+	mem    memory.Allocator
+	batch  int64
+	rows   int64 // rows the metadata promises
+	read   int64 // rows returned so far
+	done   bool
+}
+
+// corruptErr is the error of a damaged Parquet file.
+func corruptErr(path string, row int64, format string, a ...any) *InputError {
+	return inputErr(Location{File: path, Row: row}, "", ErrCorrupt, format, a...)
+}
+
+// recoverCorrupt turns a panic of the Arrow library into a corrupt-file error in *err.
+func recoverCorrupt(path string, row int64, err *error) {
+	if r := recover(); r != nil {
+		*err = corruptErr(path, row, "damaged Parquet file (the reader failed: %v)", r)
+	}
+}
+
+// openParquet opens a Parquet file and checks its metadata, telling a file that is not
+// Parquet at all from one that is truncated or damaged.
+func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocator) (p *parquetReader, err error) {
 	loc := Location{File: path}
 	head := make([]byte, 4)
 	if _, err := io.ReadFull(rs, head); err != nil || !bytes.Equal(head, []byte("PAR1")) {
 		return nil, inputErr(loc, "", ErrNotParquet, "no Parquet magic number at the start of the file")
 	}
+	size, err := rs.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", path, err)
 	}
-	rdr, err := file.NewParquetReader(rs)
+	var rdr *file.Reader
+	defer func() {
+		if r := recover(); r != nil {
+			if rdr != nil {
+				rdr.Close()
+			}
+			p, err = nil, corruptErr(path, 0, "damaged Parquet metadata (the reader failed: %v)", r)
+		}
+	}()
+	rdr, err = file.NewParquetReader(rs)
 	if err != nil {
-		return nil, inputErr(loc, "", ErrCorrupt, "truncated or damaged Parquet file: %v", err)
+		return nil, corruptErr(path, 0, "truncated or damaged Parquet file: %v", err)
 	}
+	groups, err := checkParquetMeta(path, rdr.MetaData(), size)
+	if err != nil {
+		rdr.Close()
+		return nil, err
+	}
+	dropStoredArrowSchema(rdr.MetaData())
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
 	if err != nil {
 		rdr.Close()
-		return nil, inputErr(loc, "", ErrCorrupt, "unreadable Parquet schema: %v", err)
+		return nil, corruptErr(path, 0, "unreadable Parquet schema: %v", err)
 	}
-	return fr, nil
+	sc, err := fr.Schema()
+	if err != nil {
+		rdr.Close()
+		return nil, corruptErr(path, 0, "unreadable Parquet schema: %v", err)
+	}
+	if len(fr.Manifest.Fields) != sc.NumFields() {
+		rdr.Close()
+		return nil, corruptErr(path, 0, "the Parquet schema has %d fields and its Arrow schema %d", len(fr.Manifest.Fields), sc.NumFields())
+	}
+	return &parquetReader{path: path, rdr: rdr, fr: fr, schema: sc, groups: groups, mem: mem, batch: int64(batchRows), rows: rdr.MetaData().NumRows}, nil
+}
+
+// checkParquetMeta checks what the reader would otherwise trust: row counts, column counts,
+// byte ranges and types. size is the file's length. It returns the row groups that hold rows
+// (a writer may leave an empty row group, whose column chunks point nowhere).
+func checkParquetMeta(path string, md *metadata.FileMetaData, size int64) ([]int, error) {
+	bad := func(format string, a ...any) ([]int, error) { return nil, corruptErr(path, 0, format, a...) }
+	if md == nil || md.Schema == nil || md.Schema.Root() == nil {
+		return bad("unreadable Parquet schema")
+	}
+	if md.NumRows < 0 {
+		return bad("metadata says %d rows", md.NumRows)
+	}
+	var groups []int
+	sch := md.Schema
+	ncols := sch.NumColumns()
+	for j := 0; j < ncols; j++ {
+		c := sch.Column(j)
+		if lt := c.LogicalType(); lt != nil && (!lt.IsValid() || !lt.IsApplicable(c.PhysicalType(), int32(c.TypeLength()))) {
+			return bad("column %q: logical type %s does not apply to its physical type %s", c.Path(), lt, c.PhysicalType())
+		}
+	}
+	var total int64
+	for i := 0; i < len(md.RowGroups); i++ {
+		rg := md.RowGroup(i)
+		n := rg.NumRows()
+		if n < 0 || n > md.NumRows-total {
+			return bad("row group %d has %d rows, more than the file's %d", i, n, md.NumRows)
+		}
+		total += n
+		if rg.NumColumns() != ncols {
+			return bad("row group %d has %d columns, the schema %d", i, rg.NumColumns(), ncols)
+		}
+		if n == 0 {
+			continue
+		}
+		groups = append(groups, i)
+		for j := 0; j < ncols; j++ {
+			c := sch.Column(j)
+			cc, err := rg.ColumnChunk(j)
+			if err != nil {
+				return bad("row group %d, column %q: %v", i, c.Path(), err)
+			}
+			if cc.CryptoMetadata() != nil {
+				return nil, inputErr(Location{File: path}, c.Path(), ErrUnsupported, "encrypted Parquet columns are not supported")
+			}
+			if cc.Type() != c.PhysicalType() {
+				return bad("row group %d, column %q: physical type %s, the schema says %s", i, c.Path(), cc.Type(), c.PhysicalType())
+			}
+			if _, err := compress.GetCodec(cc.Compression()); err != nil {
+				return bad("row group %d, column %q: compression: %v", i, c.Path(), err)
+			}
+			start, length := cc.DataPageOffset(), cc.TotalCompressedSize()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+				start = cc.DictionaryPageOffset()
+			}
+			if start < 4 || length <= 0 || start >= size || length > size-start {
+				return bad("row group %d, column %q: data at bytes %d+%d, outside the file's %d bytes", i, c.Path(), start, length, size)
+			}
+			if c.MaxRepetitionLevel() == 0 && cc.NumValues() != n {
+				return bad("row group %d, column %q: %d values in %d rows", i, c.Path(), cc.NumValues(), n)
+			}
+		}
+	}
+	if total != md.NumRows {
+		return bad("row groups hold %d rows, the metadata says %d", total, md.NumRows)
+	}
+	return groups, nil
+}
+
+// arrowSchemaKey is the key-value metadata entry in which Arrow writers (pqarrow with
+// WithStoreSchema, pyarrow) store the Arrow schema of the file, as a base64 Arrow IPC
+// flatbuffer.
+const arrowSchemaKey = "ARROW:schema"
+
+// dropStoredArrowSchema removes the stored Arrow schema from the file's metadata, so that
+// column types come from the Parquet schema alone. The Go Arrow library decodes the stored
+// flatbuffer without verifying it: one damaged length in it makes the reader allocate tens of
+// gigabytes, a fatal out-of-memory that no recover catches. The Parquet schema has all our
+// tables need (names, physical and logical types, required or optional); what the stored
+// schema adds is Arrow-only detail, such as a pandas categorical column's dictionary type
+// (read instead as the plain strings it holds) or field metadata (units, which the table
+// definitions already carry).
+func dropStoredArrowSchema(md *metadata.FileMetaData) {
+	kv := md.FileMetaData.KeyValueMetadata
+	out := kv[:0:0]
+	for _, e := range kv {
+		if e == nil || e.Key != arrowSchemaKey {
+			out = append(out, e)
+		}
+	}
+	md.FileMetaData.KeyValueMetadata = out
+}
+
+// Schema is the file's Arrow schema.
+func (p *parquetReader) Schema() *arrow.Schema { return p.schema }
+
+// NumRows is the number of rows the file's metadata promises.
+func (p *parquetReader) NumRows() int64 { return p.rows }
+
+// duplicateField returns a field name that occurs twice in the schema, or "".
+func (p *parquetReader) duplicateField() string {
+	seen := map[string]bool{}
+	for _, f := range p.schema.Fields() {
+		if seen[f.Name] {
+			return f.Name
+		}
+		seen[f.Name] = true
+	}
+	return ""
+}
+
+// selectFields prepares to read the given top-level fields, in that order. They must be flat
+// (leaf) columns.
+func (p *parquetReader) selectFields(ctx context.Context, fields []int) (err error) {
+	defer recoverCorrupt(p.path, 0, &err)
+	out := make([]arrow.Field, len(fields))
+	for i, f := range fields {
+		sf := &p.fr.Manifest.Fields[f]
+		if len(sf.Children) != 0 || !sf.IsLeaf() {
+			return inputErr(Location{File: p.path}, sf.Field.Name, ErrWrongType, "nested column of type %s, want a flat column", sf.Field.Type)
+		}
+		cr, err := p.fr.GetFieldReader(ctx, f, map[int]bool{sf.ColIndex: true}, p.groups)
+		if err != nil {
+			return corruptErr(p.path, 0, "column %q: %v", sf.Field.Name, err)
+		}
+		if cr == nil {
+			return corruptErr(p.path, 0, "column %q has no reader", sf.Field.Name)
+		}
+		p.cols = append(p.cols, cr)
+		out[i] = p.schema.Field(f)
+	}
+	md := p.schema.Metadata()
+	p.out = arrow.NewSchema(out, &md)
+	return nil
+}
+
+// next returns the next record of the selected fields (the caller releases it), or nil at the
+// end of the file.
+func (p *parquetReader) next() (rec arrow.Record, err error) {
+	if p.done {
+		return nil, nil
+	}
+	defer recoverCorrupt(p.path, p.read+1, &err)
+	cols := make([]arrow.Array, len(p.cols))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	n := -1
+	for i, cr := range p.cols {
+		chunked, err := cr.NextBatch(p.batch)
+		if err != nil {
+			return nil, corruptErr(p.path, p.read+1, "column %q: %v", p.out.Field(i).Name, err)
+		}
+		cols[i], err = concatChunks(chunked, p.mem)
+		chunked.Release()
+		if err != nil {
+			return nil, corruptErr(p.path, p.read+1, "column %q: %v", p.out.Field(i).Name, err)
+		}
+		switch {
+		case n < 0:
+			n = cols[i].Len()
+		case cols[i].Len() != n:
+			return nil, corruptErr(p.path, p.read+1, "column %q has %d values where column %q has %d", p.out.Field(i).Name, cols[i].Len(), p.out.Field(0).Name, n)
+		}
+		if !arrow.TypeEqual(cols[i].DataType(), p.out.Field(i).Type) {
+			return nil, corruptErr(p.path, p.read+1, "column %q read as %s, its schema says %s", p.out.Field(i).Name, cols[i].DataType(), p.out.Field(i).Type)
+		}
+	}
+	if n <= 0 {
+		p.done = true
+		if p.read != p.rows {
+			return nil, corruptErr(p.path, 0, "read %d rows, the metadata says %d", p.read, p.rows)
+		}
+		return nil, nil
+	}
+	if int64(n) > p.rows-p.read {
+		return nil, corruptErr(p.path, p.read+1, "more rows than the metadata's %d", p.rows)
+	}
+	p.read += int64(n)
+	return array.NewRecord(p.out, cols, int64(n)), nil
+}
+
+// concatChunks returns a batch (which may span row groups) as one array.
+func concatChunks(c *arrow.Chunked, mem memory.Allocator) (arrow.Array, error) {
+	chunks := c.Chunks()
+	if len(chunks) == 1 {
+		chunks[0].Retain()
+		return chunks[0], nil
+	}
+	if len(chunks) == 0 {
+		return array.MakeArrayOfNull(mem, c.DataType(), 0), nil
+	}
+	return array.Concatenate(chunks, mem)
+}
+
+func (p *parquetReader) close() {
+	for _, c := range p.cols {
+		c.Release()
+	}
+	p.cols = nil
+	p.rdr.Close()
+}
+
+// readTable reads a Parquet file whose columns are exactly those of table t (a dataset's
+// table file, or an output table), calling fn with each record. Records are released after fn
+// returns.
+func readTable(ctx context.Context, path string, rs readSeekerAt, t *Table, mem memory.Allocator, fn func(arrow.Record) error) error {
+	pr, err := openParquet(path, rs, 1<<16, mem)
+	if err != nil {
+		return err
+	}
+	defer pr.close()
+	if diff := schemaDiff(pr.Schema(), t.schema); diff != "" {
+		return inputErr(Location{File: path}, "", ErrSchemaMismatch, "not a %s table: %s", t.Name, diff)
+	}
+	fields := make([]int, len(t.Columns))
+	for i := range fields {
+		fields[i] = i
+	}
+	if err := pr.selectFields(ctx, fields); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := pr.next()
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			return nil
+		}
+		err = fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// schemaDiff says, in one line, how the columns of got differ from want's (names, order,
+// types, nullability; metadata is ignored, Parquet adds its own), or "" when they agree.
+func schemaDiff(got, want *arrow.Schema) string {
+	var missing, extra, typ []string
+	for _, f := range want.Fields() {
+		idx := got.FieldIndices(f.Name)
+		switch {
+		case len(idx) == 0:
+			missing = append(missing, f.Name)
+		case len(idx) > 1:
+			typ = append(typ, fmt.Sprintf("%s appears %d times", f.Name, len(idx)))
+		default:
+			g := got.Field(idx[0])
+			if !arrow.TypeEqual(g.Type, f.Type) {
+				typ = append(typ, fmt.Sprintf("%s is %s, want %s", f.Name, g.Type, f.Type))
+			} else if g.Nullable != f.Nullable {
+				typ = append(typ, fmt.Sprintf("%s is nullable=%t, want %t", f.Name, g.Nullable, f.Nullable))
+			}
+		}
+	}
+	for _, f := range got.Fields() {
+		if !want.HasField(f.Name) {
+			extra = append(extra, f.Name)
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(missing, ", "))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "unexpected "+strings.Join(extra, ", "))
+	}
+	parts = append(parts, typ...)
+	if len(parts) == 0 {
+		for i := range want.Fields() {
+			if got.Field(i).Name != want.Field(i).Name {
+				parts = append(parts, fmt.Sprintf("column %d is %s, want %s (order differs)", i+1, got.Field(i).Name, want.Field(i).Name))
+				break
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // parquet streams a Parquet file, record batch by record batch, into the table its columns
-// identify. Column order does not matter and extra columns are not read. Narrower integer and
-// float types and large strings are widened to the schema's types.
+// identify. Column order does not matter and extra columns are not read; a column name that
+// occurs twice is an error. Column types come from the Parquet schema (see
+// dropStoredArrowSchema): dictionary-encoded strings, which pandas and pyarrow write by
+// default and for categorical columns, read as strings; narrower integer and float types are
+// widened to the table's.
 func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, idx int32) (*Table, int64, error) {
 	loc := Location{File: src.Path}
-	fr, err := openParquet(src.Path, rs, ing.opts.BatchRows, ing.opts.Mem)
+	pr, err := openParquet(src.Path, rs, ing.opts.BatchRows, ing.opts.Mem)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer fr.ParquetReader().Close()
-	sc, err := fr.Schema()
-	if err != nil {
-		return nil, 0, inputErr(loc, "", ErrCorrupt, "unreadable Parquet schema: %v", err)
+	defer pr.close()
+	sc := pr.Schema()
+	if dup := pr.duplicateField(); dup != "" {
+		return nil, 0, inputErr(loc, dup, ErrDuplicateColumn, "column %q appears more than once", dup)
 	}
 	names := make([]string, sc.NumFields())
 	for i, f := range sc.Fields() {
@@ -59,56 +422,50 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 	if err != nil {
 		return nil, 0, err
 	}
-	if fr.ParquetReader().NumRows() == 0 {
+	if pr.NumRows() == 0 {
 		return nil, 0, inputErr(loc, "", ErrEmptyFile, "a schema and no rows")
 	}
 	// Read only the table's columns, in the table's order.
-	cols := make([]int, len(t.Columns))
+	fields := make([]int, len(t.Columns))
 	for ci, c := range t.Columns {
 		fi := sc.FieldIndices(c.Name)[0]
 		if !convertible(sc.Field(fi).Type, c.Type) {
 			return nil, 0, inputErr(loc, c.Name, ErrWrongType, "type %s, want %s", sc.Field(fi).Type, t.schema.Field(ci).Type)
 		}
-		cols[ci] = fi
+		fields[ci] = fi
 	}
-	rr, err := fr.GetRecordReader(ctx, leafIndices(fr, cols), nil)
-	if err != nil {
-		return nil, 0, inputErr(loc, "", ErrCorrupt, "%v", err)
+	if err := pr.selectFields(ctx, fields); err != nil {
+		return nil, 0, err
 	}
-	defer rr.Release()
 	var rows int64
-	for rr.Next() {
-		in := rr.Record()
+	for {
+		in, err := pr.next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if in == nil {
+			break
+		}
 		rec := conform(t, in, ing.opts.Mem)
-		err := ing.put(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
+		in.Release()
+		err = ing.put(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
 		rows += rec.NumRows()
 		rec.Release()
 		if err != nil {
 			return nil, 0, err
 		}
 	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, inputErr(Location{File: src.Path, Row: rows + 1}, "", ErrCorrupt, "truncated or damaged data: %v", err)
+	if rows == 0 {
+		return nil, 0, inputErr(loc, "", ErrEmptyFile, "no rows")
 	}
 	return t, rows, nil
-}
-
-// leafIndices maps top-level field indices to Parquet leaf column indices. Our tables are flat,
-// so a field with nested children cannot match a table column's type and was rejected above.
-func leafIndices(fr *pqarrow.FileReader, fields []int) []int {
-	m := fr.Manifest
-	out := make([]int, len(fields))
-	for i, f := range fields {
-		out[i] = m.Fields[f].ColIndex
-	}
-	return out
 }
 
 // convertible says whether a Parquet column's Arrow type can be read as a column type.
 func convertible(dt arrow.DataType, want ColType) bool {
 	switch want {
 	case String:
-		return dt.ID() == arrow.STRING || dt.ID() == arrow.LARGE_STRING
+		return dt.ID() == arrow.STRING
 	case Int:
 		switch dt.ID() {
 		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
@@ -143,8 +500,8 @@ func conform(t *Table, rec arrow.Record, mem memory.Allocator) arrow.Record {
 	return array.NewRecord(t.schema, cols, int64(n))
 }
 
-// widen copies an integer, float32 or large-string array into the wider type, keeping nulls
-// (the checks report them).
+// widen copies an integer or float32 array into the schema's type, keeping nulls (the checks
+// report them).
 func widen(in arrow.Array, want arrow.DataType, mem memory.Allocator) arrow.Array {
 	n := in.Len()
 	switch want.ID() {
@@ -184,18 +541,6 @@ func widen(in arrow.Array, want arrow.DataType, mem memory.Allocator) arrow.Arra
 				continue
 			}
 			b.Append(float64(a.Value(i)))
-		}
-		return b.NewArray()
-	case arrow.STRING:
-		b := array.NewStringBuilder(mem)
-		defer b.Release()
-		a := in.(*array.LargeString)
-		for i := 0; i < n; i++ {
-			if in.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			b.Append(a.Value(i))
 		}
 		return b.NewArray()
 	}

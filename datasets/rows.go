@@ -3,9 +3,7 @@ package datasets
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"reflect"
 
@@ -124,32 +122,23 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 }
 
 // ReadParquetFile reads a whole Parquet file of table t (an output table) into row structs.
+// A missing, damaged or foreign file is an *InputError naming it, never a panic.
 func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
 	f, err := os.Open(path)
 	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, inputErr(Location{File: path}, "", ErrMissingFile, "no such file")
+		}
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	fr, err := openParquet(path, f, 1<<16, memory.DefaultAllocator)
+	var rows []R
+	err = readTable(context.Background(), path, f, t, memory.DefaultAllocator, func(rec arrow.Record) error {
+		rows = AppendRows(t, rec, rows)
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer fr.ParquetReader().Close()
-	sc, err := fr.Schema()
-	if err != nil || !sameColumns(sc, t.schema) {
-		return nil, fmt.Errorf("datasets: %s is not a %s table", path, t.Name)
-	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	defer rr.Release()
-	var rows []R
-	for rr.Next() {
-		rows = AppendRows(t, rr.Record(), rows)
-	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
 	}
 	return rows, nil
 }

@@ -2,7 +2,9 @@ package datasets
 
 import (
 	"encoding/csv"
+	"errors"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -11,7 +13,9 @@ import (
 // (operation,size,start,duration; one row per timed MPI call). A ping-pong appears as an
 // MPI_Send row followed by the MPI_Recv row of the same exchange (same size, same start); the
 // pair is one round trip from Src to Dst and back, of size bytes each way, whose time is the sum
-// of the two durations. Repetitions of a size are numbered in file order. Files of other
+// of the two durations. Repetitions of a size are numbered in file order. Every start must be
+// finite and every duration finite and not negative (an error names the line, the round trip's
+// row and the column: operation, size, start or duration). Files of other
 // operations (MPI_Isend, MPI_Recv alone) time single calls and have no table here.
 func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64, error) {
 	loc := Location{File: src.Path}
@@ -31,10 +35,19 @@ func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64,
 		sendDur     float64
 		sendLine    int64
 	)
-	field := func(rec []string, i int, name string, line int64) (float64, error) {
+	// field parses a time; every time must be finite, and a duration not negative. loc names
+	// the round trip being read (its row) and the line.
+	field := func(rec []string, i int, name string, loc Location) (float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
-		if err != nil {
-			return 0, inputErr(Location{File: src.Path, Line: line}, name, ErrWrongType, "%q is not a number", rec[i])
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return 0, inputErr(loc, name, ErrWrongType, "%q is not a number", rec[i])
+		case math.IsNaN(v):
+			return 0, inputErr(loc, name, ErrNaN, "got NaN, want a number")
+		case math.IsInf(v, 0):
+			return 0, inputErr(loc, name, ErrInfinite, "got %s, want a finite number", strings.TrimSpace(rec[i]))
+		case name == "duration" && v < 0:
+			return 0, inputErr(loc, name, ErrNegative, "got %s, want ≥ 0", formatFloat(v))
 		}
 		return v, nil
 	}
@@ -48,16 +61,17 @@ func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64,
 		}
 		l, _ := cr.FieldPos(0)
 		line := int64(l)
+		rowLoc := Location{File: src.Path, Line: line, Row: rows + 1}
 		op := strings.TrimSpace(rec[0])
 		size, err := strconv.ParseInt(strings.TrimSpace(rec[1]), 10, 64)
 		if err != nil {
-			return nil, 0, inputErr(Location{File: src.Path, Line: line}, "size", ErrWrongType, "%q is not an integer", rec[1])
+			return nil, 0, inputErr(rowLoc, "size", ErrWrongType, "%q is not an integer", rec[1])
 		}
-		start, err := field(rec, 2, "start", line)
+		start, err := field(rec, 2, "start", rowLoc)
 		if err != nil {
 			return nil, 0, err
 		}
-		dur, err := field(rec, 3, "duration", line)
+		dur, err := field(rec, 3, "duration", rowLoc)
 		if err != nil {
 			return nil, 0, err
 		}
