@@ -38,8 +38,10 @@ func ReadRunDir(dir string) (*RunDir, error) {
 		return nil, err
 	}
 	preds := filepath.Join(dir, PredictionsFile)
-	if r.Predictions, err = datasets.ReadParquetFile[validate.Row](preds, validate.PredictionsTable); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, badinput.Wrap(preds, err)
+	if _, err := os.Stat(preds); err == nil {
+		if r.Predictions, err = datasets.ReadParquetFile[validate.Row](preds, validate.PredictionsTable); err != nil {
+			return nil, badinput.Wrap(preds, err)
+		}
 	}
 	if (r.Accuracy == nil) != (r.Predictions == nil) && (r.Accuracy == nil || r.Accuracy.Overall.Patterns > 0) {
 		return nil, badinput.Errorf(dir, "holds one of %s and %s without the other", AccuracyFile, PredictionsFile)
