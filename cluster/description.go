@@ -1,9 +1,7 @@
 package cluster
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/strictjson"
 )
 
 // Topologies of the inter-rack network.
@@ -174,13 +173,8 @@ func parse(data []byte, format string) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster: unknown key(s) %s", strings.Join(keys, ", "))
 		}
 	case "json":
-		if err := checkJSONDocument(data); err != nil {
+		if err := strictjson.Decode(data, &d); err != nil {
 			return nil, fmt.Errorf("cluster: %w", oneLine(err))
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&d); err != nil {
-			return nil, fmt.Errorf("cluster: %w", oneLine(jsonDecodeError(data, dec.InputOffset(), err)))
 		}
 	default:
 		panic("cluster: unknown format " + format)

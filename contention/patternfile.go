@@ -3,7 +3,6 @@ package contention
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/strictjson"
 )
 
 // ReadPatternFile reads the transfers of one pattern, all starting together, from a file:
@@ -73,23 +73,18 @@ type jsonFlow struct {
 }
 
 func parsePatternJSON(path string, data []byte) ([]Flow, error) {
-	if err := checkJSONDocument(data); err != nil {
-		return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
-	}
 	var list []jsonFlow
 	prefix := "" // the key of the list, as messages name a transfer
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		var doc struct {
 			Flows []jsonFlow `json:"flows"`
 		}
-		if err := dec.Decode(&doc); err != nil {
-			return nil, badinput.Errorf(path, "contention: %s", oneLine(jsonDecodeError(data, dec.InputOffset(), err).Error()))
+		if err := strictjson.Decode(data, &doc); err != nil {
+			return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
 		}
 		list, prefix = doc.Flows, "flows"
-	} else if err := dec.Decode(&list); err != nil {
-		return nil, badinput.Errorf(path, "contention: %s", oneLine(jsonDecodeError(data, dec.InputOffset(), err).Error()))
+	} else if err := strictjson.Decode(data, &list); err != nil {
+		return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
 	}
 	if len(list) == 0 {
 		return nil, badinput.Errorf(path, "contention: no transfers (want a non-empty list of {\"src\", \"dst\", \"bytes\"})")
