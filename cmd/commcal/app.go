@@ -176,8 +176,8 @@ func positional(c *cli.Context, min, max int, what string) ([]string, error) {
 }
 
 // loadDataset opens a dataset directory given as an argument and reads its tables.
-func loadDataset(ctx context.Context, dir string) (*datasets.Dataset, estimate.Inputs, error) {
-	ds, err := openDataset(dir)
+func loadDataset(ctx context.Context, dir string, noVerify bool) (*datasets.Dataset, estimate.Inputs, error) {
+	ds, err := openDataset(dir, noVerify)
 	if err != nil {
 		return nil, estimate.Inputs{}, err
 	}

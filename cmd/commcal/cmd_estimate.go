@@ -34,6 +34,7 @@ EXAMPLES:
 		Flags: append(append(paramsFlags(), outFlags("COMMCAL_ESTIMATE_OUT", "", "directory to write")...),
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
+			noVerifyFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "DATASET")
@@ -45,7 +46,7 @@ EXAMPLES:
 				return err
 			}
 			return runEstimate(c.Context, e, estimateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
-				Weighted: c.Bool("weighted"), JSON: c.Bool("json")})
+				Weighted: c.Bool("weighted"), JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
 		},
 	})
 }
@@ -55,6 +56,7 @@ type estimateOptions struct {
 	Dataset  string
 	Output   outputOptions
 	Params   paramsOptions
+	NoVerify bool // skip the dataset's checksums
 	Weighted bool // weighted Hockney fits
 	JSON     bool // print calibration.json instead of the table
 }
@@ -70,7 +72,7 @@ func runEstimate(ctx context.Context, e env, o estimateOptions) error {
 		return err
 	}
 	defer out.Release()
-	ds, in, err := loadDataset(ctx, o.Dataset)
+	ds, in, err := loadDataset(ctx, o.Dataset, o.NoVerify)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ EXAMPLES:
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
+			noVerifyFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "DATASET")
@@ -63,7 +64,7 @@ EXAMPLES:
 				return err
 			}
 			return runValidate(c.Context, e, validateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
-				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json")})
+				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
 		},
 	})
 }
@@ -76,6 +77,7 @@ type validateOptions struct {
 	Calibration string // calibration.json; "" calibrates on the dataset
 	HeldOut     []string
 	Thresholds  []validate.Threshold
+	NoVerify    bool // skip the dataset's checksums
 	JSON        bool
 }
 
@@ -97,7 +99,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 		return err
 	}
 	defer out.Release()
-	ds, in, err := loadDataset(ctx, o.Dataset)
+	ds, in, err := loadDataset(ctx, o.Dataset, o.NoVerify)
 	if err != nil {
 		return err
 	}

@@ -296,9 +296,15 @@ func (o sourceOptions) load(paths []string) (*cluster.Cluster, []datasets.Source
 	return cl, srcs, nil
 }
 
-// openDataset opens a dataset directory given as an argument; one that is not a dataset is
-// bad input.
-func openDataset(dir string) (*datasets.Dataset, error) {
-	ds, err := datasets.Open(dir)
+// noVerifyFlag skips the checksums of a dataset's tables.
+func noVerifyFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-verify", EnvVars: []string{"COMMCAL_NO_VERIFY"},
+		Usage: "do not check the dataset's table files against the SHA-256 sums of its manifest"}
+}
+
+// openDataset opens a dataset directory given as an argument, its tables checked against
+// the manifest's checksums unless noVerify; one that is not a dataset is bad input.
+func openDataset(dir string, noVerify bool) (*datasets.Dataset, error) {
+	ds, err := datasets.OpenWith(dir, datasets.OpenOptions{NoVerify: noVerify})
 	return ds, badinput.Wrap(dir, err)
 }
