@@ -66,7 +66,7 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	em, err := Build(o.Cluster, o.Shaping)
+	em, err := Build(ctx, o.Cluster, o.Shaping)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func twoByTwo(t *testing.T) *cluster.Cluster {
 
 func TestEmulatedTwoByTwo(t *testing.T) {
 	needRoot(t)
-	em, err := Build(twoByTwo(t), DefaultShaping)
+	em, err := Build(context.Background(), twoByTwo(t), DefaultShaping)
 	if err != nil {
 		t.Fatal(err)
 	}

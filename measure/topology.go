@@ -1,12 +1,14 @@
 package measure
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/vishvananda/netns"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/atomicio"
 )
 
 // namePrefix starts the name of every namespace commcal makes, followed by its run's ID,
@@ -50,6 +53,7 @@ type Emulation struct {
 	nodeIP  map[string]net.IP
 	names   []string // namespaces created, for teardown
 	handles []netns.NsHandle
+	lock    *atomicio.Lock // the machine's emulation lock, held until Close
 }
 
 // ShapedRate is the rate a resource of the description is shaped to, in bits per second.
@@ -141,14 +145,22 @@ func Leftovers() []string {
 }
 
 // Build creates the emulation of a cluster. On error everything made so far is removed.
-func Build(cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
+//
+// One emulation runs on a machine at a time: two side by side would share its CPUs and
+// measure each other. Build waits (until ctx is done) for the machine's emulation lock, an
+// flock on EmulationLock held until Close.
+func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	if len(cl.Nodes()) > 250*200 {
 		return nil, fmt.Errorf("measure: %d nodes is more than the emulation's address plan holds", len(cl.Nodes()))
 	}
-	em = &Emulation{ID: newRunID(), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}}
+	lock, err := lockEmulation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	em = &Emulation{ID: newRunID(), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}, lock: lock}
 	defer func() {
 		if err != nil {
 			em.Close()
@@ -376,5 +388,19 @@ func (e *Emulation) Close() error {
 		}
 	}
 	e.names, e.handles = nil, nil
+	e.lock.Release()
+	e.lock = nil
 	return errors.Join(errs...)
+}
+
+// EmulationLock is the file whose flock makes emulations on one machine take turns.
+var EmulationLock = filepath.Join(os.TempDir(), "commcal-emulation.lock")
+
+// lockEmulation takes the machine's emulation lock, waiting until ctx is done.
+func lockEmulation(ctx context.Context) (*atomicio.Lock, error) {
+	l, err := atomicio.Acquire(ctx, EmulationLock, true)
+	if err != nil {
+		return nil, fmt.Errorf("measure: emulation lock: %w", err)
+	}
+	return l, nil
 }

@@ -37,10 +37,9 @@ type Target struct {
 
 // Claimed is an output path locked for one command. Release unlocks it.
 type Claimed struct {
-	Path     string
-	lock     *os.File
-	lockPath string
-	created  []string // parent directories Claim made, deepest first
+	Path    string
+	lock    *Lock
+	created []string // parent directories Claim made, deepest first
 }
 
 // Release removes the lock file and unlocks the output, so that nothing is left beside it.
@@ -48,8 +47,7 @@ type Claimed struct {
 // (lockPath compares the locked file with the one at the path) and locks afresh.
 func (c *Claimed) Release() {
 	if c != nil && c.lock != nil {
-		os.Remove(c.lockPath)
-		c.lock.Close()
+		c.lock.Release()
 		c.lock = nil
 		for _, d := range c.created {
 			os.Remove(d) // only if still empty: nothing was written into it
@@ -112,14 +110,14 @@ func Claim(ctx context.Context, t Target) (*Claimed, error) {
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
 	lockFile := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".lock")
-	lock, err := lockPath(ctx, lockFile, t.Wait)
+	lock, err := Acquire(ctx, lockFile, t.Wait)
 	if err != nil {
 		for _, d := range created {
 			os.Remove(d)
 		}
 		return nil, fmt.Errorf("output %s: %w", t.Path, err)
 	}
-	c := &Claimed{Path: t.Path, lock: lock, lockPath: lockFile, created: created}
+	c := &Claimed{Path: t.Path, lock: lock, created: created}
 	if err := recoverSiblings(out); err != nil {
 		c.Release()
 		return nil, fmt.Errorf("output %s: clearing what an interrupted run left: %w", t.Path, err)
@@ -161,9 +159,34 @@ func replaceable(t Target, out string) error {
 	return badinput.Errorf(t.Path, "the output exists and was not written by commcal (no %s in it); use --force to replace it", Marker)
 }
 
-// lockPath takes the advisory lock of an output (flock on its lock file at path), waiting for
-// it (polling, so that ctx can cancel the wait) when wait is set. The lock holder removes the
-// file when it is done, so a lock is only good if the file locked is still the one at path.
+// Lock is an advisory lock held on a lock file (flock). Release removes the file, so that
+// nothing is left behind; a process that was waiting on the removed file notices it no
+// longer is the lock (Acquire compares the locked file with the one at the path) and locks
+// afresh.
+type Lock struct {
+	f    *os.File
+	path string
+}
+
+// Acquire takes the lock at path, creating the file. When the lock is held elsewhere it
+// fails at once with ErrBusy, or with wait polls until it is free or ctx is done.
+func Acquire(ctx context.Context, path string, wait bool) (*Lock, error) {
+	f, err := lockPath(ctx, path, wait)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Release removes the lock file and unlocks it. It may be called more than once.
+func (l *Lock) Release() {
+	if l != nil && l.f != nil {
+		os.Remove(l.path)
+		l.f.Close()
+		l.f = nil
+	}
+}
+
 func lockPath(ctx context.Context, path string, wait bool) (*os.File, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
