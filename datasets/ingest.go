@@ -291,8 +291,12 @@ func inferTable(loc Location, have []string, forced string) (*Table, error) {
 		}
 	}
 	if best == nil || bestHave < 3 {
+		quoted := make([]string, len(have))
+		for i, h := range have {
+			quoted[i] = quote(h)
+		}
 		return nil, inputErr(loc, "", ErrUnknownTable, "columns %s fit none of the tables %s",
-			list(have), list(TableNames()))
+			list(quoted), list(TableNames()))
 	}
 	if miss := missing(best); len(miss) > 0 {
 		return nil, inputErr(loc, miss[0], ErrMissingColumn, "looks like table %s but has no column %q", best.Name, miss[0])
