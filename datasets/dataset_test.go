@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,45 @@ func TestOpenVerifiesChecksums(t *testing.T) {
 	_, err = Open(a)
 	if ie := checkInputError(t, err, filepath.Join(a, m.Tables[0].File)); ie.Kind != ErrChecksumMismatch {
 		t.Errorf("no checksum: %v", err)
+	}
+}
+
+// Ingesting a dataset directory checks its tables against the manifest too.
+func TestIngestDatasetVerifiesChecksums(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	a, _ := simulateDir(t, cl, 43)
+	b, _ := simulateDir(t, cl, 44)
+	other, err := os.ReadFile(filepath.Join(b, RoundTripsTable.File()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(a, RoundTripsTable.File())
+	if err := os.WriteFile(path, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := ExpandSources([]string{a}, Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ds")
+	_, err = Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime})
+	if ie := checkInputError(t, err, path); ie.Kind != ErrChecksumMismatch {
+		t.Errorf("%v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("output written")
+	}
+	// A path that does not exist, and an empty directory, are bad input.
+	missing := filepath.Join(a, "nope")
+	if _, err := ExpandSources([]string{missing}, Source{}); err == nil {
+		t.Error("missing path accepted")
+	} else if ie := checkInputError(t, err, missing); ie.Kind != ErrMissingFile {
+		t.Error(err)
+	}
+	empty := t.TempDir()
+	if _, err := ExpandSources([]string{empty}, Source{}); err == nil {
+		t.Error("empty directory accepted")
+	} else if ie := checkInputError(t, err, empty); ie.Kind != ErrEmptyFile {
+		t.Error(err)
 	}
 }

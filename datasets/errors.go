@@ -3,7 +3,9 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // ErrKind names what is wrong with an input, so that scripts and tests can tell errors apart.
@@ -78,6 +80,8 @@ type InputError struct {
 	Detail string
 }
 
+// Error is one line: control characters that came from the input (in a file name, a header
+// field, a key) are escaped.
 func (e *InputError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Loc.String())
@@ -85,7 +89,28 @@ func (e *InputError) Error() string {
 		fmt.Fprintf(&b, ", column %q", e.Column)
 	}
 	fmt.Fprintf(&b, ": %s: %s", e.Kind, e.Detail)
+	return oneLine(b.String())
+}
+
+// oneLine escapes control characters and line separators as Go does in quoted strings.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, isLineBreaking) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isLineBreaking(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
 	return b.String()
+}
+
+func isLineBreaking(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
 // IsInputError reports whether err is (or wraps) an InputError, and returns it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -43,13 +44,18 @@ type Source struct {
 	// Table forces the table of a CSV or Parquet file; empty infers it from the columns.
 	Table string
 	// Src and Dst name the two nodes of a SimGrid ping-pong (Src sends first), and override
-	// the address-to-node mapping of an iperf3 run (Src is the sender).
+	// the address-to-node mapping of an iperf3 run (Src sends the forward transfer; the
+	// reverse transfer of a --bidir run goes from Dst to Src).
 	Src, Dst string
 	// Experiment and PatternID label iperf3 transfers; the defaults are p2p_sweep and
-	// "src>dst:bytes". Repetitions of one pattern are numbered in source order.
+	// "src>dst:bytes", and for a --bidir run bidir_nic (bidir_backbone between racks) and
+	// "src<>dst:bytes". Repetitions of one pattern are numbered in source order.
 	Experiment, PatternID string
 	// Provenance is copied into the manifest.
 	Provenance string
+	// SHA256, when set, is the SHA-256 the file must have (ExpandSources sets it from a
+	// dataset directory's manifest): a file that differs is checksum-mismatch.
+	SHA256 string
 }
 
 func (s Source) open() (fs.File, error) {
@@ -155,6 +161,9 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 	info := SourceInfo{Path: src.Path, Provenance: src.Provenance}
 	f, err := src.open()
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return info, inputErr(Location{File: src.Path}, "", ErrMissingFile, "no such file")
+		}
 		return info, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
@@ -163,6 +172,9 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 		return info, fmt.Errorf("datasets: %s: %w", src.Path, err)
 	}
 	loc := Location{File: src.Path}
+	if src.SHA256 != "" && src.SHA256 != info.SHA256 {
+		return info, inputErr(loc, "", ErrChecksumMismatch, "checksum mismatch: manifest says SHA-256 %s, file has %s", src.SHA256, info.SHA256)
+	}
 	if info.Bytes == 0 {
 		return info, inputErr(loc, "", ErrEmptyFile, "the file is empty")
 	}
@@ -291,8 +303,12 @@ func inferTable(loc Location, have []string, forced string) (*Table, error) {
 		}
 	}
 	if best == nil || bestHave < 3 {
+		quoted := make([]string, len(have))
+		for i, h := range have {
+			quoted[i] = quote(h)
+		}
 		return nil, inputErr(loc, "", ErrUnknownTable, "columns %s fit none of the tables %s",
-			list(have), list(TableNames()))
+			list(quoted), list(TableNames()))
 	}
 	if miss := missing(best); len(miss) > 0 {
 		return nil, inputErr(loc, miss[0], ErrMissingColumn, "looks like table %s but has no column %q", best.Name, miss[0])
@@ -302,12 +318,16 @@ func inferTable(loc Location, have []string, forced string) (*Table, error) {
 
 // ExpandSources turns command-line paths into sources: a file is one source; a directory
 // gives its files in name order (hidden files skipped); a commcal dataset directory (one with
-// a manifest.json) gives its table files. Every source copies base's settings.
+// a manifest.json) gives its table files, each to match the manifest's SHA-256. Every source
+// copies base's settings. A missing path or an empty directory is an *InputError.
 func ExpandSources(paths []string, base Source) ([]Source, error) {
 	var out []Source
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, inputErr(Location{File: p}, "", ErrMissingFile, "no such file or directory")
+			}
 			return nil, fmt.Errorf("datasets: %w", err)
 		}
 		if !st.IsDir() {
@@ -323,7 +343,7 @@ func ExpandSources(paths []string, base Source) ([]Source, error) {
 			}
 			for _, ti := range m.Tables {
 				s := base
-				s.Path, s.Format, s.Table = filepath.Join(p, ti.File), FormatParquet, ti.Name
+				s.Path, s.Format, s.Table, s.SHA256 = filepath.Join(p, ti.File), FormatParquet, ti.Name, ti.SHA256
 				out = append(out, s)
 			}
 			continue
@@ -348,7 +368,7 @@ func ExpandSources(paths []string, base Source) ([]Source, error) {
 			return nil, fmt.Errorf("datasets: %w", err)
 		}
 		if len(files) == 0 {
-			return nil, fmt.Errorf("datasets: directory %s holds no files", p)
+			return nil, inputErr(Location{File: p}, "", ErrEmptyFile, "the directory holds no files")
 		}
 		sort.Strings(files)
 		for _, f := range files {

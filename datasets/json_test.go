@@ -125,3 +125,11 @@ func TestReadManifestErrors(t *testing.T) {
 		t.Errorf("a directory without a manifest: %v", err)
 	}
 }
+
+// An input error is one line whatever the input put in it.
+func TestInputErrorOneLine(t *testing.T) {
+	e := inputErr(Location{File: "a\nb.csv", Line: 2}, "col\r", ErrUnknownTable, "columns %s", "x\ny\u2028z\x00")
+	if got, want := e.Error(), `a\nb.csv: line 2, column "col\r": unknown-table: columns x\ny\u2028z\x00`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

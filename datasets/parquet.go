@@ -92,7 +92,9 @@ func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocat
 		return nil, err
 	}
 	dropStoredArrowSchema(rdr.MetaData())
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
+	// The reader reserves a whole batch per column up front: no more than the file holds.
+	batch := min(int64(batchRows), max(rdr.MetaData().NumRows, 1))
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: batch}, mem)
 	if err != nil {
 		rdr.Close()
 		return nil, corruptErr(path, 0, "unreadable Parquet schema: %v", err)
@@ -106,7 +108,7 @@ func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocat
 		rdr.Close()
 		return nil, corruptErr(path, 0, "the Parquet schema has %d fields and its Arrow schema %d", len(fr.Manifest.Fields), sc.NumFields())
 	}
-	return &parquetReader{path: path, rdr: rdr, fr: fr, schema: sc, groups: groups, mem: mem, batch: int64(batchRows), rows: rdr.MetaData().NumRows}, nil
+	return &parquetReader{path: path, rdr: rdr, fr: fr, schema: sc, groups: groups, mem: mem, batch: batch, rows: rdr.MetaData().NumRows}, nil
 }
 
 // checkParquetMeta checks what the reader would otherwise trust: row counts, column counts,
