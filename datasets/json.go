@@ -11,32 +11,31 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/commcal/commcal/internal/strictjson"
 )
 
 // utf8BOM is the byte-order mark that Windows tools put at the start of UTF-8 text.
 var utf8BOM = []byte("\ufeff")
 
-// decodeJSON decodes one JSON document strictly into v: an unknown key, a key given twice in
-// one object and anything after the document (a second document appended to the file) are
-// errors, as is an empty input. name is the file named in errors, which are *InputError.
+// decodeJSON decodes one JSON document strictly into v (internal/strictjson): an unknown
+// key, a key given twice in one object and anything after the document (a second document
+// appended to the file) are errors, as is an empty input. name is the file named in errors,
+// which are *InputError.
 func decodeJSON(name string, data []byte, v any) error {
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if err := checkDuplicateKeys(name, data); err != nil {
-		return err
+	err := strictjson.Decode(data, v)
+	if err == nil {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if err == io.EOF {
-			return inputErr(Location{File: name}, "", ErrEmptyFile, "no JSON document")
-		}
-		return jsonErr(name, data, err, "invalid JSON")
+	var se *strictjson.Error
+	if !errors.As(err, &se) {
+		return inputErr(Location{File: name}, "", ErrCorrupt, "invalid JSON: %v", err)
 	}
-	if off := skipSpace(data, dec.InputOffset()); off < int64(len(data)) {
-		return inputErr(Location{File: name, Line: lineAt(data, off)}, "", ErrTrailingData,
-			"more data after the end of the JSON document (two documents in one file?)")
-	}
-	return nil
+	kind := map[strictjson.Kind]ErrKind{strictjson.Syntax: ErrCorrupt, strictjson.Empty: ErrEmptyFile,
+		strictjson.DuplicateKey: ErrDuplicateField, strictjson.Trailing: ErrTrailingData,
+		strictjson.UnknownKey: ErrUnknownField, strictjson.WrongType: ErrWrongType}[se.Kind]
+	// The column names the key; the message need not repeat it.
+	return inputErr(Location{File: name, Line: int64(se.Line)}, se.Key, kind, "%s", strings.TrimPrefix(se.Msg, se.Key+": "))
 }
 
 // ReadJSONFile decodes a JSON file strictly (see decodeJSON). Every problem with the file,
@@ -62,85 +61,6 @@ func readInputFile(path string) ([]byte, error) {
 		return nil, inputErr(Location{File: path}, "", ErrMissingFile, "a directory, want a file")
 	}
 	return nil, fmt.Errorf("datasets: %w", err)
-}
-
-// checkDuplicateKeys walks the tokens of the first JSON value in data and reports a key that
-// appears twice in one object, with the path of the object. encoding/json keeps the last of
-// duplicate keys silently. Syntax errors are left to the decoder, which reports them better.
-func checkDuplicateKeys(name string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		keys    map[string]bool // nil for an array
-		wantKey bool            // the next token of an object is a key
-		path    string
-		index   int // next element of an array
-	}
-	var stack []*frame
-	// value accounts for a value (scalar or the start of a composite) in the current frame and
-	// returns the path it sits at.
-	var key string
-	value := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		top := stack[len(stack)-1]
-		if top.keys != nil {
-			top.wantKey = true
-			return joinPath(top.path, key)
-		}
-		top.index++
-		return fmt.Sprintf("%s[%d]", top.path, top.index-1)
-	}
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				f := &frame{path: value()}
-				if d == '{' {
-					f.keys, f.wantKey = map[string]bool{}, true
-				}
-				stack = append(stack, f)
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return nil // the first document ends here
-				}
-			}
-			continue
-		}
-		if len(stack) == 0 {
-			return nil // a scalar document
-		}
-		top := stack[len(stack)-1]
-		if s, ok := tok.(string); ok && top.keys != nil && top.wantKey {
-			if top.keys[s] {
-				where := "the top-level object"
-				if top.path != "" {
-					where = top.path
-				}
-				return inputErr(Location{File: name, Line: lineAt(data, skipSpaceComma(data, off))}, joinPath(top.path, s), ErrDuplicateField,
-					"key %s appears twice in %s", strconv.Quote(s), where)
-			}
-			top.keys[s] = true
-			top.wantKey = false
-			key = s
-			continue
-		}
-		value()
-	}
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // jsonErr turns a decoding error into an input error with the line it occurred on.
@@ -171,19 +91,6 @@ func skipSpace(data []byte, off int64) int64 {
 	for off < int64(len(data)) {
 		switch data[off] {
 		case ' ', '\t', '\r', '\n':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
-}
-
-// skipSpaceComma skips white space, commas and colons (the separators a token may follow).
-func skipSpaceComma(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n', ',', ':':
 			off++
 		default:
 			return off
