@@ -2,6 +2,7 @@ package contention
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,22 +20,26 @@ import (
 	"github.com/commcal/commcal/internal/strictjson"
 )
 
-// ReadPatternFile reads the transfers of one pattern, all starting together, from a file:
+// ReadPatterns reads one or several patterns, each a set of transfers that start together,
+// from a file:
 //
 //   - CSV with a header naming src (or src_node), dst (or dst_node) and bytes, in any order
-//     and any case; other columns are ignored. Excel's "CSV UTF-8" is accepted: a byte-order
-//     mark, quoted fields, CRLF line ends.
-//   - JSON, either {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]} or the bare
-//     list: one document, no key twice, no unknown key.
+//     and any case, and optionally pattern (or pattern_id) grouping the rows into patterns
+//     (in the order they first appear); other columns are ignored. Excel's "CSV UTF-8" is
+//     accepted: a byte-order mark, quoted fields, CRLF line ends.
+//   - JSON: {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]}, the bare list, or
+//     {"patterns": [{"id": "a", "flows": [...]}, ...]}: one document, no key twice, no
+//     unknown key.
 //
 // Every transfer needs two different node names without control characters and a positive,
-// finite number of bytes; a file without transfers is an error. Whether the nodes exist is
-// the cluster's business: the models check it (and say which transfer).
+// finite number of bytes; a file or pattern without transfers is an error. Whether the nodes
+// exist is the cluster's business: the models check it (and say which transfer). A file of
+// one pattern gives it the file's base name as ID.
 //
 // Errors caused by the file are bad input (internal/badinput), on one line, naming the file
 // and the line, row and column (CSV: `p.csv: line 3 (row 2), column "bytes": ...`) or the
 // transfer's key (JSON: `p.json: flows[1].src: ...`).
-func ReadPatternFile(path string) ([]Flow, error) {
+func ReadPatterns(path string) ([]Pattern, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -46,15 +51,27 @@ func ReadPatternFile(path string) ([]Flow, error) {
 		}
 		return nil, fmt.Errorf("contention: %w", err)
 	}
-	return parsePattern(path, data)
+	return parsePatterns(path, data)
+}
+
+// ReadPatternFile reads a file of one pattern (see ReadPatterns) and returns its transfers.
+func ReadPatternFile(path string) ([]Flow, error) {
+	pats, err := ReadPatterns(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(pats) != 1 {
+		return nil, badinput.Errorf(path, "contention: %d patterns in the file, want one", len(pats))
+	}
+	return pats[0].Flows, nil
 }
 
 // utf8BOM is the byte-order mark spreadsheet programs put at the start of UTF-8 files.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// parsePattern reads a pattern file's content; path names it in errors and its extension
+// parsePatterns reads a pattern file's content; path names it in errors and its extension
 // chooses JSON (.json, or content that starts with { or [) or CSV.
-func parsePattern(path string, data []byte) ([]Flow, error) {
+func parsePatterns(path string, data []byte) ([]Pattern, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -72,44 +89,82 @@ type jsonFlow struct {
 	Bytes float64 `json:"bytes"`
 }
 
-func parsePatternJSON(path string, data []byte) ([]Flow, error) {
-	var list []jsonFlow
-	prefix := "" // the key of the list, as messages name a transfer
+type jsonPattern struct {
+	ID    string     `json:"id"`
+	Flows []jsonFlow `json:"flows"`
+}
+
+func parsePatternJSON(path string, data []byte) ([]Pattern, error) {
+	var pats []jsonPattern
+	prefix := "" // the key of a pattern's list, as messages name a transfer
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		var doc struct {
-			Flows []jsonFlow `json:"flows"`
+			Flows    []jsonFlow    `json:"flows"`
+			Patterns []jsonPattern `json:"patterns"`
 		}
 		if err := strictjson.Decode(data, &doc); err != nil {
 			return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
 		}
-		list, prefix = doc.Flows, "flows"
-	} else if err := strictjson.Decode(data, &list); err != nil {
-		return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
+		switch {
+		case doc.Flows != nil && doc.Patterns != nil:
+			return nil, badinput.Errorf(path, "contention: both \"flows\" and \"patterns\"; give one")
+		case doc.Patterns != nil:
+			pats, prefix = doc.Patterns, "patterns[%d].flows"
+		default:
+			pats, prefix = []jsonPattern{{Flows: doc.Flows}}, "flows"
+		}
+	} else {
+		var list []jsonFlow
+		if err := strictjson.Decode(data, &list); err != nil {
+			return nil, badinput.Errorf(path, "contention: %s", oneLine(err.Error()))
+		}
+		pats = []jsonPattern{{Flows: list}}
 	}
-	if len(list) == 0 {
-		return nil, badinput.Errorf(path, "contention: no transfers (want a non-empty list of {\"src\", \"dst\", \"bytes\"})")
+	if len(pats) == 0 {
+		return nil, badinput.Errorf(path, "contention: no patterns")
 	}
-	flows := make([]Flow, len(list))
-	for i, f := range list {
-		key := fmt.Sprintf("%s[%d]", prefix, i)
-		if p := nodeNameProblem(f.Src); p != "" {
-			return nil, badinput.Errorf(path, "contention: %s.src: %q %s", key, f.Src, p)
+	out := make([]Pattern, len(pats))
+	seen := map[string]bool{}
+	for pi, jp := range pats {
+		listKey := prefix
+		if strings.Contains(prefix, "%d") {
+			listKey = fmt.Sprintf(prefix, pi)
+			if jp.ID == "" || seen[jp.ID] {
+				return nil, badinput.Errorf(path, "contention: patterns[%d].id: %q is empty or repeats an earlier pattern's", pi, jp.ID)
+			}
+			seen[jp.ID] = true
 		}
-		if p := nodeNameProblem(f.Dst); p != "" {
-			return nil, badinput.Errorf(path, "contention: %s.dst: %q %s", key, f.Dst, p)
+		if len(jp.Flows) == 0 {
+			return nil, badinput.Errorf(path, "contention: %s: no transfers (want a non-empty list of {\"src\", \"dst\", \"bytes\"})", listKey)
 		}
-		if f.Src == f.Dst {
-			return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", key, f.Src)
+		flows := make([]Flow, len(jp.Flows))
+		for i, f := range jp.Flows {
+			key := fmt.Sprintf("%s[%d]", listKey, i)
+			if p := nodeNameProblem(f.Src); p != "" {
+				return nil, badinput.Errorf(path, "contention: %s.src: %q %s", key, f.Src, p)
+			}
+			if p := nodeNameProblem(f.Dst); p != "" {
+				return nil, badinput.Errorf(path, "contention: %s.dst: %q %s", key, f.Dst, p)
+			}
+			if f.Src == f.Dst {
+				return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", key, f.Src)
+			}
+			if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+				return nil, badinput.Errorf(path, "contention: %s.bytes: %g (or missing), want a positive finite number of bytes", key, f.Bytes)
+			}
+			flows[i] = Flow(f)
 		}
-		if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
-			return nil, badinput.Errorf(path, "contention: %s.bytes: %g (or missing), want a positive finite number of bytes", key, f.Bytes)
-		}
-		flows[i] = Flow(f)
+		out[pi] = Pattern{ID: cmp.Or(jp.ID, patternName(path)), Flows: flows}
 	}
-	return flows, nil
+	return out, nil
 }
 
-func parsePatternCSV(path string, data []byte) ([]Flow, error) {
+// patternName is the ID of a file's only pattern: its base name without extension.
+func patternName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+func parsePatternCSV(path string, data []byte) ([]Pattern, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.ReuseRecord = true
 	header, err := r.Read()
@@ -153,7 +208,14 @@ func parsePatternCSV(path string, data []byte) ([]Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	var flows []Flow
+	pi := -1 // the optional pattern column
+	if _, ok1 := col["pattern"]; ok1 {
+		pi, _ = find("pattern", "pattern_id")
+	} else if _, ok2 := col["pattern_id"]; ok2 {
+		pi, _ = find("pattern_id")
+	}
+	var pats []Pattern
+	index := map[string]int{}
 	for row := 1; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -178,12 +240,24 @@ func parsePatternCSV(path string, data []byte) ([]Flow, error) {
 		if err != nil || !(b > 0) || math.IsInf(b, 0) {
 			return nil, badinput.Errorf(path, "contention: %s: %q is not a positive finite number of bytes", at(bi), rec[bi])
 		}
-		flows = append(flows, Flow{Src: src, Dst: dst, Bytes: b})
+		id := patternName(path)
+		if pi >= 0 {
+			if id = strings.TrimSpace(rec[pi]); id == "" || nodeNameProblem(id) != "" {
+				return nil, badinput.Errorf(path, "contention: %s: %q is not a pattern name", at(pi), rec[pi])
+			}
+		}
+		k, ok := index[id]
+		if !ok {
+			k = len(pats)
+			index[id] = k
+			pats = append(pats, Pattern{ID: id})
+		}
+		pats[k].Flows = append(pats[k].Flows, Flow{Src: src, Dst: dst, Bytes: b})
 	}
-	if len(flows) == 0 {
+	if len(pats) == 0 {
 		return nil, badinput.Errorf(path, "contention: no transfers after the header")
 	}
-	return flows, nil
+	return pats, nil
 }
 
 // csvProblem describes an encoding/csv error with its line, the data row (0 for the header)

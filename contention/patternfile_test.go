@@ -117,25 +117,61 @@ func FuzzReadPattern(f *testing.F) {
 	f.Add([]byte(`[{"src":"X1","dst":"Y2","bytes":1e7},{"src":"Y2","dst":"X1","bytes":5}]`), true)
 	f.Add([]byte(`{"flows":[{"src":"X1","dst":"Y2","bytes":1}]} {"flows":[]}`), true)
 	f.Add([]byte(`{"flows":[{"src":"X1","src":"Y2","bytes":1}]}`), true)
+	f.Add([]byte("pattern,src,dst,bytes\na,X1,Y2,1\nb,X1,Y2,2\na,Y1,X2,3\n"), false)
+	f.Add([]byte(`{"patterns":[{"id":"a","flows":[{"src":"X1","dst":"Y2","bytes":1}]},{"id":"a","flows":[]}]}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, isJSON bool) {
 		name := "fuzz.csv"
 		if isJSON {
 			name = "fuzz.json"
 		}
-		flows, err := parsePattern(name, data)
+		pats, err := parsePatterns(name, data)
 		if err != nil {
 			if !badinput.Is(err) || strings.ContainsAny(err.Error(), "\r\n") || !strings.HasPrefix(err.Error(), name+": contention: ") {
 				t.Fatalf("error %q: want bad input on one line naming the file", err)
 			}
 			return
 		}
-		if len(flows) == 0 {
-			t.Fatal("no transfers and no error")
+		if len(pats) == 0 {
+			t.Fatal("no patterns and no error")
 		}
-		for i, fl := range flows {
-			if nodeNameProblem(fl.Src) != "" || nodeNameProblem(fl.Dst) != "" || fl.Src == fl.Dst || !(fl.Bytes > 0) || math.IsInf(fl.Bytes, 0) {
-				t.Fatalf("transfer %d accepted: %+v", i, fl)
+		ids := map[string]bool{}
+		for _, p := range pats {
+			if len(p.Flows) == 0 || p.ID == "" || ids[p.ID] {
+				t.Fatalf("pattern %q accepted with %d transfers (IDs so far %v)", p.ID, len(p.Flows), ids)
+			}
+			ids[p.ID] = true
+			for i, fl := range p.Flows {
+				if nodeNameProblem(fl.Src) != "" || nodeNameProblem(fl.Dst) != "" || fl.Src == fl.Dst || !(fl.Bytes > 0) || math.IsInf(fl.Bytes, 0) {
+					t.Fatalf("transfer %d accepted: %+v", i, fl)
+				}
 			}
 		}
 	})
+}
+
+func TestReadPatternsGroups(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "many.csv")
+	os.WriteFile(csvPath, []byte("pattern,src,dst,bytes\nb,X1,Y2,1\na,X1,Y2,2\nb,Y1,X2,3\n"), 0o644)
+	pats, err := ReadPatterns(csvPath)
+	if err != nil || len(pats) != 2 || pats[0].ID != "b" || len(pats[0].Flows) != 2 || pats[1].ID != "a" || pats[0].Flows[1].Bytes != 3 {
+		t.Fatalf("CSV with a pattern column: %+v, %v", pats, err)
+	}
+	jsonPath := filepath.Join(dir, "many.json")
+	os.WriteFile(jsonPath, []byte(`{"patterns":[{"id":"p","flows":[{"src":"X1","dst":"Y2","bytes":1}]},{"id":"q","flows":[{"src":"Y2","dst":"X1","bytes":2}]}]}`), 0o644)
+	if pats, err = ReadPatterns(jsonPath); err != nil || len(pats) != 2 || pats[1].ID != "q" {
+		t.Fatalf("JSON patterns: %+v, %v", pats, err)
+	}
+	one := filepath.Join(dir, "one.csv")
+	os.WriteFile(one, []byte("src,dst,bytes\nX1,Y2,1\n"), 0o644)
+	if pats, err = ReadPatterns(one); err != nil || len(pats) != 1 || pats[0].ID != "one" {
+		t.Fatalf("one pattern: %+v, %v", pats, err)
+	}
+	if _, err := ReadPatternFile(csvPath); err == nil {
+		t.Error("ReadPatternFile accepted a file of two patterns")
+	}
+	os.WriteFile(jsonPath, []byte(`{"patterns":[{"id":"p","flows":[{"src":"X1","dst":"Y2","bytes":1}]},{"id":"p","flows":[{"src":"Y2","dst":"X1","bytes":2}]}]}`), 0o644)
+	if _, err := ReadPatterns(jsonPath); err == nil || !badinput.Is(err) {
+		t.Errorf("repeated pattern IDs: %v", err)
+	}
 }

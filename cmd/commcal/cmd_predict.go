@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -14,72 +16,191 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/parallel"
+	"github.com/commcal/commcal/pipeline"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
 // --parquet.
 type predictionRow struct {
-	FlowID    int64   `col:"flow_id" json:"flow_id" doc:"transfer, in file order from 0"`
+	Pattern   string  `col:"pattern_id" json:"pattern" doc:"pattern: the file's name, its pattern column, or the workload's"`
+	FlowID    int64   `col:"flow_id" json:"flow_id" doc:"transfer, in the pattern's order from 0"`
 	Src       string  `col:"src_node" json:"src" doc:"sending node"`
 	Dst       string  `col:"dst_node" json:"dst" doc:"receiving node"`
 	Bytes     float64 `col:"bytes" unit:"B" json:"bytes" doc:"message size"`
 	Model     string  `col:"model" json:"model" doc:"model"`
 	Seconds   float64 `col:"seconds" unit:"s" json:"seconds" doc:"predicted completion time"`
-	FirstRate float64 `col:"first_rate_bps" json:"first_rate_bps" doc:"rate during the first step, bit/s"`
+	FirstRate float64 `col:"first_rate_bps" unit:"bit/s" json:"first_rate_bps" doc:"rate during the first step"`
 	Steps     int64   `col:"steps" json:"steps" doc:"Algorithm-2 steps of the pattern under this model"`
 }
 
 var predictionTable = datasets.DefineTable[predictionRow]("prediction")
 
+// maxTableRows is the most transfers predict prints one line each; beyond, a line per
+// pattern and model (--json and --parquet always hold every transfer).
+const maxTableRows = 1000
+
 func predictCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
 		Name:      "predict",
 		Usage:     "predict each transfer's completion time under each model",
-		ArgsUsage: "PATTERN",
-		Description: `Reads one pattern — transfers that all start together — and prints every transfer's
-predicted completion time under every model. The pattern is a CSV file with a header naming
-src, dst and bytes, or JSON: {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]}.
+		ArgsUsage: "[PATTERN_FILE_OR_DIR...]",
+		Description: `Predicts the completion time of every transfer of one or many patterns — sets of transfers
+that start together — under every model (or those of --models), using the parameters of
+--calibration (a calibration.json of "commcal estimate" or "commcal run", penalty table
+included) or --params, with --efficiency and --contra-factor over either.
+
+Patterns come from files, directories of files, and generated workloads:
+   CSV      a header naming src, dst and bytes, and optionally pattern: rows with the same
+            pattern value form one pattern (a file without the column is one pattern)
+   JSON     {"flows": [{"src": "X1", "dst": "Y2", "bytes": 1e7}, ...]}, the bare list, or
+            {"patterns": [{"id": "a", "flows": [...]}, ...]}
+   a directory: every .csv and .json file in it, in name order
+   --workload (repeatable):
+` + indent(contention.WorkloadHelp, "            ") + `
+
+Patterns are predicted on all cores; the output's order is the input's. Up to 1000
+transfers are printed a line each; beyond, a line per pattern (transfers, makespan, mean
+time, steps per model) — --json and --parquet always hold every transfer.
 
 EXAMPLES:
    commcal predict --cluster ccpe-testbed pattern.csv
-   commcal predict --cluster lab.toml --params params.json --parquet times.parquet pattern.json
-   commcal predict --cluster ccpe-testbed --json pattern.csv | jq '.[] | select(.model == "asymmetric")'`,
+   commcal predict --cluster lab.toml --calibration runs/latest/calibration.json --models asymmetric,maxmin patterns/
+   commcal predict --cluster lab.toml --workload all-to-all:4e6 --parquet a2a.parquet
+   commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.[] | select(.model == "maxmin")'`,
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
+			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
+				Usage: "calibration.json to predict with (parameters and penalty table); --params is then not used"},
+			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(modelNames(), ", ")},
+			&cli.GenericFlag{Name: "workload", Value: &repeated{}, Usage: "a generated workload (repeatable): all-to-all:BYTES, alltoallv:FILE, random:nodes=N,d=D,..."},
+			&cli.BoolFlag{Name: "summary", Usage: "one line per pattern and model, however few transfers"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
 			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file (never an input; an existing file needs --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing --parquet file"},
 		),
 		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, 1, "PATTERN")
+			args, err := positional(c, 0, -1, "PATTERN_FILE_OR_DIR")
 			if err != nil {
 				return err
+			}
+			workloads := c.Generic("workload").(*repeated).values
+			if len(args) == 0 && len(workloads) == 0 {
+				return usagef("predict: no pattern: give pattern files or directories, or --workload")
+			}
+			models, err := chooseModels(c.String("models"))
+			if err != nil {
+				return err
+			}
+			if c.String("calibration") != "" && c.String("params") != "" {
+				return usagef("predict: --calibration and --params both give the parameters; choose one")
 			}
 			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
-			return runPredict(c.Context, e, predictOptions{Pattern: args[0], Cluster: c.String("cluster"), Params: paramsFrom(c),
-				Parquet: c.String("parquet"), Force: c.Bool("force"), JSON: c.Bool("json")})
+			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Cluster: c.String("cluster"),
+				Params: paramsFrom(c), Calibration: c.String("calibration"), Models: models, Parquet: c.String("parquet"),
+				Force: c.Bool("force"), JSON: c.Bool("json"), Summary: c.Bool("summary")})
 		},
 	})
 }
 
-// predictOptions are predict's argument and flags.
+// predictOptions are predict's arguments and flags.
 type predictOptions struct {
-	Pattern string
-	Cluster string
-	Params  paramsOptions
-	Parquet string // also write the predictions here
-	Force   bool   // replace an existing Parquet file
-	JSON    bool
+	Patterns    []string // files or directories
+	Workloads   []string // generated workload specs
+	Cluster     string
+	Params      paramsOptions
+	Calibration string
+	Models      []contention.Model
+	Parquet     string // also write the predictions here
+	Force       bool   // replace an existing Parquet file
+	JSON        bool
+	Summary     bool
 }
 
-// runPredict predicts every transfer of a pattern under every model.
+// repeated is a flag that may be given several times and whose values hold commas (a
+// StringSliceFlag would split them).
+type repeated struct{ values []string }
+
+func (r *repeated) Set(v string) error { r.values = append(r.values, v); return nil }
+func (r *repeated) String() string     { return strings.Join(r.values, " ") }
+
+func modelNames() []string {
+	var names []string
+	for _, m := range contention.Models() {
+		names = append(names, m.Name())
+	}
+	return names
+}
+
+// chooseModels reads --models.
+func chooseModels(list string) ([]contention.Model, error) {
+	if strings.TrimSpace(list) == "" {
+		return contention.Models(), nil
+	}
+	var out []contention.Model
+	for _, name := range strings.Split(list, ",") {
+		m, ok := contention.ModelByName(strings.TrimSpace(name))
+		if !ok {
+			return nil, usagef("--models: unknown model %q (models: %s)", name, strings.Join(modelNames(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(o contention.Model) bool { return o.Name() == m.Name() }) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// patternFiles expands the arguments: a directory gives its .csv and .json files in name
+// order.
+func patternFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			files = append(files, a) // the reader reports a missing file
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, badinput.Wrap(a, err)
+		}
+		n := len(files)
+		for _, de := range entries {
+			if ext := strings.ToLower(filepath.Ext(de.Name())); !de.IsDir() && (ext == ".csv" || ext == ".json") {
+				files = append(files, filepath.Join(a, de.Name()))
+			}
+		}
+		if len(files) == n {
+			return nil, badinput.Errorf(a, "no .csv or .json pattern file in the directory")
+		}
+	}
+	return files, nil
+}
+
+// patternSource is one pattern and where it came from, for messages.
+type patternSource struct {
+	from string
+	contention.Pattern
+}
+
+// runPredict predicts every transfer of every pattern under the chosen models.
 func runPredict(ctx context.Context, e env, o predictOptions) error {
+	files, err := patternFiles(o.Patterns)
+	if err != nil {
+		return err
+	}
 	if o.Parquet != "" {
-		out, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Parquet, File: true, Force: o.Force,
-			Inputs: slices.DeleteFunc([]string{o.Pattern, o.Cluster, o.Params.File}, func(p string) bool { _, err := os.Stat(p); return err != nil })})
+		inputs := slices.DeleteFunc(append(slices.Clone(files), o.Patterns...), func(p string) bool { return p == "" })
+		inputs = append(inputs, o.Cluster, o.Params.File, o.Calibration)
+		inputs = slices.DeleteFunc(inputs, func(p string) bool { _, err := os.Stat(p); return err != nil })
+		out, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Parquet, File: true, Force: o.Force, Inputs: inputs})
 		if err != nil {
 			return err
 		}
@@ -93,51 +214,140 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	if err != nil {
 		return err
 	}
-	net, err := params.Network(cl)
-	if err != nil {
-		return badinput.Wrap(o.Params.File, err)
-	}
-	flows, err := contention.ReadPatternFile(o.Pattern)
-	if err != nil {
-		return badinput.Wrap(o.Pattern, err)
-	}
-	models := contention.Models()
-	preds := make([]*contention.Prediction, len(models))
-	var rows []predictionRow
-	for i, m := range models {
-		if preds[i], err = m.Predict(net, flows); err != nil {
-			return badinput.Wrap(o.Pattern, err)
-		}
-		for f, fl := range flows {
-			rows = append(rows, predictionRow{FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
-				Seconds: preds[i].Times[f], FirstRate: preds[i].FirstRates[f], Steps: int64(preds[i].Steps)})
-		}
-	}
-	if o.Parquet != "" {
-		if err := datasets.WriteParquetFile(filepath.Clean(o.Parquet), predictionTable, rows); err != nil {
+	paramsFile := o.Params.File
+	var table *contention.PenaltyTable
+	if o.Calibration != "" {
+		cal, err := pipeline.ReadCalibration(o.Calibration)
+		if err != nil {
 			return err
 		}
+		if cal.Cluster != cl.Name() {
+			return badinput.Errorf(o.Calibration, "a calibration of cluster %s, --cluster is %s", cal.Cluster, cl.Name())
+		}
+		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
+		o.Params.override(&params)
 	}
-	if o.JSON {
-		return e.printJSON(rows)
+	net, err := params.Network(cl)
+	if err != nil {
+		return badinput.Wrap(paramsFile, err)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	net.PenaltyTable = table
+	var pats []patternSource
+	for _, f := range files {
+		ps, err := contention.ReadPatterns(f)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			pats = append(pats, patternSource{from: f, Pattern: p})
+		}
+	}
+	for _, w := range o.Workloads {
+		ps, err := contention.Workload(cl, w)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			pats = append(pats, patternSource{from: "--workload " + w, Pattern: p})
+		}
+	}
+	// preds[p][m] is pattern p under model m; patterns are independent, so they run on all
+	// cores, each writing its own slot.
+	preds := make([][]*contention.Prediction, len(pats))
+	err = parallel.For(ctx, len(pats), 0, func(i int) error {
+		preds[i] = make([]*contention.Prediction, len(o.Models))
+		for j, m := range o.Models {
+			p, err := m.Predict(net, pats[i].Flows)
+			if err != nil {
+				return badinput.Errorf(pats[i].from, "pattern %s: %w", pats[i].ID, err)
+			}
+			preds[i][j] = p
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, p := range pats {
+		total += len(p.Flows)
+	}
+	if o.Parquet != "" || o.JSON {
+		rows := make([]predictionRow, 0, total*len(o.Models))
+		for i, p := range pats {
+			for j, m := range o.Models {
+				pr := preds[i][j]
+				for f, fl := range p.Flows {
+					rows = append(rows, predictionRow{Pattern: p.ID, FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
+						Seconds: pr.Times[f], FirstRate: pr.FirstRates[f], Steps: int64(pr.Steps)})
+				}
+			}
+		}
+		if o.Parquet != "" {
+			if err := datasets.WriteParquetFile(filepath.Clean(o.Parquet), predictionTable, rows); err != nil {
+				return err
+			}
+		}
+		if o.JSON {
+			return e.printJSON(rows)
+		}
+	}
+	if o.Summary || total > maxTableRows {
+		return printPredictionSummary(e.stdout, pats, o.Models, preds)
+	}
+	return printPredictions(e.stdout, pats, o.Models, preds)
+}
+
+// printPredictions prints a line per transfer, a column per model, and each pattern's steps.
+func printPredictions(w io.Writer, pats []patternSource, models []contention.Model, preds [][]*contention.Prediction) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	many := len(pats) > 1
+	if many {
+		fmt.Fprint(tw, "pattern\t")
+	}
 	fmt.Fprint(tw, "transfer\tsrc\tdst\tbytes")
 	for _, m := range models {
 		fmt.Fprintf(tw, "\t%s (s)", m.Name())
 	}
 	fmt.Fprintln(tw)
-	for f, fl := range flows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f", f, fl.Src, fl.Dst, fl.Bytes)
-		for i := range models {
-			fmt.Fprintf(tw, "\t%.6g", preds[i].Times[f])
+	for i, p := range pats {
+		for f, fl := range p.Flows {
+			if many {
+				fmt.Fprintf(tw, "%s\t", p.ID)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f", f, fl.Src, fl.Dst, fl.Bytes)
+			for j := range models {
+				fmt.Fprintf(tw, "\t%.6g", preds[i][j].Times[f])
+			}
+			fmt.Fprintln(tw)
+		}
+		if many {
+			fmt.Fprintf(tw, "%s\t", p.ID)
+		}
+		fmt.Fprint(tw, "steps\t\t\t")
+		for j := range models {
+			fmt.Fprintf(tw, "\t%d", preds[i][j].Steps)
 		}
 		fmt.Fprintln(tw)
 	}
-	fmt.Fprint(tw, "steps\t\t\t")
-	for i := range models {
-		fmt.Fprintf(tw, "\t%d", preds[i].Steps)
+	return tw.Flush()
+}
+
+// printPredictionSummary prints a line per pattern and model: transfers, makespan, mean time,
+// steps.
+func printPredictionSummary(w io.Writer, pats []patternSource, models []contention.Model, preds [][]*contention.Prediction) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "pattern\ttransfers\tmodel\tmakespan (s)\tmean time (s)\tsteps")
+	for i, p := range pats {
+		for j, m := range models {
+			pr := preds[i][j]
+			sum, longest := 0.0, 0.0
+			for _, t := range pr.Times {
+				sum += t
+				longest = max(longest, t)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%.6g\t%.6g\t%d\n", p.ID, len(p.Flows), m.Name(), longest, sum/float64(len(pr.Times)), pr.Steps)
+		}
 	}
-	fmt.Fprintln(tw)
 	return tw.Flush()
 }
