@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/parallel"
 )
 
 // ContraFit is the contra-flow factor φ of the asymmetric-fitted model, fitted on the
@@ -70,10 +72,11 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	if err != nil {
 		return nil, err
 	}
-	// sse(p, φ) is pattern p's Σ log² error at φ.
-	sse := func(p *datasets.MeasuredPattern, phi float64) (float64, *contention.Prediction, error) {
-		net.ContraFactor = phi
-		pred, err := contention.AsymmetricFitted{}.Predict(net, p.Flows)
+	// sseOn(n, p, φ) is pattern p's Σ log² error at φ, predicted on n (whose ContraFactor
+	// it sets: each worker has its own copy of the network); sse does it on net.
+	sseOn := func(n *contention.Network, p *datasets.MeasuredPattern, phi float64) (float64, *contention.Prediction, error) {
+		n.ContraFactor = phi
+		pred, err := contention.AsymmetricFitted{}.Predict(n, p.Flows)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -84,16 +87,29 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 		}
 		return s, pred, nil
 	}
+	sse := func(p *datasets.MeasuredPattern, phi float64) (float64, *contention.Prediction, error) {
+		return sseOn(net, p, phi)
+	}
+	// The table of every pattern's error on the grid is most of the work; patterns are
+	// independent, so their rows are filled on all cores.
 	table := make([][]float64, len(pats))
 	transfers := 0
-	for i, p := range pats {
+	for _, p := range pats {
 		transfers += len(p.Flows)
+	}
+	err = parallel.For(context.Background(), len(pats), 0, func(i int) error {
+		local := *net
 		table[i] = make([]float64, phiGrid+1)
 		for g := range table[i] {
-			if table[i][g], _, err = sse(p, float64(g)/phiGrid); err != nil {
-				return nil, fmt.Errorf("estimate: pattern %s/%s: %w", p.Experiment, p.ID, err)
+			var err error
+			if table[i][g], _, err = sseOn(&local, pats[i], float64(g)/phiGrid); err != nil {
+				return fmt.Errorf("estimate: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	argmin := func(weights []int) int {
 		best, bestV := 0, math.Inf(1)

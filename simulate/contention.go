@@ -1,11 +1,13 @@
 package simulate
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/parallel"
 )
 
 // ContentionTruth makes the generator write concurrent patterns to the transfers table, their
@@ -85,11 +87,21 @@ func generateContention(cl *cluster.Cluster, tr *Truth, nz *noise, clock float64
 	if err != nil {
 		return err
 	}
-	for _, p := range pats {
-		pred, err := model.Predict(net, p.Flows)
-		if err != nil {
-			return fmt.Errorf("simulate: truth: pattern %s/%s: %w", p.Experiment, p.ID, err)
+	// The model's times are predicted on all cores; the noise is drawn afterwards in pattern
+	// order, so the dataset is the same bytes as a serial run's.
+	preds := make([]*contention.Prediction, len(pats))
+	err = parallel.For(context.Background(), len(pats), 0, func(i int) error {
+		var err error
+		if preds[i], err = model.Predict(net, pats[i].Flows); err != nil {
+			return fmt.Errorf("simulate: truth: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, p := range pats {
+		pred := preds[i]
 		for r := int64(0); r < int64(tr.Reps); r++ {
 			longest := 0.0
 			for f, fl := range p.Flows {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/parallel"
 )
 
 // Within is the error band of the share column, ±10% as in CCPE 2014 §7.2.
@@ -168,10 +170,28 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		errs, asymErrs []float64
 		steps          []float64
 	}
+	// Patterns are independent: predict them on all cores, each into its own slot, then
+	// score them in order, so that the result is the serial one byte for byte.
+	preds := make([][]*contention.Prediction, len(pats))
+	err = parallel.For(context.Background(), len(pats), 0, func(k int) error {
+		p := pats[k]
+		preds[k] = make([]*contention.Prediction, len(models))
+		for j, m := range models {
+			pred, err := m.Predict(net, p.Flows)
+			if err != nil {
+				return fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
+			}
+			preds[k][j] = pred
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	bySetting := map[string]map[string]*tally{}
 	patterns := map[string]int{}
 	var out []Row
-	for _, p := range pats {
+	for k, p := range pats {
 		setting := "all"
 		if p.Experiment == experiments.Random {
 			if n, d, ok := contention.RandomSetting(p.ID); ok {
@@ -185,11 +205,8 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
 				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: b2i(asym), Reps: p.Reps[i], Measured: p.Mean[i]})
 		}
-		for _, m := range models {
-			pred, err := m.Predict(net, p.Flows)
-			if err != nil {
-				return nil, nil, fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
-			}
+		for j, m := range models {
+			pred := preds[k][j]
 			if bySetting[setting] == nil {
 				bySetting[setting] = map[string]*tally{}
 			}

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"math"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -131,5 +133,26 @@ func TestValidateRefusesCalibrationExperiments(t *testing.T) {
 		if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held); err == nil {
 			t.Errorf("Validate(held out %v) accepted a calibration or unknown experiment", held)
 		}
+	}
+}
+
+// TestValidateParallelIsSerial: patterns are predicted on all cores; the rows and the
+// accuracy are those of a serial run, in the same order.
+func TestValidateParallelIsSerial(t *testing.T) {
+	cl, rows := simulated(t, "asymmetric", 0.02, 3)
+	held := experiments.WithRole(experiments.HeldOut)
+	prev := runtime.GOMAXPROCS(1)
+	serialRows, serialAcc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
+	runtime.GOMAXPROCS(max(4, prev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parRows, parAcc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(serialRows, parRows) || !reflect.DeepEqual(serialAcc, parAcc) {
+		t.Error("the parallel validation differs from the serial one")
 	}
 }
