@@ -4,10 +4,16 @@ BIN := ./commcal
 # Pinned so that the committed sample's manifest does not carry the day it was made.
 SAMPLE_EPOCH := 1795219200
 
-.PHONY: run test build bench fuzz fuzz-smoke sample clean
+.PHONY: run test build static bench fuzz fuzz-smoke sample clean
 
+# -buildvcs=auto stamps the git commit into the binary (commcal version) when built from a
+# checkout, whatever GOFLAGS says.
 build:
-	$(GO) build -o $(BIN) ./cmd/commcal
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/commcal
+
+## static: a static binary (no cgo) to copy onto cluster nodes
+static:
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -o $(BIN) ./cmd/commcal
 
 ## run: the full pipeline on the sample dataset embedded in the binary, into ./run
 run: build

@@ -105,9 +105,10 @@ func oneLine(err error) string {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
-		Name:    "commcal",
-		Usage:   "calibrate and validate communication performance models of computer clusters",
-		Version: pipeline.Version,
+		Name:                 "commcal",
+		Usage:                "calibrate and validate communication performance models of computer clusters",
+		Version:              readBuildInfo().String(),
+		EnableBashCompletion: true,
 		Description: `commcal reads cluster measurement logs, fits the parameters of communication models
 (Hockney, LMO, contention), predicts the completion times of concurrent transfers, checks
 the predictions against held-out measurements and draws the figures.
@@ -132,6 +133,10 @@ run directory. Every command takes --help.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"COMMCAL_LOG_LEVEL"},
 				Usage: "structured log level on stderr: debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"COMMCAL_LOG_FORMAT"},
+				Usage: "structured logs as text (key=value) or json (one object per line)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"COMMCAL_QUIET"},
+				Usage: "print nothing on stdout and only errors on stderr (outputs and exit statuses unchanged)"},
 		},
 		Commands: []*cli.Command{
 			ingestCommand(),
@@ -143,6 +148,8 @@ run directory. Every command takes --help.
 			compareCommand(),
 			simulateCommand(),
 			measureCommand(),
+			versionCommand(),
+			completionCommand(),
 		},
 	}
 }

@@ -31,7 +31,8 @@ type env struct {
 	terminal       bool
 }
 
-// envFrom builds the environment from the global flags (--log-level) and SOURCE_DATE_EPOCH.
+// envFrom builds the environment from the global flags (--log-level, --log-format, --quiet)
+// and SOURCE_DATE_EPOCH.
 func envFrom(c *cli.Context) (env, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
@@ -42,7 +43,18 @@ func envFrom(c *cli.Context) (env, error) {
 		return env{}, usagef("%v", err)
 	}
 	e := env{stdout: c.App.Writer, stderr: c.App.ErrWriter, when: when, terminal: isTerminal(c.App.ErrWriter)}
-	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
+	if c.Bool("quiet") {
+		e.stdout, e.terminal, lvl = io.Discard, false, slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch c.String("log-format") {
+	case "text":
+		e.log = slog.New(slog.NewTextHandler(e.stderr, opts))
+	case "json":
+		e.log = slog.New(slog.NewJSONHandler(e.stderr, opts))
+	default:
+		return env{}, usagef("--log-format %q: want text or json", c.String("log-format"))
+	}
 	return e, nil
 }
 
