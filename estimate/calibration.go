@@ -17,21 +17,23 @@ const CalibrationFormat = "commcal-calibration/1"
 // interval and the observations behind it, and the contention parameters derived from them.
 // An estimator whose experiments are absent is listed in Skipped with the reason.
 type Calibration struct {
-	Format     string            `json:"format"`
-	Tool       string            `json:"tool"`
-	Version    string            `json:"version"`
-	Created    string            `json:"created"`
-	Cluster    string            `json:"cluster"`
-	Hockney    []HockneyFit      `json:"hockney,omitempty"`
-	Fairness   []*FairnessFit    `json:"fairness,omitempty"`
-	Contra     *ContraFit        `json:"contra,omitempty"`
-	LMO        *LMOFit           `json:"lmo,omitempty"`
-	Thresholds *ThresholdFit     `json:"thresholds,omitempty"`
-	L          *LFit             `json:"l,omitempty"`
-	Penalties  *PenaltyFit       `json:"penalties,omitempty"`
-	Params     contention.Params `json:"params"`
-	Skipped    []Skipped         `json:"skipped,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	Format  string       `json:"format"`
+	Tool    string       `json:"tool"`
+	Version string       `json:"version"`
+	Created string       `json:"created"`
+	Cluster string       `json:"cluster"`
+	Hockney []HockneyFit `json:"hockney,omitempty"`
+	// HockneySegments is Hockney per protocol regime (breaks by Bai–Perron), per class.
+	HockneySegments []SegmentedHockney `json:"hockney_segments,omitempty"`
+	Fairness        []*FairnessFit     `json:"fairness,omitempty"`
+	Contra          *ContraFit         `json:"contra,omitempty"`
+	LMO             *LMOFit            `json:"lmo,omitempty"`
+	Thresholds      *ThresholdFit      `json:"thresholds,omitempty"`
+	L               *LFit              `json:"l,omitempty"`
+	Penalties       *PenaltyFit        `json:"penalties,omitempty"`
+	Params          contention.Params  `json:"params"`
+	Skipped         []Skipped          `json:"skipped,omitempty"`
+	Warnings        []string           `json:"warnings,omitempty"`
 }
 
 // Skipped names an estimator that could not run and why.
@@ -81,6 +83,19 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			}
 		}
 	}
+	if c.HockneySegments, err = FitHockneySegmentsAll(cl, in.Transfers, in.RoundTrips, nil); err != nil {
+		skip("hockney-segments", err)
+	}
+	for _, sh := range c.HockneySegments {
+		if len(sh.Segments) == 1 && sh.Source == experiments.P2PSweep {
+			continue // the one segment is the plain fit, whose problems are reported above
+		}
+		for _, seg := range sh.Segments {
+			for _, f := range seg.Flags {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney segment %s %.0f–%.0f B: %s", sh.Class, seg.FromBytes, seg.ToBytes, f))
+			}
+		}
+	}
 	for _, exp := range experiments.Fairness() {
 		f, err := FitFairness(in.Transfers, exp)
 		if err != nil {
@@ -112,6 +127,20 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			if c.Params.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
 				c.Params.CeilingBps = f.Ceiling.Value
 			}
+		}
+	}
+	if c.Params.CeilingBps == 0 && len(c.Fairness) == 0 {
+		// No fairness experiment: the per-flow ceiling is what one transfer alone reached,
+		// the rate of the point-to-point fit (its slowest class), rather than a share of the
+		// nominal rate that the network may never deliver.
+		for _, h := range c.Hockney {
+			if r := 8 / h.Beta.Value; h.Beta.Value > 0 && (c.Params.CeilingBps == 0 || r < c.Params.CeilingBps) {
+				c.Params.CeilingBps = r
+			}
+		}
+		if c.Params.CeilingBps > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("no fairness experiments: the per-flow ceiling is the point-to-point rate 8/β = %.4g Mbit/s of the Hockney fit; NIC and backbone capacities stay %g × nominal",
+				c.Params.CeilingBps/1e6, c.Params.Efficiency))
 		}
 	}
 	if c.Contra, err = FitContraFactor(cl, in.Transfers, c.Params, 1); err != nil {

@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -66,5 +67,61 @@ func TestGrapheneBreaks(t *testing.T) {
 	}
 	if !near(65536) && !near(270000) {
 		t.Errorf("no break near the 64 KiB or 270000 B protocol limits: %v", found)
+	}
+}
+
+// TestGrapheneSegmentedHockney fits Hockney piecewise on the real graphene ping-pong data
+// (one-way time = half the round trip): with breaks found by Bai–Perron and with the
+// breaks of the data's breakpoints_eth file (1420, 32768, 65536, 270000 B: the MPI protocol
+// limits SimGrid's calibration found). The segmented fit must leave far smaller relative
+// residuals than one line, and β of the large-message segment must be a positive rate close
+// in both fits. Everything is logged for the closing note.
+func TestGrapheneSegmentedHockney(t *testing.T) {
+	cl, _ := cluster.LoadNamed("graphene")
+	out := filepath.Join(t.TempDir(), "ds")
+	src := datasets.Source{Path: "../datasets/testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
+	if _, err := datasets.Ingest(context.Background(), datasets.IngestOptions{Cluster: cl, Sources: []datasets.Source{src}, Out: out, Created: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := datasets.Open(out)
+	rts, _ := datasets.ReadAll[datasets.RoundTrip](context.Background(), ds, datasets.RoundTripsTable)
+	found, err := FitHockneySegmentsAll(cl, nil, rts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := FitHockneySegmentsAll(cl, nil, rts, []float64{1420, 32768, 65536, 270000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []SegmentedHockney{found[0], given[0]} {
+		t.Logf("%s breaks (%s, from %s): %v; max |rel. residual| %.0f%% segmented, %.0f%% one line",
+			sh.Class, sh.BreaksFrom, sh.Source, sh.Breaks, 100*sh.MaxAbsRelResidual, 100*sh.SingleLineMaxAbsRelResidual)
+		for _, s := range sh.Segments {
+			t.Logf("  %8.0f–%8.0f B: α = %.4g s [%.3g, %.3g], β = %.4g s/B (%.0f Mbit/s) %v", s.FromBytes, s.ToBytes,
+				s.Alpha.Value, s.Alpha.CILow, s.Alpha.CIHigh, s.Beta.Value, 8/s.Beta.Value/1e6, s.Flags)
+		}
+		if !(sh.MaxAbsRelResidual < sh.SingleLineMaxAbsRelResidual) {
+			t.Errorf("%s: segmented residual %.3g not below one line's %.3g", sh.BreaksFrom, sh.MaxAbsRelResidual, sh.SingleLineMaxAbsRelResidual)
+		}
+	}
+	// The automatic segmentation finds the protocol switches near 64 KiB and 270000 B (it
+	// also cuts the noisy range between them: those segments are flagged, not hidden).
+	near := func(limit float64) bool {
+		return slices.ContainsFunc(found[0].Breaks, func(b float64) bool { return b > 0.8*limit && b < 1.25*limit })
+	}
+	if !near(65536) || !near(270000) {
+		t.Errorf("breaks %v: none near 65536 or 270000 B", found[0].Breaks)
+	}
+	// At the file's breaks every segment is physical, and the large-message rate agrees
+	// with the automatic fit's last segment within 20%.
+	for _, s := range given[0].Segments {
+		if len(s.Flags) > 0 {
+			t.Errorf("segment %g–%g B at the file's breaks: %v", s.FromBytes, s.ToBytes, s.Flags)
+		}
+	}
+	last := func(sh SegmentedHockney) HockneySegment { return sh.Segments[len(sh.Segments)-1] }
+	bf, bg := last(found[0]).Beta.Value, last(given[0]).Beta.Value
+	if !(bf > 0 && bg > 0) || math.Abs(bf-bg)/bg > 0.2 {
+		t.Errorf("large-message β: %.4g s/B found, %.4g s/B at the file's breaks", bf, bg)
 	}
 }

@@ -111,6 +111,16 @@ func WriteCalibrationText(w io.Writer, cal *estimate.Calibration) error {
 		row("hockney "+string(h.Class)+" α", h.Alpha, 1e6, "µs")
 		row("hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
 	}
+	for _, sh := range cal.HockneySegments {
+		if len(sh.Segments) < 2 {
+			continue
+		}
+		for _, seg := range sh.Segments {
+			name := fmt.Sprintf("hockney %s %.0f–%.0f B", sh.Class, seg.FromBytes, seg.ToBytes)
+			row(name+" α", seg.Alpha, 1e6, "µs")
+			row(name+" β", seg.Beta, 1e9, "ns/B")
+		}
+	}
 	for _, f := range cal.Fairness {
 		row(f.Experiment+" ceiling", f.Ceiling, 1e-6, "Mbit/s")
 		row(f.Experiment+" capacity", f.Capacity, 1e-6, "Mbit/s")
