@@ -41,11 +41,11 @@ type Description struct {
 	Name       string  `toml:"name" json:"name"`
 	NICRateBps float64 `toml:"nic_rate_bps" json:"nic_rate_bps"`
 	// Backbone is the inter-rack network; it may be left out of a one-rack cluster.
-	Backbone *Backbone `toml:"backbone" json:"backbone,omitempty"`
+	Backbone *Backbone `toml:"backbone,omitempty" json:"backbone,omitempty"`
 	Racks    []Rack    `toml:"rack" json:"rack"`
 	// Node holds per-node settings: NIC rate overrides for heterogeneous clusters and the
 	// addresses that adapters (iperf3) use to map hosts to nodes.
-	Node []NodeSettings `toml:"node" json:"node,omitempty"`
+	Node []NodeSettings `toml:"node,omitempty" json:"node,omitempty"`
 }
 
 // Backbone describes how racks are joined.
@@ -59,13 +59,13 @@ type Backbone struct {
 // (NodePrefix + NodeFirst ... NodePrefix + NodeFirst+NodeCount-1), or both.
 type Rack struct {
 	Name       string   `toml:"name" json:"name"`
-	Nodes      []string `toml:"nodes" json:"nodes,omitempty"`
-	NodePrefix string   `toml:"node_prefix" json:"node_prefix,omitempty"`
-	NodeFirst  int      `toml:"node_first" json:"node_first,omitempty"`
-	NodeCount  int      `toml:"node_count" json:"node_count,omitempty"`
+	Nodes      []string `toml:"nodes,omitempty" json:"nodes,omitempty"`
+	NodePrefix string   `toml:"node_prefix,omitempty" json:"node_prefix,omitempty"`
+	NodeFirst  int      `toml:"node_first,omitzero" json:"node_first,omitempty"`
+	NodeCount  int      `toml:"node_count,omitzero" json:"node_count,omitempty"`
 	// UplinkRateBps is the rate of this rack's uplink to the core (TopologyCore only);
 	// zero means the backbone rate.
-	UplinkRateBps float64 `toml:"uplink_rate_bps" json:"uplink_rate_bps,omitempty"`
+	UplinkRateBps float64 `toml:"uplink_rate_bps,omitzero" json:"uplink_rate_bps,omitempty"`
 }
 
 // NodeSettings overrides one node's defaults.

@@ -148,6 +148,7 @@ run directory. Every command takes --help.
 			compareCommand(),
 			simulateCommand(),
 			measureCommand(),
+			clusterCommand(),
 			versionCommand(),
 			completionCommand(),
 		},

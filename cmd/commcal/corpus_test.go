@@ -339,3 +339,30 @@ func TestUnusualInputAccepted(t *testing.T) {
 		t.Errorf("predict on a pattern with a BOM and quoted header: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestClusterFromSlurm writes a description from a topology.conf and uses it at once.
+func TestClusterFromSlurm(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "topology.conf")
+	write(t, topo, "SwitchName=s0 Nodes=dev[0-5]\nSwitchName=s1 Nodes=dev[6-11]\nSwitchName=s2 Switches=s[0-1]\n")
+	desc := filepath.Join(dir, "dev.toml")
+	if code, _, stderr := runCLI(t, "cluster", "from-slurm", "--nic-rate", "1e9", "--uplink-rate", "1e10", "--out", desc, topo); code != 0 {
+		t.Fatalf("from-slurm: exit %d: %s", code, stderr)
+	}
+	write(t, filepath.Join(dir, "p.csv"), "src,dst,bytes\ndev0,dev7,1e7\ndev1,dev7,1e7\n")
+	code, stdout, stderr := runCLI(t, "predict", "--cluster", desc, "--models", "maxmin", filepath.Join(dir, "p.csv"))
+	if code != 0 || !strings.Contains(stdout, "dev7") {
+		t.Fatalf("predict on the written cluster: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"cluster", "from-slurm", "--uplink-rate", "1e10", topo},                       // no NIC rate
+		{"cluster", "from-slurm", "--nic-rate", "1e9", topo},                           // two switches, no uplink rate
+		{"cluster", "from-slurm", "--nic-rate", "1e9", "--out", desc, topo},            // existing output
+		{"cluster", "from-slurm", "--nic-rate", "1e9", "--out", topo, "--force", topo}, // output is the input
+		{"cluster", "from-hosts", "--nic-rate", "1e9", filepath.Join(dir, "none")},
+	} {
+		if code, _, _ := runCLI(t, args...); code != exitBadInput {
+			t.Errorf("%v: exit %d, want %d", args, code, exitBadInput)
+		}
+	}
+}
