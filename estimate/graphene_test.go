@@ -12,19 +12,33 @@ import (
 	"github.com/commcal/commcal/datasets"
 )
 
-// TestGrapheneBreaks segments the real graphene ping-pong sweep (the test copy of the
-// SimGrid calibration data) and fits Hockney per segment. The data's breakpoints_eth lists the
-// MPI protocol limits 1420, 32768, 65536 and 270000 B; the test asserts that the segmentation
-// finds breaks near the larger ones and logs everything for the closing note.
-func TestGrapheneBreaks(t *testing.T) {
+// grapheneRoundTrips ingests the real graphene ping-pong data (the test copy of SimGrid's
+// calibration data) and returns its round trips.
+func grapheneRoundTrips(t *testing.T) (*cluster.Cluster, []datasets.RoundTrip) {
+	t.Helper()
 	cl, _ := cluster.LoadNamed("graphene")
 	out := filepath.Join(t.TempDir(), "ds")
 	src := datasets.Source{Path: "../datasets/testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
 	if _, err := datasets.Ingest(context.Background(), datasets.IngestOptions{Cluster: cl, Sources: []datasets.Source{src}, Out: out, Created: time.Unix(0, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	ds, _ := datasets.Open(out)
-	rows, _ := datasets.ReadAll[datasets.RoundTrip](context.Background(), ds, datasets.RoundTripsTable)
+	ds, err := datasets.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := datasets.ReadAll[datasets.RoundTrip](context.Background(), ds, datasets.RoundTripsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, rows
+}
+
+// TestGrapheneBreaks segments the real graphene ping-pong sweep (the test copy of the
+// SimGrid calibration data) and fits Hockney per segment. The data's breakpoints_eth lists the
+// MPI protocol limits 1420, 32768, 65536 and 270000 B; the test asserts that the segmentation
+// finds breaks near the larger ones and logs everything for the closing note.
+func TestGrapheneBreaks(t *testing.T) {
+	_, rows := grapheneRoundTrips(t)
 	// Median per size: the real data has heavy outliers (worst CI 448% of the mean).
 	bySize := map[int64][]float64{}
 	for _, r := range rows {
@@ -77,14 +91,7 @@ func TestGrapheneBreaks(t *testing.T) {
 // residuals than one line, and β of the large-message segment must be a positive rate close
 // in both fits. Everything is logged for the closing note.
 func TestGrapheneSegmentedHockney(t *testing.T) {
-	cl, _ := cluster.LoadNamed("graphene")
-	out := filepath.Join(t.TempDir(), "ds")
-	src := datasets.Source{Path: "../datasets/testdata/graphene_eth/graphene_eth_PingPong.csv", Src: "graphene-1", Dst: "graphene-2"}
-	if _, err := datasets.Ingest(context.Background(), datasets.IngestOptions{Cluster: cl, Sources: []datasets.Source{src}, Out: out, Created: time.Unix(0, 0)}); err != nil {
-		t.Fatal(err)
-	}
-	ds, _ := datasets.Open(out)
-	rts, _ := datasets.ReadAll[datasets.RoundTrip](context.Background(), ds, datasets.RoundTripsTable)
+	cl, rts := grapheneRoundTrips(t)
 	found, err := FitHockneySegmentsAll(cl, nil, rts, nil)
 	if err != nil {
 		t.Fatal(err)
