@@ -239,7 +239,7 @@ func writeComparison(ctx context.Context, cmp *Comparison, figs []*plots.Figure,
 		if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
 			return err
 		}
-		shown, err := writeFigures(ctx, tmp, figs)
+		shown, err := writeFigures(ctx, tmp, figs, 0)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"os"
@@ -33,7 +34,31 @@ var templateFiles embed.FS
 
 // pages are the HTML pages commcal writes (report.html.tmpl, compare.html.tmpl) with the
 // pieces they share (common.tmpl).
-var pages = template.Must(template.ParseFS(templateFiles, "templates/*.tmpl"))
+var pages = template.Must(template.New("pages").Funcs(pageFuncs).ParseFS(templateFiles, "templates/*.tmpl"))
+
+// pageFuncs format numbers the same way on every page.
+var pageFuncs = template.FuncMap{
+	"num":  num,
+	"pct":  func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
+	"pct1": func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+	// pctn is a share in percent without the sign, for table columns whose header says (%).
+	"pctn":  func(v float64) string { return fmt.Sprintf("%.2f", 100*v) },
+	"deref": func(v *float64) float64 { return *v },
+	"ms":    func(s float64) string { return num(s*1e3) + " ms" },
+	// pctOf prints a value that may be missing (a model that scored nothing) as n/a.
+	"pctOf": func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f%%", 100**v)
+	},
+	"measure": func(m string) string {
+		if m == MeasureWithin10 {
+			return "share within ±10% at least"
+		}
+		return "mean |ε| at most"
+	},
+}
 
 // reportFigure is one figure as the report shows it.
 type reportFigure struct {
@@ -42,11 +67,18 @@ type reportFigure struct {
 	Warnings    []string      // data the figure could not draw (extreme or non-finite values)
 }
 
-// Plot draws every figure whose data the run directory holds into <dir>/figures (PNG and
-// SVG) and writes <dir>/report.html, a single file with every figure inline as SVG, the
-// calibration, the accuracy table and the dataset's provenance. It returns the figures'
-// names.
-func Plot(ctx context.Context, dir string) ([]string, error) {
+// PlotOptions configures Plot.
+type PlotOptions struct {
+	// DPI is the resolution of the PNG figures (0: plots.DefaultDPI).
+	DPI float64
+}
+
+// Plot draws every figure whose data the run directory holds into <dir>/figures (PNG, SVG and
+// PDF) and writes <dir>/report.html, a single file with the run's health, the calibration,
+// the accuracy and measurement tables, every figure inline as SVG and the dataset's
+// provenance. The thresholds and the comparison with a previous run that the run recorded in
+// health.json are shown again. It returns the figures' names.
+func Plot(ctx context.Context, dir string, opts PlotOptions) ([]string, error) {
 	ds, err := datasets.Open(filepath.Join(dir, RunDatasetDir))
 	if err != nil {
 		return nil, badinput.Wrap(dir, err)
@@ -59,18 +91,72 @@ func Plot(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report(ctx, dir, ds, in, rd.Calibration, rd.Accuracy, rd.Predictions)
+	s, err := readSummary(dir, ds, in)
+	if err != nil {
+		return nil, err
+	}
+	var hi healthInputs
+	if prev, err := readHealth(filepath.Join(dir, RunHealthFile)); err != nil {
+		return nil, err
+	} else if prev != nil {
+		hi = healthInputs{Thresholds: prev.Thresholds, Previous: prev.Previous}
+	}
+	r := &runReport{ds: ds, in: in, summary: s, cal: rd.Calibration, acc: rd.Accuracy, preds: rd.Predictions, dpi: opts.DPI}
+	r.health = checkHealth(ds.Cluster, ds.Manifest, s, r.cal, r.acc, hi)
+	if err := datasets.WriteJSONFile(filepath.Join(dir, RunHealthFile), r.health); err != nil {
+		return nil, err
+	}
+	return r.write(ctx, dir)
 }
 
-// report draws the figures into <dir>/figures and writes <dir>/report.html from a run's
-// results in memory; cal, acc and preds may be nil when the run has not made them.
-func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.Calibration, acc *validate.Accuracy, preds []validate.Row) ([]string, error) {
-	figs := figures(ds.Cluster, in, cal, preds)
+// readSummary reads a run's summary.json strictly, or, in a directory without one, summarises
+// the dataset under the default stopping rule.
+func readSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary, error) {
+	path := filepath.Join(dir, RunSummaryJSON)
+	if _, err := os.Stat(path); err != nil {
+		return Summarize(ds, in, estimate.DefaultStoppingRule)
+	}
+	s := &Summary{}
+	if err := datasets.ReadJSONFile(path, s); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	return s, nil
+}
+
+// readHealth reads a run's health.json strictly; an absent file is nil.
+func readHealth(path string) (*Health, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	h := &Health{}
+	if err := datasets.ReadJSONFile(path, h); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	return h, nil
+}
+
+// runReport is what the report of a run shows; cal, acc and preds are nil when the run has
+// not made them.
+type runReport struct {
+	ds      *datasets.Dataset
+	in      estimate.Inputs
+	summary *Summary
+	cal     *estimate.Calibration
+	acc     *validate.Accuracy
+	preds   []validate.Row
+	health  *Health
+	dpi     float64
+}
+
+// write draws the figures into <dir>/figures and writes <dir>/report.html, and returns the
+// figures' names.
+func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
+	figs := figures(r.ds.Cluster, r.in, r.cal, r.preds)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	shown, err := writeFigures(ctx, figDir, figs)
+	shown, err := writeFigures(ctx, figDir, figs, r.dpi)
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +165,16 @@ func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.I
 		names = append(names, f.Name)
 	}
 	var calText, accText strings.Builder
-	if cal != nil {
-		WriteCalibrationText(&calText, cal)
+	if r.cal != nil {
+		WriteCalibrationText(&calText, r.cal)
 	}
-	if acc != nil {
-		acc.WriteText(&accText)
+	if r.acc != nil {
+		r.acc.WriteText(&accText)
 	}
 	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", map[string]any{
-		"Cluster": ds.Cluster.Name(), "Manifest": ds.Manifest, "Calibration": calText.String(),
-		"Accuracy": accText.String(), "Figures": shown, "Version": Version,
+		"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Calibration": calText.String(),
+		"Accuracy": accText.String(), "Figures": shown, "Version": Version, "Health": r.health,
+		"Rule": r.summary.Rule,
 	})
 	if err != nil {
 		return nil, err
@@ -97,13 +184,13 @@ func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.I
 
 // writeFigures writes every figure into dir as PNG and SVG and returns them as a page shows
 // them.
-func writeFigures(ctx context.Context, dir string, figs []*plots.Figure) ([]reportFigure, error) {
+func writeFigures(ctx context.Context, dir string, figs []*plots.Figure, dpi float64) ([]reportFigure, error) {
 	shown := make([]reportFigure, 0, len(figs))
 	for _, f := range figs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		svg, err := f.Write(dir)
+		svg, err := f.Write(dir, dpi)
 		if err != nil {
 			return nil, err
 		}

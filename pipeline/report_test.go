@@ -83,7 +83,7 @@ func TestReportEscapesInputText(t *testing.T) {
 	}
 	evil := strings.Replace(string(m), "embedded:sample/measured/transfers.parquet", `<script>alert(1)</script>`, 1)
 	os.WriteFile(filepath.Join(ds, "manifest.json"), []byte(evil), 0o644)
-	if _, err := Plot(context.Background(), out); err != nil {
+	if _, err := Plot(context.Background(), out, PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(out, ReportFile))

@@ -20,8 +20,12 @@ func runSample(t *testing.T, out string) *Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notes, err := SampleNotes()
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams()})
+		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams(), Notes: notes})
 	if err != nil {
 		t.Fatal(err)
 	}

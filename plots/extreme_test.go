@@ -189,7 +189,7 @@ func TestPanicsBecomeErrors(t *testing.T) {
 		panic("index out of range")
 	}()
 	dir := t.TempDir()
-	if _, err := built.Write(dir); err == nil || !strings.Contains(err.Error(), "plots: figure unbuilt cannot be built: index out of range") {
+	if _, err := built.Write(dir, 0); err == nil || !strings.Contains(err.Error(), "plots: figure unbuilt cannot be built: index out of range") {
 		t.Errorf("Write: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

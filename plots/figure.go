@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
+
+	"codeberg.org/go-pdf/fpdf"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/commcal/commcal/internal/atomicio"
@@ -148,13 +153,50 @@ func (f *Figure) render(c interface {
 	return buf.Bytes(), nil
 }
 
-// PNG renders the figure at 96 dots per inch on white.
-func (f *Figure) PNG() ([]byte, error) {
+// DefaultDPI is the resolution of PNG figures unless asked otherwise: a screen's.
+const DefaultDPI = 96
+
+// MaxDPI bounds the resolution of PNG figures: at 1,200 dots per inch the largest figure
+// (maxSide) is about 47,000 pixels a side already.
+const MaxDPI = 1200
+
+// PNG renders the figure at DefaultDPI on white.
+func (f *Figure) PNG() ([]byte, error) { return f.PNGAt(DefaultDPI) }
+
+// PNGAt renders the figure at dpi dots per inch (DefaultDPI when 0) on white; a resolution
+// outside (0, MaxDPI] is an error.
+func (f *Figure) PNGAt(dpi float64) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return f.render(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(96),
+	if dpi == 0 {
+		dpi = DefaultDPI
+	}
+	if !(dpi > 0 && dpi <= MaxDPI) {
+		return nil, fmt.Errorf("plots: %s: resolution %g dpi, want (0, %d]", f.Name, dpi, MaxDPI)
+	}
+	return f.render(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(int(math.Round(dpi))),
 		vgimg.UseBackgroundColor(color.White))})
+}
+
+// pdfDate is the creation and modification date every PDF carries, so that the same figure
+// gives the same bytes (the PDF library's default is the time of writing).
+var pdfDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func init() {
+	// The PDF library reads these defaults when a document is made; commcal makes PDFs only
+	// here. Sorted catalogues keep fonts and images in a fixed order.
+	fpdf.SetDefaultCreationDate(pdfDate)
+	fpdf.SetDefaultModificationDate(pdfDate)
+	fpdf.SetDefaultCatalogSort(true)
+}
+
+// PDF renders the figure as PDF (vector, fonts embedded), for papers.
+func (f *Figure) PDF() ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.render(vgpdf.New(f.Width, f.Height))
 }
 
 // SVG renders the figure as SVG.
@@ -165,10 +207,11 @@ func (f *Figure) SVG() ([]byte, error) {
 	return f.render(vgsvg.New(f.Width, f.Height))
 }
 
-// Write writes <dir>/<name>.png and <dir>/<name>.svg atomically and returns the SVG. Nothing
-// is written when the figure cannot be drawn.
-func (f *Figure) Write(dir string) ([]byte, error) {
-	png, err := f.PNG()
+// Write writes <dir>/<name>.png (at dpi dots per inch, DefaultDPI when 0), <dir>/<name>.svg
+// and <dir>/<name>.pdf atomically and returns the SVG. Nothing is written when the figure
+// cannot be drawn.
+func (f *Figure) Write(dir string, dpi float64) ([]byte, error) {
+	png, err := f.PNGAt(dpi)
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +219,17 @@ func (f *Figure) Write(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicio.WriteFile(filepath.Join(dir, f.Name+".png"), png); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	pdf, err := f.PDF()
+	if err != nil {
+		return nil, err
 	}
-	if err := atomicio.WriteFile(filepath.Join(dir, f.Name+".svg"), svg); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	for _, out := range []struct {
+		ext  string
+		data []byte
+	}{{".png", png}, {".svg", svg}, {".pdf", pdf}} {
+		if err := atomicio.WriteFile(filepath.Join(dir, f.Name+out.ext), out.data); err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
 	}
 	return svg, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/plots"
 )
 
 func plotCommand() *cli.Command {
@@ -32,6 +33,7 @@ EXAMPLE:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "draw into a RUN_DIR that commcal did not write"},
 			&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing RUN_DIR instead of failing"},
+			dpiFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "RUN_DIR")
@@ -42,7 +44,11 @@ EXAMPLE:
 			if err != nil {
 				return err
 			}
-			return runPlot(c.Context, e, plotOptions{Run: args[0], Force: c.Bool("force"), Wait: c.Bool("wait")})
+			dpi, err := dpiFrom(c)
+			if err != nil {
+				return err
+			}
+			return runPlot(c.Context, e, plotOptions{Run: args[0], Force: c.Bool("force"), Wait: c.Bool("wait"), DPI: dpi})
 		},
 	})
 }
@@ -51,6 +57,22 @@ EXAMPLE:
 type plotOptions struct {
 	Run         string
 	Force, Wait bool
+	DPI         float64 // resolution of the PNG figures
+}
+
+// dpiFlag is the PNG resolution option of plot and run.
+func dpiFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "dpi", Value: plots.DefaultDPI, EnvVars: []string{"COMMCAL_DPI"},
+		Usage: fmt.Sprintf("resolution of the PNG figures in dots per inch (at most %d; SVG and PDF are vector)", plots.MaxDPI)}
+}
+
+// dpiFrom reads --dpi; a resolution out of range is a usage error before anything runs.
+func dpiFrom(c *cli.Context) (float64, error) {
+	dpi := c.Float64("dpi")
+	if !(dpi >= 10 && dpi <= plots.MaxDPI) {
+		return 0, usagef("--dpi %g: want a resolution from 10 to %d dots per inch", dpi, plots.MaxDPI)
+	}
+	return dpi, nil
 }
 
 // runPlot draws a run's figures and report into the run directory.
@@ -65,7 +87,7 @@ func runPlot(ctx context.Context, e env, o plotOptions) error {
 	if _, err := os.Stat(o.Run); err != nil {
 		return badinput.Wrap(o.Run, err)
 	}
-	figs, err := pipeline.Plot(ctx, o.Run)
+	figs, err := pipeline.Plot(ctx, o.Run, pipeline.PlotOptions{DPI: o.DPI})
 	if err != nil {
 		return err
 	}

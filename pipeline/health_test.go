@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/validate"
+)
+
+// TestHealthOfTheSample runs the embedded sample with thresholds and a previous run whose NIC
+// capacity was twice tonight's, and checks the health panel against what the sample is known
+// to hold (its summary.txt in cmd/commcal/testdata/run.golden): 72 of 85 held-out
+// measurements unconverged, negative Hockney α in both classes, LMO, thresholds and L
+// skipped, a start skew of 18.3 ms in the measurement's notes; the thresholds checked per
+// model; the drift listed. Re-plotting the run directory gives the same report byte for byte.
+func TestHealthOfTheSample(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first")
+	runSample(t, first)
+	prev, err := ReadRunDir(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prev.Calibration.Fairness[0] // fair_intra
+	f.Capacity.Value, f.Capacity.CILow, f.Capacity.CIHigh = 2*f.Capacity.Value, 2*f.Capacity.CILow, 2*f.Capacity.CIHigh
+
+	ths := []validate.Threshold{mustThreshold(t, "asymmetric:0.8", true), mustThreshold(t, "all:25%", false)}
+	out := filepath.Join(dir, "tonight")
+	cl, srcs, err := Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, _ := SampleNotes()
+	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
+		Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams(), Notes: notes,
+		Thresholds: ths, Previous: prev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Health
+	if h.HeldOutMeasurements != 85 || h.HeldOutUnconverged != 72 {
+		t.Errorf("held-out: %d of %d unconverged, want 72 of 85", h.HeldOutUnconverged, h.HeldOutMeasurements)
+	}
+	// One check per model for "all", one for asymmetric alone: 8; asymmetric's 68.2% within
+	// ±10% fails 80%, hockney's mean |ε| 33.4% fails 25%.
+	var failed []string
+	for _, c := range h.Checks {
+		if !c.Pass {
+			failed = append(failed, c.Model+" "+c.Measure)
+		}
+	}
+	if len(h.Checks) != 8 || !slices.Equal(failed, []string{"asymmetric " + MeasureWithin10, "hockney " + MeasureMeanAbsErr}) {
+		t.Errorf("%d checks, failed %v", len(h.Checks), failed)
+	}
+	var skipped []string
+	for _, s := range h.Skipped {
+		skipped = append(skipped, s.Estimator)
+	}
+	if !slices.Equal(skipped, []string{"lmo", "thresholds", "l"}) {
+		t.Errorf("skipped %v", skipped)
+	}
+	var params []string
+	for _, f := range h.Implausible {
+		params = append(params, f.Parameter)
+	}
+	if !slices.Equal(params, []string{"hockney intra-rack α", "hockney inter-rack α"}) {
+		t.Errorf("implausible %v", params)
+	}
+	if h.StartSkew == nil || h.StartSkew.Seconds != 0.0183 || h.StartSkew.Experiment != "random" {
+		t.Errorf("start skew %+v", h.StartSkew)
+	}
+	for _, st := range h.Stopping {
+		if want := map[string]string{"fair_inter": "converged", "random": "unconverged"}[st.Experiment]; want != "" && st.Status != want {
+			t.Errorf("%s: %s, want %s", st.Experiment, st.Status, want)
+		}
+	}
+	if h.Previous == nil || h.Previous.Dir != first || !slices.Contains(h.Previous.Alarms, "drifted: fairness/fair_intra/capacity_bps") {
+		t.Errorf("previous %+v", h.Previous)
+	}
+	page, err := os.ReadFile(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="health"`, "2 of 8 checks failed", "72 of 85 held-out measurements", "drifted: fairness/fair_intra/capacity_bps",
+		"largest start skew 18.3 ms", "a latency cannot be negative"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report does not say %q", want)
+		}
+	}
+	if _, err := Plot(context.Background(), out, PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	if string(again) != string(page) {
+		t.Error("plot on the run directory gives another report than the run wrote")
+	}
+}
+
+// TestHealthFindsImplausibleRates: rates above the hardware's nominal rate and delays below
+// zero are found, and estimates without a finite value are not judged.
+func TestHealthFindsImplausibleRates(t *testing.T) {
+	cl := mustCluster(t, "ccpe-testbed") // 1 Gb/s NICs, a 10 Gb/s backbone
+	inf := estimate.Param{Value: math.Inf(1)}
+	cal := &estimate.Calibration{
+		Hockney: []estimate.HockneyFit{{Class: "intra-rack", Alpha: estimate.Param{Value: 5e-5}, Beta: estimate.Param{Value: 4e-9}}}, // 8/β = 2 Gbit/s
+		Fairness: []*estimate.FairnessFit{
+			{Experiment: "fair_intra", Ceiling: estimate.Param{Value: 9.4e8}, Capacity: estimate.Param{Value: 1.2e9}, Saturation: inf},
+			{Experiment: "fair_inter", Ceiling: estimate.Param{Value: 9.4e8}, Capacity: estimate.Param{Value: 9.4e9}, Saturation: estimate.Param{Value: 0.5}},
+		},
+		LMO: &estimate.LMOFit{Nodes: []estimate.LMONodeFit{{Name: "X1", C: estimate.Param{Value: -1e-6}, T: estimate.Param{Value: 1e-9}}}},
+	}
+	var got []string
+	for _, f := range implausible(cl, cal) {
+		got = append(got, f.Parameter)
+	}
+	want := []string{"hockney intra-rack 8/β", "fair_intra capacity", "fair_inter saturation k", "lmo X1 C"}
+	if !slices.Equal(got, want) {
+		t.Errorf("implausible %v, want %v", got, want)
+	}
+}
+
+func mustThreshold(t *testing.T, spec string, below bool) validate.Threshold {
+	t.Helper()
+	th, err := validate.ParseThreshold(spec, below)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
