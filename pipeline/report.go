@@ -44,6 +44,9 @@ var pageFuncs = template.FuncMap{
 	// pctn is a share in percent without the sign, for table columns whose header says (%).
 	"pctn":  func(v float64) string { return fmt.Sprintf("%.2f", 100*v) },
 	"deref": func(v *float64) float64 { return *v },
+	"dv":    dataValue,
+	"scale": func(v, k float64) float64 { return v * k },
+	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
 	"ms":    func(s float64) string { return num(s*1e3) + " ms" },
 	// pctOf prints a value that may be missing (a model that scored nothing) as n/a.
 	"pctOf": func(v *float64) string {
@@ -164,18 +167,17 @@ func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	var calText, accText strings.Builder
+	data := map[string]any{"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Figures": shown, "Version": Version,
+		"Health": r.health, "Summary": r.summary}
 	if r.cal != nil {
-		WriteCalibrationText(&calText, r.cal)
+		data["Calibration"] = r.cal
+		data["CalRows"] = markImplausible(calibrationRows(r.cal), r.health.Implausible)
 	}
 	if r.acc != nil {
-		r.acc.WriteText(&accText)
+		data["Accuracy"] = r.acc
+		data["AccRows"] = accuracyRows(r.acc)
 	}
-	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", map[string]any{
-		"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Calibration": calText.String(),
-		"Accuracy": accText.String(), "Figures": shown, "Version": Version, "Health": r.health,
-		"Rule": r.summary.Rule,
-	})
+	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", data)
 	if err != nil {
 		return nil, err
 	}
