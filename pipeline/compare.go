@@ -246,7 +246,7 @@ func writeComparison(ctx context.Context, cmp *Comparison, figs []*plots.Figure,
 		var table strings.Builder
 		cmp.WriteText(&table)
 		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Runs": cmp.Runs,
-			"Table": table.String(), "Figures": shown, "Alarms": cmp.Alarms(), "Version": Version})
+			"Table": table.String(), "Figures": figureRows(shown), "Alarms": cmp.Alarms(), "Version": Version})
 	})
 }
 

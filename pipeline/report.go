@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"codeberg.org/go-fonts/liberation/liberationserifregular"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -36,11 +40,18 @@ var templateFiles embed.FS
 // pieces they share (common.tmpl).
 var pages = template.Must(template.New("pages").Funcs(pageFuncs).ParseFS(templateFiles, "templates/*.tmpl"))
 
+// figureFont is the font gonum/plot draws text with (Liberation Serif), as a CSS rule that
+// the pages carry once: inline SVG figures then lay their text out as the figures were drawn
+// on any machine, not in a wider fallback font that cuts titles and pushes legends over data.
+var figureFont = template.CSS(`@font-face { font-family: "Liberation Serif"; src: url(data:font/ttf;base64,` +
+	base64.StdEncoding.EncodeToString(liberationserifregular.TTF) + `) format("truetype"); }`)
+
 // pageFuncs format numbers the same way on every page.
 var pageFuncs = template.FuncMap{
-	"num":  num,
-	"pct":  func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
-	"pct1": func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+	"figureFont": func() template.CSS { return figureFont },
+	"num":        num,
+	"pct":        func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
+	"pct1":       func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
 	// pctn is a share in percent without the sign, for table columns whose header says (%).
 	"pctn":  func(v float64) string { return fmt.Sprintf("%.2f", 100*v) },
 	"deref": func(v *float64) float64 { return *v },
@@ -68,6 +79,27 @@ type reportFigure struct {
 	Name, Title string
 	SVG         template.HTML // produced by gonum's SVG backend, which escapes text
 	Warnings    []string      // data the figure could not draw (extreme or non-finite values)
+	Width       float64       // in points, to share a row with the figure beside it
+}
+
+// figureRow is the figures a page shows side by side: one, or a figure and its companion.
+type figureRow []reportFigure
+
+// besides names the figures a report shows to the right of another.
+var besides = map[string]string{"bandwidth_vs_degree": "bandwidth_heatmap"}
+
+// figureRows lays figures out in rows: each alone, but for the companions of besides.
+func figureRows(figs []reportFigure) []figureRow {
+	var rows []figureRow
+	for i := 0; i < len(figs); i++ {
+		if i+1 < len(figs) && besides[figs[i].Name] == figs[i+1].Name {
+			rows = append(rows, figureRow{figs[i], figs[i+1]})
+			i++
+			continue
+		}
+		rows = append(rows, figureRow{figs[i]})
+	}
+	return rows
 }
 
 // PlotOptions configures Plot.
@@ -167,7 +199,7 @@ func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	data := map[string]any{"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Figures": shown, "Version": Version,
+	data := map[string]any{"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Figures": figureRows(shown), "Version": Version,
 		"Health": r.health, "Summary": r.summary}
 	if r.cal != nil {
 		data["Calibration"] = r.cal
@@ -196,7 +228,8 @@ func writeFigures(ctx context.Context, dir string, figs []*plots.Figure, dpi flo
 		if err != nil {
 			return nil, err
 		}
-		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg)), Warnings: f.Warnings})
+		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg)), Warnings: f.Warnings,
+			Width: f.Width.Points()})
 	}
 	return shown, nil
 }
@@ -252,14 +285,14 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 			}
 		}
 		figs = append(figs, plots.ErrorHistograms("errors_by_setting", rows, cols, errs))
-		all := make([][][]float64, len(models))
-		for r, m := range models {
-			all[r] = [][]float64{nil}
+		all := make([][]float64, len(models))
+		for m, name := range models {
 			for _, p := range preds {
-				all[r][0] = append(all[r][0], p.Err(m))
+				all[m] = append(all[m], p.Err(name))
 			}
 		}
-		figs = append(figs, plots.ErrorHistograms("errors_by_model", models, []string{"all settings"}, all))
+		// validate does not estimate the noise limit yet: no curve for it.
+		figs = append(figs, plots.ErrorCDF("errors_cdf", models, all, nil))
 		measured := make([]float64, len(preds))
 		predicted := make([][]float64, len(models))
 		for i, p := range preds {
@@ -313,7 +346,14 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 			p.Measured, p.Fair, p.Asym = p.Measured/n[k], p.Fair/n[k], p.Asym/n[k]
 			pts = append(pts, *p)
 		}
-		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts))
+		sort.Slice(pts, func(i, j int) bool {
+			a, b := pts[i], pts[j]
+			return a.Experiment < b.Experiment || a.Experiment == b.Experiment && (a.In < b.In || a.In == b.In && a.Out < b.Out)
+		})
+		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts), plots.BandwidthHeatmap("bandwidth_heatmap", pts))
+	}
+	if rates := rateShares(cl, cal); len(rates) > 0 {
+		figs = append(figs, plots.RatesVsNominal("rates_vs_nominal", rates))
 	}
 	if th := cal.Thresholds; th != nil {
 		_, _, ss, st := estimate.Sweep(in.Collectives, "scatter")
@@ -350,4 +390,45 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 		figs = append(figs, plots.LMONodes("lmo_nodes", c, t))
 	}
 	return figs
+}
+
+// rateShares are the calibrated rates beside the nominal rates of the hardware that carries
+// them: the per-flow ceilings and the NIC capacity against the slowest NIC, the backbone's
+// capacity against the slowest backbone or uplink, Hockney's 8/β per class against the
+// slowest NIC, and the LMO link rates (median, with their range) against it.
+func rateShares(cl *cluster.Cluster, cal *estimate.Calibration) []plots.RateShare {
+	nic, core := nominalRates(cl)
+	var out []plots.RateShare
+	add := func(name string, p estimate.Param, nominal float64) {
+		out = append(out, plots.RateShare{Name: name, Value: p.Value, Low: p.CILow, High: p.CIHigh, Nominal: nominal})
+	}
+	for _, f := range cal.Fairness {
+		add(f.Experiment+" per-flow ceiling", f.Ceiling, nic)
+		if f.Experiment == experiments.FairInter {
+			if core > 0 {
+				add("fair_inter backbone capacity", f.Capacity, core)
+			}
+		} else {
+			add(f.Experiment+" NIC capacity", f.Capacity, nic)
+		}
+	}
+	for _, h := range cal.Hockney {
+		// A rate of 8/β bit/s; the interval's bounds swap (a β bound at or below 0 has no rate).
+		inv := func(b float64) float64 {
+			if b > 0 {
+				return 8 / b
+			}
+			return math.Inf(1)
+		}
+		add("hockney "+string(h.Class)+" 8/β", estimate.Param{Value: inv(h.Beta.Value), CILow: inv(h.Beta.CIHigh), CIHigh: inv(h.Beta.CILow)}, nic)
+	}
+	if l := cal.LMO; l != nil && len(l.Links) > 0 {
+		rates := make([]float64, len(l.Links))
+		for i, ln := range l.Links {
+			rates[i] = ln.RateBps.Value
+		}
+		sort.Float64s(rates)
+		add("lmo link rates (median, min–max)", estimate.Param{Value: median(rates), CILow: rates[0], CIHigh: rates[len(rates)-1]}, nic)
+	}
+	return out
 }

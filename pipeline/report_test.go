@@ -43,8 +43,8 @@ func svgShapes(t *testing.T, data []byte) int {
 // decodes to the figure's size and each SVG parses with drawn data in it.
 func TestFiguresAndReport(t *testing.T) {
 	out := simulatedRun(t, mustCluster(t, "ccpe-testbed"), t.TempDir())
-	want := []string{"errors_by_setting", "errors_by_model", "predicted_vs_measured", "hockney", "bandwidth_vs_degree",
-		"collectives", "l_parameter", "lmo_nodes"}
+	want := []string{"errors_by_setting", "errors_cdf", "predicted_vs_measured", "hockney", "bandwidth_vs_degree", "bandwidth_heatmap",
+		"rates_vs_nominal", "collectives", "l_parameter", "lmo_nodes"}
 	for _, name := range want {
 		pngData, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".png"))
 		if err != nil {
@@ -58,9 +58,18 @@ func TestFiguresAndReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Axes and ticks alone draw a few dozen paths; data series many more.
-		if n := svgShapes(t, svg); n < 60 {
+		// Axes and ticks alone draw a few dozen paths; data series many more (a CDF is one path
+		// per model, a rate a point and an interval).
+		least := map[string]int{"errors_cdf": 35, "rates_vs_nominal": 45}[name]
+		if least == 0 {
+			least = 60
+		}
+		if n := svgShapes(t, svg); n < least {
 			t.Errorf("%s.svg draws only %d shapes", name, n)
+		}
+		pdf, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".pdf"))
+		if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+			t.Errorf("%s.pdf: %v", name, err)
 		}
 	}
 	page, err := os.ReadFile(filepath.Join(out, ReportFile))
@@ -138,8 +147,8 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if visible != 8 {
-		t.Errorf("%d figures laid out with a size, want 8", visible)
+	if visible != 10 {
+		t.Errorf("%d figures laid out with a size, want 10", visible)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -70,6 +70,9 @@ func extremeFigures(v []float64) []*Figure {
 		LLines("l", []LSeries{{Pairs: 2, Sizes: v, L: rev, A: at(0), B: at(1), C: at(2), D: 0}, {Pairs: 4, Sizes: sizes, L: v, A: 1e-5, B: 1e-9}}),
 		LMONodes("lmo", nodes, nodes),
 		OverlaidHistograms("overlaid", "asymmetric", []string{"run-a", "run-b"}, [][]float64{v, rev}),
+		ErrorCDF("cdf", []string{"asymmetric", "fair"}, [][]float64{v, rev}, v),
+		BandwidthHeatmap("heatmap", degree),
+		RatesVsNominal("rates", []RateShare{{Name: "nic", Value: at(0), Low: at(1), High: at(2), Nominal: at(1)}, {Name: "backbone", Value: 1e9, Low: at(0), High: at(2), Nominal: 1e10}}),
 	}
 }
 

@@ -37,7 +37,9 @@ type Figure struct {
 	// figure (a report's warnings); they are not errors.
 	Warnings []string
 	draw     func(dc draw.Canvas)
-	err      error // set when the figure could not be built; PNG and SVG return it
+	// legend, when set, is drawn to the right of the plots, never over them (legendBeside).
+	legend *plot.Legend
+	err    error // set when the figure could not be built; PNG and SVG return it
 }
 
 // warn records that the figure leaves something out.
@@ -56,9 +58,58 @@ func newFigure(name, title string, w, h vg.Length) *Figure {
 	return f
 }
 
-// resize sets a figure's size, bounded by maxSide.
+// resize sets a figure's size, bounded by maxSide: w is the plots' width, to which the room
+// of a legend beside them is added.
 func (f *Figure) resize(w, h vg.Length) {
-	f.Width, f.Height = min(w, maxSide), min(h, maxSide)
+	f.Width, f.Height = min(w+f.legendRoom(), maxSide), min(h, maxSide)
+}
+
+// legendPad separates the legend from the plots and from the figure's edge.
+const legendPad = 2 * vg.Millimeter
+
+// legendBeside makes l the figure's legend, drawn to the right of its plots, at the top; the
+// figure widens to make room for it, so that a legend never covers data. The legends of the
+// plots given are cleared (a figure shows one legend for all its panels).
+func (f *Figure) legendBeside(l plot.Legend, clear ...*plot.Plot) {
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(8)
+	l.ThumbnailWidth = vg.Points(18)
+	l.Padding = vg.Points(2)
+	for _, q := range clear {
+		if q != nil {
+			q.Legend = plot.NewLegend()
+		}
+	}
+	w := f.Width
+	f.legend = &l
+	f.Width = min(w+f.legendRoom(), maxSide)
+}
+
+// legendRoom is the width a legend beside the plots takes, padding included (0 without one).
+func (f *Figure) legendRoom() vg.Length {
+	if f.legend == nil {
+		return 0
+	}
+	r := f.legend.Rectangle(draw.Canvas{})
+	if w := r.Max.X - r.Min.X; w > 0 {
+		return w + 2*legendPad
+	}
+	return 0
+}
+
+// drawAll draws the plots, and the legend beside them.
+func (f *Figure) drawAll(dc draw.Canvas) {
+	room := f.legendRoom()
+	if room == 0 || room >= dc.Max.X-dc.Min.X {
+		f.draw(dc)
+		return
+	}
+	plots, leg := dc, dc
+	plots.Max.X -= room
+	leg.Min.X, leg.Max.X = plots.Max.X+legendPad, dc.Max.X-legendPad
+	leg.Max.Y -= 8 * vg.Millimeter // level with the plots' top, below their titles
+	f.draw(plots)
+	f.legend.Draw(leg)
 }
 
 // recoverFigure turns a panic while a figure is built into a figure that cannot be drawn,
@@ -116,6 +167,10 @@ func (f *Figure) grid(plots [][]*plot.Plot) *Figure {
 // nothing sets a figure to a note that it has nothing to draw, and warns.
 func (f *Figure) nothing() *Figure {
 	f.warn("nothing to draw: no value can be shown")
+	f.legend = nil
+	if f.Width == 0 || f.Height == 0 {
+		f.resize(10*vg.Centimeter, 6*vg.Centimeter)
+	}
 	return f.single(emptyPlot(f.Title, "no data that can be drawn (see the warnings)"))
 }
 
@@ -145,7 +200,7 @@ func (f *Figure) render(c interface {
 			out, err = nil, fmt.Errorf("plots: figure %s cannot be drawn: %v", f.Name, r)
 		}
 	}()
-	f.draw(draw.New(c))
+	f.drawAll(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plots: %s: %w", f.Name, err)
@@ -234,10 +289,14 @@ func (f *Figure) Write(dir string, dpi float64) ([]byte, error) {
 	return svg, nil
 }
 
-// newPlot makes a plot with a title and axis labels.
+// newPlot makes a plot with a title and axis labels; a title may have several lines.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = label(title)
+	lines := strings.Split(title, "\n")
+	for i := range lines {
+		lines[i] = label(lines[i])
+	}
+	p.Title.Text = strings.Join(lines, "\n")
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Title.TextStyle.Font.Size = vg.Points(10)

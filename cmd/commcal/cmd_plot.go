@@ -19,14 +19,22 @@ func plotCommand() *cli.Command {
 		Name:      "plot",
 		Usage:     "draw the figures and the HTML report of a run",
 		ArgsUsage: "RUN_DIR",
-		Description: `Draws every figure whose data the run directory holds, as PNG and SVG in RUN_DIR/figures:
-error histograms per setting and model (bins of 5%, the ±10% band marked), predicted against
-measured times per model, the Hockney fit with its residuals, per-flow bandwidth against the
-incoming/outgoing degree with the fair and max(in, out) predictions, scatter and gather
-against message size with S, M1 and M2 marked, L(m) per pair count with the fitted surface,
-and the LMO per-node delays with their intervals. Writes RUN_DIR/report.html: one file with
-the calibration, the accuracy table, every figure inline as SVG and the dataset's provenance.
-"commcal run" does this itself.
+		Description: `Draws every figure whose data the run directory holds, as PNG (--dpi), SVG and PDF in
+RUN_DIR/figures: error histograms per setting for asymmetric and fair (bins of 5%, the ±10%
+band marked), the cumulative distribution of |ε| of every model on one panel with the ±10%
+line, predicted against measured times per model with the ±10% band, the Hockney fit with its
+relative residuals (clipped to ±50%, what lies beyond drawn at the edge and counted),
+per-flow bandwidth against the incoming/outgoing degree with the fair and max(in, out)
+predictions and, beside it, the same as a heatmap over (out, in), the calibrated rates as a
+share of the nominal rates, scatter and gather against message size with S, M1 and M2
+marked, L(m) per pair count with the fitted surface, and the LMO per-node delays with their
+intervals. Legends are drawn beside the plots, never over data.
+
+Writes RUN_DIR/report.html, one self-contained file: the run's health (accuracy thresholds,
+skipped estimators, implausible fits, stopping rule per experiment, start skew, drift since
+the previous run, as "commcal run" recorded them in health.json), then sortable tables of the
+calibration, the held-out accuracy and the measurements, every figure inline as SVG, and the
+dataset's provenance. "commcal run" does this itself.
 
 EXAMPLE:
    commcal plot run`,
