@@ -57,6 +57,7 @@ var pageFuncs = template.FuncMap{
 	"deref": func(v *float64) float64 { return *v },
 	"dv":    dataValue,
 	"scale": func(v, k float64) float64 { return v * k },
+	"add":   func(a, b int) int { return a + b },
 	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
 	"ms":    func(s float64) string { return num(s*1e3) + " ms" },
 	// pctOf prints a value that may be missing (a model that scored nothing) as n/a.

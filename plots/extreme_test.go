@@ -72,6 +72,8 @@ func extremeFigures(v []float64) []*Figure {
 		OverlaidHistograms("overlaid", "asymmetric", []string{"run-a", "run-b"}, [][]float64{v, rev}),
 		ErrorCDF("cdf", []string{"asymmetric", "fair"}, [][]float64{v, rev}, v),
 		BandwidthHeatmap("heatmap", degree),
+		ParamTrends("trend", "trend", []string{"a", "b", "c"}, []bool{false, true, false}, trendSeries(v)),
+		AccuracyTrends("accuracy", []string{"a", "b"}, []bool{false, true}, []string{"fair", "hockney"}, ptrs(v), ptrs(rev)),
 		RatesVsNominal("rates", []RateShare{{Name: "nic", Value: at(0), Low: at(1), High: at(2), Nominal: at(1)}, {Name: "backbone", Value: 1e9, Low: at(0), High: at(2), Nominal: 1e10}}),
 	}
 }
@@ -223,4 +225,27 @@ func TestBoundedSize(t *testing.T) {
 	if bytes.Contains(svg, []byte("n0\x00")) || !bytes.Contains(svg, []byte("n0\uFFFD\uFFFD")) {
 		t.Error("a node name's control characters reached the SVG")
 	}
+}
+
+// trendSeries makes parameter trends of a value set: each value a run, its neighbours the
+// interval; a family of 30 parameters too, drawn as changes from the first run.
+func trendSeries(v []float64) []TrendSeries {
+	s := TrendSeries{Name: "x", Unit: "µs"}
+	for i, x := range v {
+		s.Points = append(s.Points, TrendPoint{Value: x, Low: x - 1, High: v[(i+1)%len(v)], Drift: i == 1})
+	}
+	return []TrendSeries{s}
+}
+
+// ptrs is a value set as the accuracy of two models over runs (nil for the NaN ones).
+func ptrs(v []float64) [][]*float64 {
+	var out []*float64
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out = append(out, &v[i])
+		} else {
+			out = append(out, nil)
+		}
+	}
+	return [][]*float64{out, out}
 }

@@ -255,3 +255,57 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestParamTrends: one panel per parameter with the runs named on the axis and the flagged
+// run marked; a family beyond MaxTrendPanels on one panel of changes from the first run; tick
+// labels that differ where the values do.
+func TestParamTrends(t *testing.T) {
+	runs := []string{"mon", "tue", "wed", "thu"}
+	flagged := []bool{false, false, false, true}
+	series := []TrendSeries{{Name: "fair_intra/capacity_bps", Unit: "Mbit/s", Points: []TrendPoint{
+		{Value: 940, Low: 938, High: 942}, {Value: 941, Low: 939, High: 943}, {Value: 939, Low: 937, High: 941},
+		{Value: 846, Low: 844, High: 848, Drift: true}}}}
+	svg, err := ParamTrends("t", "trend", runs, flagged, series).SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTexts(svg)
+	for _, want := range []string{"fair_intra/capacity_bps", "Mbit/s", "mon", "thu"} {
+		if _, ok := texts[want]; !ok {
+			t.Errorf("no %q in the trend: %v", want, keys(texts))
+		}
+	}
+	if !strings.Contains(string(svg), "stroke:#D62728;stroke-dasharray:3,2") || !strings.Contains(string(svg), "fill:#D62728") {
+		t.Error("the flagged run is not marked, or the drifted point not red")
+	}
+	// A parameter steady to four digits: gonum's default labels would print 27 three times.
+	narrow := []TrendSeries{{Name: "lmo/node/X4/c_s", Unit: "µs", Points: []TrendPoint{
+		{Value: 26.995, Low: 26.99, High: 27.0}, {Value: 27.0, Low: 26.995, High: 27.005}, {Value: 27.005, Low: 27.0, High: 27.01}}}}
+	svg, err = ParamTrends("t", "trend", runs[:3], flagged[:3], narrow).SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]int{}
+	for _, m := range regexp.MustCompile(`>([-0-9.]+)</text>`).FindAllSubmatch(svg, -1) {
+		labels[string(m[1])]++
+	}
+	for l, n := range labels {
+		if n > 1 {
+			t.Errorf("tick label %s %d times", l, n)
+		}
+	}
+	if len(labels) < 3 {
+		t.Errorf("tick labels %v", labels)
+	}
+	var many []TrendSeries
+	for i := 0; i < MaxTrendPanels+1; i++ {
+		many = append(many, TrendSeries{Name: fmt.Sprint(i), Points: []TrendPoint{{Value: 1}, {Value: 1.1, Drift: true}}})
+	}
+	svg, err = ParamTrends("t", "trend", runs[:2], flagged[:2], many).SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := svgTexts(svg)["25 parameters: change from run 1"]; !ok {
+		t.Error("a large family is not drawn as changes from the first run")
+	}
+}
