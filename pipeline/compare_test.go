@@ -160,4 +160,14 @@ func TestCompareFiveNights(t *testing.T) {
 			t.Errorf("%s does not mark the drifted night", name)
 		}
 	}
+	// The page in Chromium: every table and figure (8 trends, 7 overlaid error
+	// distributions) visible, nothing wider than the page, no console errors.
+	b := openBrowser(t)
+	screen, _ := b.open(t, filepath.Join(out, CompareHTML))
+	checkLayout(t, "compare.html", screen, 3, 15)
+	shot := b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+	keep(t, shot, filepath.Join(out, CompareHTML))
 }

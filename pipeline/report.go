@@ -58,8 +58,12 @@ var pageFuncs = template.FuncMap{
 	"dv":    dataValue,
 	"scale": func(v, k float64) float64 { return v * k },
 	"add":   func(a, b int) int { return a + b },
-	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
-	"ms":    func(s float64) string { return num(s*1e3) + " ms" },
+	// breakable lets a long parameter name break after its slashes.
+	"breakable": func(s string) template.HTML {
+		return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "/", "/<wbr>"))
+	},
+	"sci": func(v float64) string { return fmt.Sprintf("%.3g", v) },
+	"ms":  func(s float64) string { return num(s*1e3) + " ms" },
 	// pctOf prints a value that may be missing (a model that scored nothing) as n/a.
 	"pctOf": func(v *float64) string {
 		if v == nil {

@@ -7,15 +7,9 @@ import (
 	"image/png"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 
 	"github.com/commcal/commcal/cluster"
 )
@@ -99,70 +93,6 @@ func TestReportEscapesInputText(t *testing.T) {
 	if strings.Contains(string(page), "<script>alert(1)</script>") || !strings.Contains(string(page), "&lt;script&gt;") {
 		t.Error("input text reached the report unescaped")
 	}
-}
-
-// TestReportInChromium opens the report in headless Chromium: no console errors, every figure
-// laid out with a size, and a screenshot of the first screen saved beside the report.
-func TestReportInChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium is not installed (Debian package chromium; .ci/run installs it)")
-	}
-	out := simulatedRun(t, mustCluster(t, "ccpe-testbed"), t.TempDir())
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	var mu sync.Mutex
-	var consoleErrors []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				consoleErrors = append(consoleErrors, "console.error")
-			}
-		case *runtime.EventExceptionThrown:
-			consoleErrors = append(consoleErrors, e.ExceptionDetails.Text)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, ReportFile)), chromedp.WaitReady("body")); err != nil {
-		t.Fatal(err)
-	}
-	visible, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll('figure svg')).filter(s => {
-		const r = s.getBoundingClientRect(); return r.width > 100 && r.height > 100 }).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if visible != 10 {
-		t.Errorf("%d figures laid out with a size, want 10", visible)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(consoleErrors) > 0 {
-		t.Errorf("console errors: %v", consoleErrors)
-	}
-	if img, err := png.Decode(bytes.NewReader(shot)); err != nil || img.Bounds().Dx() < 1000 {
-		t.Fatalf("screenshot: %v", err)
-	}
-	// The artifact: the report's first screen, in the run directory.
-	if err := os.WriteFile(filepath.Join(out, "report-screenshot.png"), shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(os.TempDir(), "commcal-report-screenshot.png"), shot, 0o644)
 }
 
 func mustCluster(t *testing.T, name string) *cluster.Cluster {
