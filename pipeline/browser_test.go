@@ -17,10 +17,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"github.com/commcal/commcal/contention"
-	"github.com/commcal/commcal/estimate"
-	"github.com/commcal/commcal/validate"
 )
 
 // browser is headless Chromium, 1280 × 900, with what its pages logged as errors.
@@ -244,17 +240,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
-	cl, srcs, err := Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, _ := SampleNotes()
-	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams(), Notes: notes,
-		Thresholds: []validate.Threshold{mustThreshold(t, "asymmetric:0.8", true), mustThreshold(t, "all:25%", false)}, Previous: prd})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runSampleTonight(t, out, prd)
 	screen, print := b.open(t, filepath.Join(out, ReportFile))
 	// Tables: the health panel's thresholds, skipped, implausible and stopping rule; the
 	// calibration, accuracy, measurements and sources.

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
@@ -33,20 +32,8 @@ func TestHealthOfTheSample(t *testing.T) {
 	f := prev.Calibration.Fairness[0] // fair_intra
 	f.Capacity.Value, f.Capacity.CILow, f.Capacity.CIHigh = 2*f.Capacity.Value, 2*f.Capacity.CILow, 2*f.Capacity.CIHigh
 
-	ths := []validate.Threshold{mustThreshold(t, "asymmetric:0.8", true), mustThreshold(t, "all:25%", false)}
 	out := filepath.Join(dir, "tonight")
-	cl, srcs, err := Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, _ := SampleNotes()
-	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams(), Notes: notes,
-		Thresholds: ths, Previous: prev})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := res.Health
+	h := runSampleTonight(t, out, prev).Health
 	if h.HeldOutMeasurements != 85 || h.HeldOutUnconverged != 72 {
 		t.Errorf("held-out: %d of %d unconverged, want 72 of 85", h.HeldOutUnconverged, h.HeldOutMeasurements)
 	}
@@ -126,6 +113,15 @@ func TestHealthFindsImplausibleRates(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("implausible %v, want %v", got, want)
 	}
+}
+
+// runSampleTonight runs the embedded sample into out as a nightly job does, dated 2026-11-22:
+// with the accuracy thresholds asymmetric:0.8 (--fail-below) and all:25% (--fail-above-error)
+// and the previous run prev.
+func runSampleTonight(t *testing.T, out string, prev *RunDir) *RunResult {
+	t.Helper()
+	return sampleRun(t, out, RunOptions{Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Previous: prev,
+		Thresholds: []validate.Threshold{mustThreshold(t, "asymmetric:0.8", true), mustThreshold(t, "all:25%", false)}})
 }
 
 func mustThreshold(t *testing.T, spec string, below bool) validate.Threshold {

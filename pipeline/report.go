@@ -221,7 +221,7 @@ func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
 	return names, nil
 }
 
-// writeFigures writes every figure into dir as PNG and SVG and returns them as a page shows
+// writeFigures writes every figure into dir as PNG, SVG and PDF and returns them as a page shows
 // them.
 func writeFigures(ctx context.Context, dir string, figs []*plots.Figure, dpi float64) ([]reportFigure, error) {
 	shown := make([]reportFigure, 0, len(figs))

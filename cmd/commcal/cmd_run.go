@@ -32,8 +32,10 @@ writes a run directory:
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
-   figures/              every figure as PNG and SVG
-   report.html           one file: calibration, accuracy, every figure inline, provenance
+   health.json           what the report's health panel shows: thresholds checked, estimators
+                         skipped, implausible fits, stopping rule, start skew, drift
+   figures/              every figure as PNG (--dpi), SVG and PDF
+   report.html           one file: health, tables, every figure inline, provenance
 
 Estimation runs every estimator whose calibration experiments the dataset holds (as
 "commcal estimate"); validation scores every contention model on the held-out transfers
