@@ -8,7 +8,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/commcal/commcal/contention"
@@ -61,6 +60,9 @@ type Comparison struct {
 	Vanished     []string `json:"vanished"`
 	NewlySkipped []string `json:"newly_skipped"`
 	AccuracyLost []string `json:"accuracy_lost"`
+	// RunDrift[k] says that run k is flagged as drift: a parameter drifted or vanished there,
+	// an estimator was newly skipped, or a model lost its accuracy (never the first run).
+	RunDrift []bool `json:"run_drift"`
 }
 
 // Alarms lists every drift of the comparison, one line each.
@@ -144,7 +146,7 @@ func Compare(ctx context.Context, runs []string, out string) (*Comparison, error
 		rds = append(rds, rd)
 	}
 	cmp := Contrast(rds)
-	var figs []*plots.Figure
+	figs := trendFigures(cmp)
 	for _, m := range contention.Models() {
 		var errs [][]float64
 		for _, rd := range rds {
@@ -165,7 +167,8 @@ func Compare(ctx context.Context, runs []string, out string) (*Comparison, error
 // Contrast compares runs already read (each with a calibration), the first being the
 // reference: the work of Compare without the files.
 func Contrast(rds []*RunDir) *Comparison {
-	cmp := &Comparison{Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{}}
+	cmp := &Comparison{Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{},
+		RunDrift: make([]bool, len(rds))}
 	var flat []map[string]estimate.Param
 	for _, rd := range rds {
 		cmp.Runs = append(cmp.Runs, rd.Dir)
@@ -196,6 +199,7 @@ func Contrast(rds []*RunDir) *Comparison {
 			}
 			d := k > 0 && (vanished || (inBase && ok && !overlap(base, v)))
 			cp.Drift = append(cp.Drift, d)
+			cmp.RunDrift[k] = cmp.RunDrift[k] || d
 			drifted = drifted || (d && !vanished)
 		}
 		if drifted {
@@ -209,6 +213,7 @@ func Contrast(rds []*RunDir) *Comparison {
 	for k, rd := range rds[1:] {
 		for _, s := range rd.Calibration.Skipped {
 			if ran(rds[0].Calibration, s.Estimator) {
+				cmp.RunDrift[k+1] = true
 				cmp.NewlySkipped = append(cmp.NewlySkipped, fmt.Sprintf("%s (run %d: %s)", s.Estimator, k+2, s.Reason))
 			}
 		}
@@ -225,6 +230,7 @@ func Contrast(rds []*RunDir) *Comparison {
 				}
 			}
 			if k > 0 && mae == nil && cm.MeanAbsErr[0] != nil {
+				cmp.RunDrift[k] = true
 				cmp.AccuracyLost = append(cmp.AccuracyLost, fmt.Sprintf("%s (run %d scored no held-out transfer)", m.Name(), k+1))
 			}
 			cm.MeanAbsErr, cm.Within10 = append(cm.MeanAbsErr, mae), append(cm.Within10, w)
@@ -239,14 +245,13 @@ func writeComparison(ctx context.Context, cmp *Comparison, figs []*plots.Figure,
 		if err := datasets.WriteJSONFile(filepath.Join(tmp, CompareJSON), cmp); err != nil {
 			return err
 		}
-		shown, err := writeFigures(ctx, tmp, figs)
+		shown, err := writeFigures(ctx, tmp, figs, 0)
 		if err != nil {
 			return err
 		}
-		var table strings.Builder
-		cmp.WriteText(&table)
-		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Runs": cmp.Runs,
-			"Table": table.String(), "Figures": shown, "Alarms": cmp.Alarms(), "Version": Version})
+		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Comparison": cmp,
+			"Figures": figureRows(shown), "Alarms": cmp.Alarms(), "Version": Version, "Cells": paramCells(cmp),
+			"AccCells": accuracyTable(cmp), "RunRows": runTable(cmp)})
 	})
 }
 

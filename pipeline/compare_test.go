@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,10 +19,17 @@ import (
 )
 
 // simulatedRun simulates a cluster (seed 1, 1% noise, 10 repetitions) and runs the pipeline on
-// it.
+// it into dir/run.
 func simulatedRun(t *testing.T, cl *cluster.Cluster, dir string) string {
 	t.Helper()
-	sim := filepath.Join(dir, "sim")
+	return simulatedNight(t, cl, dir, "run")
+}
+
+// simulatedNight simulates a cluster (seed 1, 1% noise, 10 repetitions) and runs the pipeline
+// on it into dir/name: one night of measurements.
+func simulatedNight(t *testing.T, cl *cluster.Cluster, dir, name string) string {
+	t.Helper()
+	sim := filepath.Join(dir, "sim-"+name)
 	tr := simulate.DefaultTruth(cl, 1)
 	tr.Noise = 0.01
 	when := time.Unix(0, 0)
@@ -30,7 +40,7 @@ func simulatedRun(t *testing.T, cl *cluster.Cluster, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "run")
+	out := filepath.Join(dir, name)
 	if _, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
 		Created: when, Defaults: contention.DefaultParams(), Weighted: true}); err != nil {
 		t.Fatal(err)
@@ -80,4 +90,84 @@ func TestCompareFlagsNICChange(t *testing.T) {
 		t.Errorf("%d parameters, %d models compared", len(cmp.Params), len(cmp.Accuracy))
 	}
 	t.Logf("drifted: %v", cmp.Drifted)
+}
+
+// TestCompareFiveNights is the issue's trend: five simulated nights of the CCPE testbed (1%
+// noise), the NICs 10% slower on the fourth night only. The nights share their noise draws, so
+// that the NIC is all that changes: with draws of their own (seeds 1 to 5), one of some 80
+// parameters' intervals misses the first night's on night 2 (LMO C of Y1), the expected rate
+// of false alarms of a per-parameter 95% rule over many parameters. Compared with the first
+// night, the fourth is flagged as drift and no other; its NIC capacity is the parameter that
+// drifted; the page marks the fourth night and draws a trend figure per estimator and one of
+// the accuracy, which mark it too (a dashed red line at run 4).
+func TestCompareFiveNights(t *testing.T) {
+	base := mustCluster(t, "ccpe-testbed")
+	d := base.Description()
+	d.NICRateBps *= 0.9
+	slow, err := cluster.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var runs []string
+	for night := 1; night <= 5; night++ {
+		cl := base
+		if night == 4 {
+			cl = slow
+		}
+		runs = append(runs, simulatedNight(t, cl, dir, fmt.Sprintf("night-%d", night)))
+	}
+	out := filepath.Join(dir, "history")
+	cmp, err := Compare(context.Background(), runs, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, false, false, true, false}; !slices.Equal(cmp.RunDrift, want) {
+		t.Errorf("nights flagged %v, want %v; alarms %v", cmp.RunDrift, want, cmp.Alarms())
+	}
+	for _, p := range cmp.Params {
+		if p.Name == "fairness/fair_intra/capacity_bps" && (!p.Drift[3] || p.RelChange[3] > -0.09 || p.RelChange[3] < -0.11) {
+			t.Errorf("NIC capacity on night 4: drift %v, change %.3f, truth -0.10", p.Drift[3], p.RelChange[3])
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(out, CompareHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The runs table: night 4 is the one row marked DRIFT.
+	rows := regexp.MustCompile(`<tr( class="drifted")?><td class="num">(\d)</td><td class="wrap"><code>[^<]*night-\d</code></td><td>ccpe-testbed</td><td>(.*?)</td><td class="num">\d+</td></tr>`).
+		FindAllStringSubmatch(string(page), -1)
+	if len(rows) != 5 {
+		t.Fatalf("%d runs in the page's table, want 5", len(rows))
+	}
+	for _, r := range rows {
+		marked := r[1] != "" && strings.Contains(r[3], "DRIFT")
+		if marked != (r[2] == "4") {
+			t.Errorf("run %s: marked as drift %v", r[2], marked)
+		}
+	}
+	for _, name := range []string{"trend_hockney", "trend_fairness", "trend_contra", "trend_lmo_nodes", "trend_lmo_links", "trend_thresholds", "trend_l", "trend_accuracy"} {
+		svg, err := os.ReadFile(filepath.Join(out, name+".svg"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !strings.Contains(string(page), `<figure id="`+name+`">`) {
+			t.Errorf("the page does not show %s", name)
+		}
+		// The flagged night's dashed red line: x of run 4 in every panel.
+		if !strings.Contains(string(svg), "stroke:#D62728;stroke-dasharray:3,2") {
+			t.Errorf("%s does not mark the drifted night", name)
+		}
+	}
+	// The page in Chromium: every table and figure (8 trends, 7 overlaid error
+	// distributions) visible, nothing wider than the page, no console errors.
+	b := openBrowser(t)
+	screen, _ := b.open(t, filepath.Join(out, CompareHTML))
+	checkLayout(t, "compare.html", screen, 3, 15)
+	shot := b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+	keep(t, shot, filepath.Join(out, CompareHTML))
 }

@@ -104,53 +104,12 @@ func WriteCalibrationText(w io.Writer, cal *estimate.Calibration) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "parameter\testimate\t95% CI\tn")
-	row := func(name string, p estimate.Param, scale float64, unit string) {
-		fmt.Fprintf(tw, "%s\t%s %s\t[%s, %s]\t%d\n", name, num(p.Value*scale), unit, num(p.CILow*scale), num(p.CIHigh*scale), p.N)
-	}
-	for _, h := range cal.Hockney {
-		row("hockney "+string(h.Class)+" α", h.Alpha, 1e6, "µs")
-		row("hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
-	}
-	for _, sh := range cal.HockneySegments {
-		if len(sh.Segments) < 2 {
+	for _, r := range calibrationRows(cal) {
+		if r.Summary != nil {
+			fmt.Fprintf(tw, "%s\t%s\n", r.Name, strings.Join(r.Summary, "\t"))
 			continue
 		}
-		for _, seg := range sh.Segments {
-			name := fmt.Sprintf("hockney %s %.0f–%.0f B", sh.Class, seg.FromBytes, seg.ToBytes)
-			row(name+" α", seg.Alpha, 1e6, "µs")
-			row(name+" β", seg.Beta, 1e9, "ns/B")
-		}
-	}
-	for _, f := range cal.Fairness {
-		row(f.Experiment+" ceiling", f.Ceiling, 1e-6, "Mbit/s")
-		row(f.Experiment+" capacity", f.Capacity, 1e-6, "Mbit/s")
-		row(f.Experiment+" saturation k", f.Saturation, 1, "")
-	}
-	if c := cal.Contra; c != nil {
-		row("asymmetric-fitted φ", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
-	}
-	if l := cal.LMO; l != nil {
-		var cs, ts float64
-		for _, n := range l.Nodes {
-			cs += n.C.Value
-			ts += n.T.Value
-		}
-		fmt.Fprintf(tw, "lmo\t%d nodes, %d links\tmean C %s µs, mean t %s ns/B\t%d reps\n", len(l.Nodes), len(l.Links),
-			num(cs/float64(len(l.Nodes))*1e6), num(ts/float64(len(l.Nodes))*1e9), l.MinReps)
-	}
-	if th := cal.Thresholds; th != nil {
-		fmt.Fprintf(tw, "thresholds\tS %d B, M1 %d B, M2 %d B\t\t\n", th.S, th.M1, th.M2)
-		row("gather κ1", th.Kappa1, 1e9, "ns/B")
-		row("gather κ2", th.Kappa2, 1e9, "ns/B")
-	}
-	if l := cal.L; l != nil {
-		row("L a", l.A, 1e6, "µs")
-		row("L b", l.B, 1e9, "ns/B")
-		row("L c", l.C, 1e6, "µs/pair")
-		row("L d", l.D, 1e12, "ps/(B·pair)")
-	}
-	if p := cal.Penalties; p != nil {
-		fmt.Fprintf(tw, "penalty table\t%d shapes from %d graphs\tα %s ns/B\t%d unsolved\n", len(p.Table.Entries), len(p.Solved), num(p.Alpha*1e9), len(p.Unsolved))
+		fmt.Fprintf(tw, "%s\t%s %s\t[%s, %s]\t%d\n", r.Name, num(r.P.Value), r.Unit, num(r.P.CILow), num(r.P.CIHigh), r.P.N)
 	}
 	tw.Flush()
 	for _, s := range cal.Skipped {

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"codeberg.org/go-fonts/liberation/liberationserifregular"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -33,20 +38,87 @@ var templateFiles embed.FS
 
 // pages are the HTML pages commcal writes (report.html.tmpl, compare.html.tmpl) with the
 // pieces they share (common.tmpl).
-var pages = template.Must(template.ParseFS(templateFiles, "templates/*.tmpl"))
+var pages = template.Must(template.New("pages").Funcs(pageFuncs).ParseFS(templateFiles, "templates/*.tmpl"))
+
+// figureFont is the font gonum/plot draws text with (Liberation Serif), as a CSS rule that
+// the pages carry once: inline SVG figures then lay their text out as the figures were drawn
+// on any machine, not in a wider fallback font that cuts titles and pushes legends over data.
+var figureFont = template.CSS(`@font-face { font-family: "Liberation Serif"; src: url(data:font/ttf;base64,` +
+	base64.StdEncoding.EncodeToString(liberationserifregular.TTF) + `) format("truetype"); }`)
+
+// pageFuncs format numbers the same way on every page.
+var pageFuncs = template.FuncMap{
+	"figureFont": func() template.CSS { return figureFont },
+	"num":        num,
+	"pct":        func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
+	"pct1":       func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+	// pctn is a share in percent without the sign, for table columns whose header says (%).
+	"pctn":  func(v float64) string { return fmt.Sprintf("%.2f", 100*v) },
+	"deref": func(v *float64) float64 { return *v },
+	"dv":    dataValue,
+	"scale": func(v, k float64) float64 { return v * k },
+	"add":   func(a, b int) int { return a + b },
+	// breakable lets a long parameter name break after its slashes.
+	"breakable": func(s string) template.HTML {
+		return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "/", "/<wbr>"))
+	},
+	"sci": func(v float64) string { return fmt.Sprintf("%.3g", v) },
+	"ms":  func(s float64) string { return num(s*1e3) + " ms" },
+	// pctOf prints a value that may be missing (a model that scored nothing) as n/a.
+	"pctOf": func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f%%", 100**v)
+	},
+	"measure": func(m string) string {
+		if m == MeasureWithin10 {
+			return "share within ±10% at least"
+		}
+		return "mean |ε| at most"
+	},
+}
 
 // reportFigure is one figure as the report shows it.
 type reportFigure struct {
 	Name, Title string
 	SVG         template.HTML // produced by gonum's SVG backend, which escapes text
 	Warnings    []string      // data the figure could not draw (extreme or non-finite values)
+	Width       float64       // in points, to share a row with the figure beside it
 }
 
-// Plot draws every figure whose data the run directory holds into <dir>/figures (PNG and
-// SVG) and writes <dir>/report.html, a single file with every figure inline as SVG, the
-// calibration, the accuracy table and the dataset's provenance. It returns the figures'
-// names.
-func Plot(ctx context.Context, dir string) ([]string, error) {
+// figureRow is the figures a page shows side by side: one, or a figure and its companion.
+type figureRow []reportFigure
+
+// besides names the figures a report shows to the right of another.
+var besides = map[string]string{"bandwidth_vs_degree": "bandwidth_heatmap"}
+
+// figureRows lays figures out in rows: each alone, but for the companions of besides.
+func figureRows(figs []reportFigure) []figureRow {
+	var rows []figureRow
+	for i := 0; i < len(figs); i++ {
+		if i+1 < len(figs) && besides[figs[i].Name] == figs[i+1].Name {
+			rows = append(rows, figureRow{figs[i], figs[i+1]})
+			i++
+			continue
+		}
+		rows = append(rows, figureRow{figs[i]})
+	}
+	return rows
+}
+
+// PlotOptions configures Plot.
+type PlotOptions struct {
+	// DPI is the resolution of the PNG figures (0: plots.DefaultDPI).
+	DPI float64
+}
+
+// Plot draws every figure whose data the run directory holds into <dir>/figures (PNG, SVG and
+// PDF) and writes <dir>/report.html, a single file with the run's health, the calibration,
+// the accuracy and measurement tables, every figure inline as SVG and the dataset's
+// provenance. The thresholds and the comparison with a previous run that the run recorded in
+// health.json are shown again. It returns the figures' names.
+func Plot(ctx context.Context, dir string, opts PlotOptions) ([]string, error) {
 	ds, err := datasets.Open(filepath.Join(dir, RunDatasetDir))
 	if err != nil {
 		return nil, badinput.Wrap(dir, err)
@@ -59,18 +131,72 @@ func Plot(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report(ctx, dir, ds, in, rd.Calibration, rd.Accuracy, rd.Predictions)
+	s, err := readSummary(dir, ds, in)
+	if err != nil {
+		return nil, err
+	}
+	var hi healthInputs
+	if prev, err := readHealth(filepath.Join(dir, RunHealthFile)); err != nil {
+		return nil, err
+	} else if prev != nil {
+		hi = healthInputs{Thresholds: prev.Thresholds, Previous: prev.Previous}
+	}
+	r := &runReport{ds: ds, in: in, summary: s, cal: rd.Calibration, acc: rd.Accuracy, preds: rd.Predictions, dpi: opts.DPI}
+	r.health = checkHealth(ds.Cluster, ds.Manifest, s, r.cal, r.acc, hi)
+	if err := datasets.WriteJSONFile(filepath.Join(dir, RunHealthFile), r.health); err != nil {
+		return nil, err
+	}
+	return r.write(ctx, dir)
 }
 
-// report draws the figures into <dir>/figures and writes <dir>/report.html from a run's
-// results in memory; cal, acc and preds may be nil when the run has not made them.
-func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.Inputs, cal *estimate.Calibration, acc *validate.Accuracy, preds []validate.Row) ([]string, error) {
-	figs := figures(ds.Cluster, in, cal, preds)
+// readSummary reads a run's summary.json strictly, or, in a directory without one, summarises
+// the dataset under the default stopping rule.
+func readSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary, error) {
+	path := filepath.Join(dir, RunSummaryJSON)
+	if _, err := os.Stat(path); err != nil {
+		return Summarize(ds, in, estimate.DefaultStoppingRule)
+	}
+	s := &Summary{}
+	if err := datasets.ReadJSONFile(path, s); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	return s, nil
+}
+
+// readHealth reads a run's health.json strictly; an absent file is nil.
+func readHealth(path string) (*Health, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	h := &Health{}
+	if err := datasets.ReadJSONFile(path, h); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	return h, nil
+}
+
+// runReport is what the report of a run shows; cal, acc and preds are nil when the run has
+// not made them.
+type runReport struct {
+	ds      *datasets.Dataset
+	in      estimate.Inputs
+	summary *Summary
+	cal     *estimate.Calibration
+	acc     *validate.Accuracy
+	preds   []validate.Row
+	health  *Health
+	dpi     float64
+}
+
+// write draws the figures into <dir>/figures and writes <dir>/report.html, and returns the
+// figures' names.
+func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
+	figs := figures(r.ds.Cluster, r.in, r.cal, r.preds)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	shown, err := writeFigures(ctx, figDir, figs)
+	shown, err := writeFigures(ctx, figDir, figs, r.dpi)
 	if err != nil {
 		return nil, err
 	}
@@ -78,36 +204,37 @@ func report(ctx context.Context, dir string, ds *datasets.Dataset, in estimate.I
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	var calText, accText strings.Builder
-	if cal != nil {
-		WriteCalibrationText(&calText, cal)
+	data := map[string]any{"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Figures": figureRows(shown), "Version": Version,
+		"Health": r.health, "Summary": r.summary}
+	if r.cal != nil {
+		data["Calibration"] = r.cal
+		data["CalRows"] = markImplausible(calibrationRows(r.cal), r.health.Implausible)
 	}
-	if acc != nil {
-		acc.WriteText(&accText)
+	if r.acc != nil {
+		data["Accuracy"] = r.acc
+		data["AccRows"] = accuracyRows(r.acc)
 	}
-	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", map[string]any{
-		"Cluster": ds.Cluster.Name(), "Manifest": ds.Manifest, "Calibration": calText.String(),
-		"Accuracy": accText.String(), "Figures": shown, "Version": Version,
-	})
+	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", data)
 	if err != nil {
 		return nil, err
 	}
 	return names, nil
 }
 
-// writeFigures writes every figure into dir as PNG and SVG and returns them as a page shows
+// writeFigures writes every figure into dir as PNG, SVG and PDF and returns them as a page shows
 // them.
-func writeFigures(ctx context.Context, dir string, figs []*plots.Figure) ([]reportFigure, error) {
+func writeFigures(ctx context.Context, dir string, figs []*plots.Figure, dpi float64) ([]reportFigure, error) {
 	shown := make([]reportFigure, 0, len(figs))
 	for _, f := range figs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		svg, err := f.Write(dir)
+		svg, err := f.Write(dir, dpi)
 		if err != nil {
 			return nil, err
 		}
-		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg)), Warnings: f.Warnings})
+		shown = append(shown, reportFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(inlineSVG(svg)), Warnings: f.Warnings,
+			Width: f.Width.Points()})
 	}
 	return shown, nil
 }
@@ -163,14 +290,14 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 			}
 		}
 		figs = append(figs, plots.ErrorHistograms("errors_by_setting", rows, cols, errs))
-		all := make([][][]float64, len(models))
-		for r, m := range models {
-			all[r] = [][]float64{nil}
+		all := make([][]float64, len(models))
+		for m, name := range models {
 			for _, p := range preds {
-				all[r][0] = append(all[r][0], p.Err(m))
+				all[m] = append(all[m], p.Err(name))
 			}
 		}
-		figs = append(figs, plots.ErrorHistograms("errors_by_model", models, []string{"all settings"}, all))
+		// validate does not estimate the noise limit yet: no curve for it.
+		figs = append(figs, plots.ErrorCDF("errors_cdf", models, all, nil))
 		measured := make([]float64, len(preds))
 		predicted := make([][]float64, len(models))
 		for i, p := range preds {
@@ -224,7 +351,14 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 			p.Measured, p.Fair, p.Asym = p.Measured/n[k], p.Fair/n[k], p.Asym/n[k]
 			pts = append(pts, *p)
 		}
-		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts))
+		sort.Slice(pts, func(i, j int) bool {
+			a, b := pts[i], pts[j]
+			return a.Experiment < b.Experiment || a.Experiment == b.Experiment && (a.In < b.In || a.In == b.In && a.Out < b.Out)
+		})
+		figs = append(figs, plots.BandwidthVsDegree("bandwidth_vs_degree", pts), plots.BandwidthHeatmap("bandwidth_heatmap", pts))
+	}
+	if rates := rateShares(cl, cal); len(rates) > 0 {
+		figs = append(figs, plots.RatesVsNominal("rates_vs_nominal", rates))
 	}
 	if th := cal.Thresholds; th != nil {
 		_, _, ss, st := estimate.Sweep(in.Collectives, "scatter")
@@ -261,4 +395,45 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 		figs = append(figs, plots.LMONodes("lmo_nodes", c, t))
 	}
 	return figs
+}
+
+// rateShares are the calibrated rates beside the nominal rates of the hardware that carries
+// them: the per-flow ceilings and the NIC capacity against the slowest NIC, the backbone's
+// capacity against the slowest backbone or uplink, Hockney's 8/β per class against the
+// slowest NIC, and the LMO link rates (median, with their range) against it.
+func rateShares(cl *cluster.Cluster, cal *estimate.Calibration) []plots.RateShare {
+	nic, core := nominalRates(cl)
+	var out []plots.RateShare
+	add := func(name string, p estimate.Param, nominal float64) {
+		out = append(out, plots.RateShare{Name: name, Value: p.Value, Low: p.CILow, High: p.CIHigh, Nominal: nominal})
+	}
+	for _, f := range cal.Fairness {
+		add(f.Experiment+" per-flow ceiling", f.Ceiling, nic)
+		if f.Experiment == experiments.FairInter {
+			if core > 0 {
+				add("fair_inter backbone capacity", f.Capacity, core)
+			}
+		} else {
+			add(f.Experiment+" NIC capacity", f.Capacity, nic)
+		}
+	}
+	for _, h := range cal.Hockney {
+		// A rate of 8/β bit/s; the interval's bounds swap (a β bound at or below 0 has no rate).
+		inv := func(b float64) float64 {
+			if b > 0 {
+				return 8 / b
+			}
+			return math.Inf(1)
+		}
+		add("hockney "+string(h.Class)+" 8/β", estimate.Param{Value: inv(h.Beta.Value), CILow: inv(h.Beta.CIHigh), CIHigh: inv(h.Beta.CILow)}, nic)
+	}
+	if l := cal.LMO; l != nil && len(l.Links) > 0 {
+		rates := make([]float64, len(l.Links))
+		for i, ln := range l.Links {
+			rates[i] = ln.RateBps.Value
+		}
+		sort.Float64s(rates)
+		add("lmo link rates (median, min–max)", estimate.Param{Value: median(rates), CILow: rates[0], CIHigh: rates[len(rates)-1]}, nic)
+	}
+	return out
 }

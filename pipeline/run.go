@@ -31,6 +31,9 @@ type RunResult struct {
 	Calibration *estimate.Calibration `json:"calibration"`
 	Accuracy    *validate.Accuracy    `json:"accuracy"`
 	Figures     []string              `json:"figures"`
+	Health      *Health               `json:"health"`
+	// Drift compares the previous run (RunOptions.Previous) with this one; nil without one.
+	Drift *Comparison `json:"drift,omitempty"`
 }
 
 // RunOptions configures Run.
@@ -51,6 +54,13 @@ type RunOptions struct {
 	Override func(*contention.Params)
 	Weighted bool // weighted Hockney fits
 	HeldOut  []string
+	// Thresholds are the run's accuracy alarms, checked in its health panel.
+	Thresholds []validate.Threshold
+	// Previous, when set, is an earlier run to compare this one with; the comparison is in
+	// the result and in the health panel.
+	Previous *RunDir
+	// DPI is the resolution of the PNG figures (0: plots.DefaultDPI).
+	DPI float64
 }
 
 // Run ingests the sources and summarises the dataset into a run directory:
@@ -62,8 +72,10 @@ type RunOptions struct {
 //	calibration.json      every fitted parameter with its 95% CI (and lmo_*.parquet)
 //	predictions.parquet   every held-out transfer, measured and predicted by every model
 //	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II
-//	figures/              every figure as PNG and SVG
-//	report.html           one file: calibration, accuracy, figures inline, provenance
+//	health.json           what the report's health panel shows: alarms, skipped estimators,
+//	                      implausible fits, stopping-rule status, start skew, drift
+//	figures/              every figure as PNG, SVG and PDF
+//	report.html           one file: health, tables, figures inline, provenance
 //
 // The directory is built beside Out and renamed into place at the end, replacing an earlier
 // run; a failed or interrupted run leaves the earlier one untouched.
@@ -151,10 +163,18 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	figs, err := report(ctx, tmp, ds, in, cal, acc, preds)
-	if err != nil {
+	res := &RunResult{Summary: s, Calibration: cal, Accuracy: acc}
+	if opts.Previous != nil {
+		res.Drift = Contrast([]*RunDir{opts.Previous, {Dir: opts.Out, Calibration: cal, Accuracy: acc}})
+	}
+	res.Health = checkHealth(ds.Cluster, ds.Manifest, s, cal, acc, healthInputs{Thresholds: Specs(opts.Thresholds), Previous: previousRun(res.Drift)})
+	if err := datasets.WriteJSONFile(filepath.Join(tmp, RunHealthFile), res.Health); err != nil {
 		return nil, err
 	}
-	opts.Logger.Info("stage done", "stage", "plot", "seconds", time.Since(start).Seconds(), "figures", len(figs))
-	return &RunResult{Summary: s, Calibration: cal, Accuracy: acc, Figures: figs}, nil
+	r := &runReport{ds: ds, in: in, summary: s, cal: cal, acc: acc, preds: preds, health: res.Health, dpi: opts.DPI}
+	if res.Figures, err = r.write(ctx, tmp); err != nil {
+		return nil, err
+	}
+	opts.Logger.Info("stage done", "stage", "plot", "seconds", time.Since(start).Seconds(), "figures", len(res.Figures))
+	return res, nil
 }

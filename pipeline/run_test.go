@@ -14,18 +14,30 @@ import (
 	"github.com/commcal/commcal/estimate"
 )
 
+// runSample runs the embedded sample into out, dated 2026-11-21, with the measurement's notes.
 func runSample(t *testing.T, out string) *Summary {
+	t.Helper()
+	return sampleRun(t, out, RunOptions{Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)}).Summary
+}
+
+// sampleRun runs the embedded sample into out with the measurement's notes, the default
+// stopping rule and parameters, and the creation time, thresholds and previous run of opts.
+func sampleRun(t *testing.T, out string, opts RunOptions) *RunResult {
 	t.Helper()
 	cl, srcs, err := Sample()
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Defaults: contention.DefaultParams()})
+	notes, err := SampleNotes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Summary
+	opts.Cluster, opts.Sources, opts.Out, opts.Rule, opts.Defaults, opts.Notes = cl, srcs, out, estimate.DefaultStoppingRule, contention.DefaultParams(), notes
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func TestRunSample(t *testing.T) {

@@ -19,15 +19,34 @@ var sample embed.FS
 
 const sampleDir = "sample/measured"
 
-// Sample returns the embedded sample's cluster and its sources.
-func Sample() (*cluster.Cluster, []datasets.Source, error) {
+// sampleManifest reads the embedded sample's manifest.
+func sampleManifest() (*datasets.Manifest, error) {
 	data, err := sample.ReadFile(path.Join(sampleDir, datasets.ManifestFile))
 	if err != nil {
-		return nil, nil, fmt.Errorf("pipeline: embedded sample: %w", err)
+		return nil, fmt.Errorf("pipeline: embedded sample: %w", err)
 	}
 	m, err := datasets.ParseManifest(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pipeline: embedded sample: %w", err)
+		return nil, fmt.Errorf("pipeline: embedded sample: %w", err)
+	}
+	return m, nil
+}
+
+// SampleNotes returns the notes of the sample's measurement (emulation, TCP settings, the
+// stopping rule, convergence and the largest start skew), for the notes of a run on it.
+func SampleNotes() ([]string, error) {
+	m, err := sampleManifest()
+	if err != nil {
+		return nil, err
+	}
+	return m.Notes, nil
+}
+
+// Sample returns the embedded sample's cluster and its sources.
+func Sample() (*cluster.Cluster, []datasets.Source, error) {
+	m, err := sampleManifest()
+	if err != nil {
+		return nil, nil, err
 	}
 	cl, err := cluster.New(m.Cluster)
 	if err != nil {

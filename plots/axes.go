@@ -116,3 +116,34 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// distinctTicks are gonum's default ticks with labels printed to as many digits as it takes
+// to tell them apart (the default prints 26.99, 27 and 27.01 as "27" three times): decimals
+// for values from 0.001 to a million, else significant digits.
+type distinctTicks struct{}
+
+func (distinctTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	big := math.Max(math.Abs(min), math.Abs(max))
+	format := func(v float64, digits int) string { return strconv.FormatFloat(v, 'g', digits+1, 64) }
+	if big >= 1e-3 && big < 1e6 {
+		format = func(v float64, digits int) string { return strconv.FormatFloat(v, 'f', digits-2, 64) }
+	}
+	for digits := 2; digits <= 12; digits++ {
+		seen := map[string]bool{}
+		clash := false
+		for i, t := range ticks {
+			if t.Label == "" {
+				continue
+			}
+			l := format(t.Value, digits)
+			clash = clash || seen[l]
+			seen[l] = true
+			ticks[i].Label = l
+		}
+		if !clash {
+			break
+		}
+	}
+	return ticks
+}

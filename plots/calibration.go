@@ -2,12 +2,15 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // HockneySeries is one path class's sweep and fit.
@@ -32,26 +35,34 @@ func logSpaced(lo, hi float64, n int) []float64 {
 	return out
 }
 
+// ResidualClip bounds the Hockney figure's residual axis, in percent: residuals beyond it are
+// drawn at the edge as triangles and counted in the panel's title. A negative α makes the
+// fit tiny at small sizes and the relative residuals huge (thousands of percent), which
+// would flatten every other residual to a line at 0.
+const ResidualClip = 50
+
 // HockneyFit draws each class's measured times against message size (log–log) with the fitted
-// line α + β·m, and below it the relative residuals (T − T̂)/T̂ in percent. Points a log axis
-// cannot show (a size or time that is zero, negative, NaN, infinite or beyond 1e±300), the
-// part of the fitted line that is not positive (a negative α) and residuals where the fit is
-// not positive are left out, with a warning.
+// line α + β·m, and below it the relative residuals (T − T̂)/T̂ in percent, clipped to
+// ±ResidualClip. The time axis spans the measured times: where the fit leaves it (a negative α
+// plunges it at small sizes) the line is cut at the edge. Points a log axis cannot show (a
+// size or time that is zero, negative, NaN, infinite or beyond 1e±300), the part of the fitted
+// line that is not positive and residuals where the fit is not positive are left out, with a
+// warning. The legend is beside the plots.
 func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 	defer recoverFigure(name, &fig)
-	fig = newFigure(name, "Hockney fit with residuals", 16*vg.Centimeter, 16*vg.Centimeter)
+	fig = newFigure(name, "Hockney fit with residuals", 15*vg.Centimeter, 16*vg.Centimeter)
 	top := newPlot("Hockney fit", "message size (B)", "time (s)")
-	bottom := newPlot("residuals", "message size (B)", "(T − T̂)/T̂ (%)")
-	top.Legend.Top = false
 	var xs, ys, rs span
-	drawn := 0
+	var res []plotter.XYs
+	var clipped []plotter.XYs
+	nClipped, drawn := 0, 0
 	for k, s := range series {
 		class := label(s.Class)
 		n := min(len(s.Sizes), len(s.Times))
 		if len(s.Sizes) != len(s.Times) {
 			fig.warn("%s: %d sizes but %d times; the extra ones are left out", class, len(s.Sizes), len(s.Times))
 		}
-		var pts, res plotter.XYs
+		var pts, r, edge plotter.XYs
 		var x span
 		noRes := 0
 		for i := 0; i < n; i++ {
@@ -63,11 +74,16 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 			x.add(m)
 			ys.add(t)
 			pred := s.Alpha + s.Beta*m
-			if r := 100 * (t - pred) / pred; pred > 0 && onLin(r) {
-				res = append(res, plotter.XY{X: m, Y: r})
-				rs.add(r)
-			} else {
+			v := 100 * (t - pred) / pred
+			switch {
+			case !(pred > 0) || !onLin(v):
 				noRes++
+			case math.Abs(v) > ResidualClip:
+				edge = append(edge, plotter.XY{X: m, Y: math.Copysign(ResidualClip, v)})
+				rs.add(math.Copysign(ResidualClip, v))
+			default:
+				r = append(r, plotter.XY{X: m, Y: v})
+				rs.add(v)
 			}
 		}
 		if skipped := n - len(pts); skipped > 0 {
@@ -76,6 +92,8 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 		if noRes > 0 {
 			fig.warn("%s: %d residuals are left out: the fit α + β·m is not positive there, or the residual is not finite", class, noRes)
 		}
+		res, clipped = append(res, r), append(clipped, edge)
+		nClipped += len(edge)
 		if len(pts) == 0 {
 			fig.warn("%s: no point to draw; the class is left out", class)
 			continue
@@ -83,38 +101,28 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 		drawn++
 		xs.add(x.lo, x.hi)
 		c := palette[k%len(palette)]
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			panic(err)
-		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = c, vg.Points(1.5)
+		sc := scatter(pts, c, vg.Points(1.5))
 		top.Add(sc)
-		if len(res) > 0 {
-			rsc, err := plotter.NewScatter(res)
-			if err != nil {
-				panic(err)
-			}
-			rsc.GlyphStyle.Color, rsc.GlyphStyle.Radius = c, vg.Points(1.5)
-			bottom.Add(rsc)
+		// The fitted line where it is positive. A negative α would plunge it towards zero at
+		// small sizes: it is drawn only where the latency takes less than half of β·m.
+		from := x.lo
+		if s.Alpha < 0 && s.Beta > 0 {
+			from = math.Max(from, -2*s.Alpha/s.Beta)
 		}
-		// The fitted line, where it is positive (a negative α makes it so at small sizes; the
-		// log axis cannot show that part).
 		var fit plotter.XYs
-		if x.hi > x.lo {
-			for _, m := range logSpaced(x.lo, x.hi, fitPoints) {
+		if x.hi > from {
+			for _, m := range logSpaced(from, x.hi, fitPoints) {
 				if y := s.Alpha + s.Beta*m; onLog(y) {
 					fit = append(fit, plotter.XY{X: m, Y: y})
-					ys.add(y)
 				}
 			}
 		}
-		legend := fmt.Sprintf("%s: α = %.3g s, β = %.3g s/B", class, s.Alpha, s.Beta)
+		legend := fmt.Sprintf("%s: α = %s, β = %s", class, siUnit(s.Alpha, "s"), siUnit(s.Beta, "s/B"))
+		if from > x.lo {
+			legend += fmt.Sprintf("\n  (α < 0: line from %.0f B)", from)
+		}
 		if len(fit) > 1 {
-			line, err := plotter.NewLine(fit)
-			if err != nil {
-				panic(err)
-			}
-			line.Color = c
+			line := lineOf(fit, c, nil)
 			top.Add(line)
 			top.Legend.Add(legend, sc, line)
 		} else {
@@ -124,11 +132,71 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 	if drawn == 0 {
 		return fig.nothing()
 	}
+	title := "relative residuals"
+	if nClipped > 0 {
+		title = fmt.Sprintf("relative residuals (%d beyond ±%d%% drawn at the edge as triangles)", nClipped, ResidualClip)
+	}
+	bottom := newPlot(title, "message size (B)", "(T − T̂)/T̂ (%)")
+	for k := range res {
+		c := palette[k%len(palette)]
+		if len(res[k]) > 0 {
+			bottom.Add(scatter(res[k], c, vg.Points(1.5)))
+		}
+		if len(clipped[k]) > 0 {
+			e := scatter(clipped[k], c, vg.Points(2.5))
+			e.GlyphStyle.Shape = draw.TriangleGlyph{}
+			bottom.Add(e)
+		}
+	}
+	zero := lineOf(plotter.XYs{{X: xs.lo, Y: 0}, {X: xs.hi, Y: 0}}, color.Gray{Y: 0x99}, dashed)
+	bottom.Add(zero)
+	fig.legendBeside(top.Legend, top, bottom)
 	setLog(&top.X, xs)
 	setLog(&top.Y, ys)
 	setLog(&bottom.X, xs)
+	rs.add(0)
 	setLin(&bottom.Y, rs)
+	if nClipped > 0 {
+		bottom.Y.Min, bottom.Y.Max = math.Min(bottom.Y.Min, -ResidualClip*1.08), math.Max(bottom.Y.Max, ResidualClip*1.08)
+	}
 	return fig.grid([][]*plot.Plot{{top}, {bottom}})
+}
+
+// siUnit prints a value with an SI prefix on its unit, 4 significant digits: -406.6 µs.
+func siUnit(v float64, unit string) string {
+	a := math.Abs(v)
+	for _, p := range []struct {
+		scale  float64
+		prefix string
+	}{{1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}} {
+		if a >= p.scale {
+			return fmt.Sprintf("%.4g %s%s", v/p.scale, p.prefix, unit)
+		}
+	}
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+// dashed is the dash pattern of reference lines.
+var dashed = []vg.Length{vg.Points(3), vg.Points(2)}
+
+// scatter is a scatter of points in a colour and size.
+func scatter(pts plotter.XYs, c color.Color, radius vg.Length) *plotter.Scatter {
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		panic(err)
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius = c, radius
+	return s
+}
+
+// lineOf is a line through points in a colour, dashed when dashes are given.
+func lineOf(pts plotter.XYs, c color.Color, dashes []vg.Length) *plotter.Line {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		panic(err)
+	}
+	l.Color, l.Dashes = c, dashes
+	return l
 }
 
 // DegreePoint is the mean per-flow rate measured in one bidirectional pattern, with the rates
@@ -139,31 +207,43 @@ type DegreePoint struct {
 	Measured, Fair, Asym float64
 }
 
-// BandwidthVsDegree draws, per experiment (NIC, backbone), the per-flow bandwidth against the
-// incoming/outgoing degree (CCPE 2014 Fig. 4): measured points, with the fair full-duplex and
-// the asymmetric max(in, out) predictions over them. NaN, infinite and out-of-range rates are
-// left out, with a warning.
-func BandwidthVsDegree(name string, points []DegreePoint) (fig *Figure) {
-	defer recoverFigure(name, &fig)
-	fig = newFigure(name, "Per-flow bandwidth against contention degree", 0, 0)
-	byExp := map[string][]DegreePoint{}
+// byExperiment groups degree points by experiment (sorted by name), each group ordered by
+// (in, out).
+func byExperiment(points []DegreePoint) ([]string, map[string][]DegreePoint) {
+	groups := map[string][]DegreePoint{}
 	var exps []string
 	for _, p := range points {
-		if _, ok := byExp[p.Experiment]; !ok {
+		if _, ok := groups[p.Experiment]; !ok {
 			exps = append(exps, p.Experiment)
 		}
-		byExp[p.Experiment] = append(byExp[p.Experiment], p)
+		groups[p.Experiment] = append(groups[p.Experiment], p)
 	}
 	sort.Strings(exps)
-	var row []*plot.Plot
 	for _, e := range exps {
-		pts := byExp[e]
+		pts := groups[e]
 		sort.SliceStable(pts, func(i, j int) bool {
 			if pts[i].In != pts[j].In {
 				return pts[i].In < pts[j].In
 			}
 			return pts[i].Out < pts[j].Out
 		})
+	}
+	return exps, groups
+}
+
+// BandwidthVsDegree draws, per experiment (NIC, backbone; one panel each, stacked), the
+// per-flow bandwidth against the incoming/outgoing degree (CCPE 2014 Fig. 4): measured points,
+// with the fair full-duplex and the asymmetric max(in, out) predictions over them. The rate
+// axis starts at 0, so that noise of a few percent looks like a few percent. NaN, infinite and
+// out-of-range rates are left out, with a warning. The legend is beside the panels.
+func BandwidthVsDegree(name string, points []DegreePoint) (fig *Figure) {
+	defer recoverFigure(name, &fig)
+	fig = newFigure(name, "Per-flow bandwidth against contention degree", 0, 0)
+	exps, groups := byExperiment(points)
+	var col [][]*plot.Plot
+	var first *plot.Plot
+	for _, e := range exps {
+		pts := groups[e]
 		p := newPlot(e, "pattern (incoming/outgoing transfers)", "per-flow bandwidth (Mbit/s)")
 		var meas, fair, asym plotter.XYs
 		var ticks []plot.Tick
@@ -199,11 +279,7 @@ func BandwidthVsDegree(name string, points []DegreePoint) (fig *Figure) {
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Tick.Label.Font.Size = vg.Points(6)
 		if len(meas) > 0 {
-			ms, err := plotter.NewScatter(meas)
-			if err != nil {
-				panic(err)
-			}
-			ms.GlyphStyle.Radius = vg.Points(2)
+			ms := scatter(meas, palette[0], vg.Points(2))
 			p.Add(ms)
 			p.Legend.Add("measured", ms)
 		}
@@ -211,29 +287,165 @@ func BandwidthVsDegree(name string, points []DegreePoint) (fig *Figure) {
 			xy     plotter.XYs
 			name   string
 			colour int
-			dashed bool
-		}{{fair, "fair sharing", 2, true}, {asym, "max(in, out) rule", 1, false}} {
-			if len(l.xy) == 0 {
+			dashes []vg.Length
+		}{{fair, "fair sharing", 2, dashed}, {asym, "max(in, out) rule", 1, nil}} {
+			if len(l.xy) > 0 {
+				line := lineOf(l.xy, palette[l.colour], l.dashes)
+				p.Add(line)
+				p.Legend.Add(l.name, line)
+			}
+		}
+		p.X.Min, p.X.Max = -0.5, float64(len(pts))-0.5
+		if y.lo > 0 {
+			y.add(0) // rates are compared as ratios: the axis starts at zero
+		}
+		setLin(&p.Y, y)
+		p.Y.Max *= 1.05
+		if first == nil {
+			first = p
+		}
+		col = append(col, []*plot.Plot{p})
+	}
+	if first != nil {
+		var clear []*plot.Plot
+		for _, r := range col {
+			clear = append(clear, r[0])
+		}
+		fig.legendBeside(first.Legend, clear...)
+	}
+	fig.resize(14*vg.Centimeter, vg.Length(max(1, len(col)))*8*vg.Centimeter)
+	return fig.grid(col)
+}
+
+// heatPalette runs from pale yellow to teal, light enough for black labels on every cell.
+type heatPalette struct{}
+
+func (heatPalette) Colors() []color.Color {
+	lo, hi := color.RGBA{R: 0xff, G: 0xff, B: 0xd9, A: 0xff}, color.RGBA{R: 0x41, G: 0xb6, B: 0xc4, A: 0xff}
+	const n = 64
+	out := make([]color.Color, n)
+	for i := range out {
+		f := float64(i) / (n - 1)
+		mix := func(a, b uint8) uint8 { return uint8(math.Round(float64(a) + f*(float64(b)-float64(a)))) }
+		out[i] = color.RGBA{R: mix(lo.R, hi.R), G: mix(lo.G, hi.G), B: mix(lo.B, hi.B), A: 0xff}
+	}
+	return out
+}
+
+// degreeGrid is the measured rate of each (in, out) cell, Mbit/s; NaN where not measured.
+type degreeGrid struct {
+	z          [][]float64 // [out-1][in-1]
+	cols, rows int
+}
+
+func (g degreeGrid) Dims() (c, r int)   { return g.cols, g.rows }
+func (g degreeGrid) Z(c, r int) float64 { return g.z[c][r] }
+func (g degreeGrid) X(c int) float64    { return float64(c + 1) }
+func (g degreeGrid) Y(r int) float64    { return float64(r + 1) }
+
+// maxDegree bounds the heatmap's grid: a pattern with more transfers on a side is left out.
+const maxDegree = 64
+
+// BandwidthHeatmap draws, per experiment (one panel each, stacked), the measured per-flow
+// bandwidth over (outgoing, incoming) transfers as a heatmap with each cell's rate written in
+// it: the asymmetric property reads as cells equal along max(in, out). The colours share one
+// scale over the figure. Cells not measured are grey; rates that are NaN, infinite or not
+// positive, and degrees beyond 64, are left out with a warning.
+func BandwidthHeatmap(name string, points []DegreePoint) (fig *Figure) {
+	defer recoverFigure(name, &fig)
+	fig = newFigure(name, "Per-flow bandwidth over incoming and outgoing transfers", 0, 0)
+	exps, groups := byExperiment(points)
+	var z span
+	grids := map[string]degreeGrid{}
+	for _, e := range exps {
+		g := degreeGrid{}
+		skipped := 0
+		for _, d := range groups[e] {
+			if d.In < 1 || d.Out < 1 || d.In > maxDegree || d.Out > maxDegree || !(d.Measured > 0) || !onLin(d.Measured) {
+				skipped++
 				continue
 			}
-			line, err := plotter.NewLine(l.xy)
-			if err != nil {
-				panic(err)
-			}
-			line.Color = palette[l.colour]
-			if l.dashed {
-				line.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-			}
-			p.Add(line)
-			p.Legend.Add(l.name, line)
+			g.cols, g.rows = max(g.cols, d.Out), max(g.rows, d.In)
 		}
-		p.Legend.Top = true // rates fall with the degree: the top right is free
-		p.X.Min, p.X.Max = -0.5, float64(len(pts))-0.5
-		setLin(&p.Y, y)
-		row = append(row, p)
+		if skipped > 0 {
+			fig.warn("%s: %d patterns have a rate that is not positive or finite, or more than %d transfers on a side, and are left out", label(e), skipped, maxDegree)
+		}
+		if g.cols == 0 {
+			continue
+		}
+		g.z = make([][]float64, g.cols)
+		for c := range g.z {
+			g.z[c] = make([]float64, g.rows)
+			for r := range g.z[c] {
+				g.z[c][r] = math.NaN()
+			}
+		}
+		for _, d := range groups[e] {
+			if d.In >= 1 && d.Out >= 1 && d.In <= maxDegree && d.Out <= maxDegree && d.Measured > 0 && onLin(d.Measured) {
+				g.z[d.Out-1][d.In-1] = d.Measured / 1e6
+				z.add(d.Measured / 1e6)
+			}
+		}
+		grids[e] = g
 	}
-	fig.resize(vg.Length(max(1, len(row)))*14*vg.Centimeter, 9*vg.Centimeter)
-	return fig.grid([][]*plot.Plot{row})
+	var col [][]*plot.Plot
+	for _, e := range exps {
+		g, ok := grids[e]
+		if !ok {
+			continue
+		}
+		p := newPlot(e+": per-flow bandwidth (Mbit/s)", "outgoing transfers", "incoming transfers")
+		h := plotter.NewHeatMap(g, heatPalette{})
+		h.Min, h.Max = z.lo, z.hi
+		if !(z.hi > z.lo) {
+			h.Min, h.Max = z.lo*0.99, z.hi*1.01
+		}
+		h.NaN = color.Gray{Y: 0xdd}
+		p.Add(h)
+		var xy plotter.XYs
+		var text []string
+		for c := 0; c < g.cols; c++ {
+			for r := 0; r < g.rows; r++ {
+				if v := g.z[c][r]; !math.IsNaN(v) {
+					xy = append(xy, plotter.XY{X: g.X(c), Y: g.Y(r)})
+					text = append(text, fmt.Sprintf("%.3g", v))
+				}
+			}
+		}
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: text})
+		if err != nil {
+			panic(err)
+		}
+		for i := range labels.TextStyle {
+			labels.TextStyle[i].XAlign, labels.TextStyle[i].YAlign = -0.5, -0.5
+			labels.TextStyle[i].Font.Size = vg.Points(7)
+		}
+		p.Add(labels)
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0.5, float64(g.cols)+0.5, 0.5, float64(g.rows)+0.5
+		p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, intTicks{}
+		col = append(col, []*plot.Plot{p})
+	}
+	if len(col) == 0 {
+		return fig.nothing()
+	}
+	fig.resize(10*vg.Centimeter, vg.Length(len(col))*8*vg.Centimeter)
+	return fig.grid(col)
+}
+
+// intTicks labels every integer of an axis (every few when there are more than 16).
+type intTicks struct{}
+
+func (intTicks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Ceil(min), math.Floor(max)
+	if !(hi >= lo) || hi-lo > 1e4 {
+		return nil
+	}
+	step := math.Max(1, math.Ceil((hi-lo+1)/16))
+	var ticks []plot.Tick
+	for v := lo; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return ticks
 }
 
 // Sweep is one collective's mean time per message size, with marked sizes.
@@ -250,6 +462,7 @@ func CollectiveSweeps(name string, sweeps []Sweep) (fig *Figure) {
 	defer recoverFigure(name, &fig)
 	fig = newFigure(name, "Scatter and gather against message size", 0, 0)
 	var row []*plot.Plot
+	legend := plot.NewLegend()
 	for k, s := range sweeps {
 		op := label(s.Op)
 		n := min(len(s.Sizes), len(s.Times))
@@ -298,13 +511,13 @@ func CollectiveSweeps(name string, sweeps []Sweep) (fig *Figure) {
 			}
 			v.Dashes, v.Color = []vg.Length{vg.Points(3), vg.Points(2)}, palette[(j+3)%len(palette)]
 			p.Add(v)
-			p.Legend.Add(fmt.Sprintf("%s = %.0f B", label(lab), mx), v)
+			legend.Add(fmt.Sprintf("%s: %s = %.0f B", op, label(lab), mx), v)
 		}
-		p.Legend.Top, p.Legend.Left = true, true
 		setLin(&p.X, x)
 		setLin(&p.Y, y)
 		row = append(row, p)
 	}
+	fig.legendBeside(legend)
 	fig.resize(vg.Length(max(1, len(row)))*12*vg.Centimeter, 9*vg.Centimeter)
 	return fig.grid([][]*plot.Plot{row})
 }
@@ -323,7 +536,6 @@ func LLines(name string, series []LSeries) (fig *Figure) {
 	defer recoverFigure(name, &fig)
 	fig = newFigure(name, "L(m) per pair count with the fitted surface", 16*vg.Centimeter, 11*vg.Centimeter)
 	p := newPlot("L(m, P)", "message size (B)", "L (s)")
-	p.Legend.Top, p.Legend.Left = true, true
 	var xs, ys span
 	drawn := 0
 	for k, s := range series {
@@ -377,6 +589,7 @@ func LLines(name string, series []LSeries) (fig *Figure) {
 	}
 	setLog(&p.X, xs)
 	setLog(&p.Y, ys)
+	fig.legendBeside(p.Legend, p)
 	return fig.single(p)
 }
 
@@ -507,5 +720,6 @@ func OverlaidHistograms(name, model string, runs []string, errs [][]float64) (fi
 		return fig.nothing()
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -histRange, histRange, 0, ymax*1.05
+	fig.legendBeside(p.Legend, p)
 	return fig.single(p)
 }

@@ -70,6 +70,11 @@ func extremeFigures(v []float64) []*Figure {
 		LLines("l", []LSeries{{Pairs: 2, Sizes: v, L: rev, A: at(0), B: at(1), C: at(2), D: 0}, {Pairs: 4, Sizes: sizes, L: v, A: 1e-5, B: 1e-9}}),
 		LMONodes("lmo", nodes, nodes),
 		OverlaidHistograms("overlaid", "asymmetric", []string{"run-a", "run-b"}, [][]float64{v, rev}),
+		ErrorCDF("cdf", []string{"asymmetric", "fair"}, [][]float64{v, rev}, v),
+		BandwidthHeatmap("heatmap", degree),
+		ParamTrends("trend", "trend", []string{"a", "b", "c"}, []bool{false, true, false}, trendSeries(v)),
+		AccuracyTrends("accuracy", []string{"a", "b"}, []bool{false, true}, []string{"fair", "hockney"}, ptrs(v), ptrs(rev)),
+		RatesVsNominal("rates", []RateShare{{Name: "nic", Value: at(0), Low: at(1), High: at(2), Nominal: at(1)}, {Name: "backbone", Value: 1e9, Low: at(0), High: at(2), Nominal: 1e10}}),
 	}
 }
 
@@ -189,7 +194,7 @@ func TestPanicsBecomeErrors(t *testing.T) {
 		panic("index out of range")
 	}()
 	dir := t.TempDir()
-	if _, err := built.Write(dir); err == nil || !strings.Contains(err.Error(), "plots: figure unbuilt cannot be built: index out of range") {
+	if _, err := built.Write(dir, 0); err == nil || !strings.Contains(err.Error(), "plots: figure unbuilt cannot be built: index out of range") {
 		t.Errorf("Write: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -220,4 +225,27 @@ func TestBoundedSize(t *testing.T) {
 	if bytes.Contains(svg, []byte("n0\x00")) || !bytes.Contains(svg, []byte("n0\uFFFD\uFFFD")) {
 		t.Error("a node name's control characters reached the SVG")
 	}
+}
+
+// trendSeries makes parameter trends of a value set: each value a run, its neighbours the
+// interval; a family of 30 parameters too, drawn as changes from the first run.
+func trendSeries(v []float64) []TrendSeries {
+	s := TrendSeries{Name: "x", Unit: "µs"}
+	for i, x := range v {
+		s.Points = append(s.Points, TrendPoint{Value: x, Low: x - 1, High: v[(i+1)%len(v)], Drift: i == 1})
+	}
+	return []TrendSeries{s}
+}
+
+// ptrs is a value set as the accuracy of two models over runs (nil for the NaN ones).
+func ptrs(v []float64) [][]*float64 {
+	var out []*float64
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out = append(out, &v[i])
+		} else {
+			out = append(out, nil)
+		}
+	}
+	return [][]*float64{out, out}
 }

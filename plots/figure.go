@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
+
+	"codeberg.org/go-pdf/fpdf"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/commcal/commcal/internal/atomicio"
@@ -32,7 +37,9 @@ type Figure struct {
 	// figure (a report's warnings); they are not errors.
 	Warnings []string
 	draw     func(dc draw.Canvas)
-	err      error // set when the figure could not be built; PNG and SVG return it
+	// legend, when set, is drawn to the right of the plots, never over them (legendBeside).
+	legend *plot.Legend
+	err    error // set when the figure could not be built; PNG and SVG return it
 }
 
 // warn records that the figure leaves something out.
@@ -51,9 +58,58 @@ func newFigure(name, title string, w, h vg.Length) *Figure {
 	return f
 }
 
-// resize sets a figure's size, bounded by maxSide.
+// resize sets a figure's size, bounded by maxSide: w is the plots' width, to which the room
+// of a legend beside them is added.
 func (f *Figure) resize(w, h vg.Length) {
-	f.Width, f.Height = min(w, maxSide), min(h, maxSide)
+	f.Width, f.Height = min(w+f.legendRoom(), maxSide), min(h, maxSide)
+}
+
+// legendPad separates the legend from the plots and from the figure's edge.
+const legendPad = 2 * vg.Millimeter
+
+// legendBeside makes l the figure's legend, drawn to the right of its plots, at the top; the
+// figure widens to make room for it, so that a legend never covers data. The legends of the
+// plots given are cleared (a figure shows one legend for all its panels).
+func (f *Figure) legendBeside(l plot.Legend, clear ...*plot.Plot) {
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(8)
+	l.ThumbnailWidth = vg.Points(18)
+	l.Padding = vg.Points(2)
+	for _, q := range clear {
+		if q != nil {
+			q.Legend = plot.NewLegend()
+		}
+	}
+	w := f.Width
+	f.legend = &l
+	f.Width = min(w+f.legendRoom(), maxSide)
+}
+
+// legendRoom is the width a legend beside the plots takes, padding included (0 without one).
+func (f *Figure) legendRoom() vg.Length {
+	if f.legend == nil {
+		return 0
+	}
+	r := f.legend.Rectangle(draw.Canvas{})
+	if w := r.Max.X - r.Min.X; w > 0 {
+		return w + 2*legendPad
+	}
+	return 0
+}
+
+// drawAll draws the plots, and the legend beside them.
+func (f *Figure) drawAll(dc draw.Canvas) {
+	room := f.legendRoom()
+	if room == 0 || room >= dc.Max.X-dc.Min.X {
+		f.draw(dc)
+		return
+	}
+	plots, leg := dc, dc
+	plots.Max.X -= room
+	leg.Min.X, leg.Max.X = plots.Max.X+legendPad, dc.Max.X-legendPad
+	leg.Max.Y -= 8 * vg.Millimeter // level with the plots' top, below their titles
+	f.draw(plots)
+	f.legend.Draw(leg)
 }
 
 // recoverFigure turns a panic while a figure is built into a figure that cannot be drawn,
@@ -111,6 +167,10 @@ func (f *Figure) grid(plots [][]*plot.Plot) *Figure {
 // nothing sets a figure to a note that it has nothing to draw, and warns.
 func (f *Figure) nothing() *Figure {
 	f.warn("nothing to draw: no value can be shown")
+	f.legend = nil
+	if f.Width == 0 || f.Height == 0 {
+		f.resize(10*vg.Centimeter, 6*vg.Centimeter)
+	}
 	return f.single(emptyPlot(f.Title, "no data that can be drawn (see the warnings)"))
 }
 
@@ -140,7 +200,7 @@ func (f *Figure) render(c interface {
 			out, err = nil, fmt.Errorf("plots: figure %s cannot be drawn: %v", f.Name, r)
 		}
 	}()
-	f.draw(draw.New(c))
+	f.drawAll(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plots: %s: %w", f.Name, err)
@@ -148,13 +208,50 @@ func (f *Figure) render(c interface {
 	return buf.Bytes(), nil
 }
 
-// PNG renders the figure at 96 dots per inch on white.
-func (f *Figure) PNG() ([]byte, error) {
+// DefaultDPI is the resolution of PNG figures unless asked otherwise: a screen's.
+const DefaultDPI = 96
+
+// MaxDPI bounds the resolution of PNG figures: at 1,200 dots per inch the largest figure
+// (maxSide) is about 47,000 pixels a side already.
+const MaxDPI = 1200
+
+// PNG renders the figure at DefaultDPI on white.
+func (f *Figure) PNG() ([]byte, error) { return f.PNGAt(DefaultDPI) }
+
+// PNGAt renders the figure at dpi dots per inch (DefaultDPI when 0) on white; a resolution
+// outside (0, MaxDPI] is an error.
+func (f *Figure) PNGAt(dpi float64) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return f.render(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(96),
+	if dpi == 0 {
+		dpi = DefaultDPI
+	}
+	if !(dpi > 0 && dpi <= MaxDPI) {
+		return nil, fmt.Errorf("plots: %s: resolution %g dpi, want (0, %d]", f.Name, dpi, MaxDPI)
+	}
+	return f.render(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(int(math.Round(dpi))),
 		vgimg.UseBackgroundColor(color.White))})
+}
+
+// pdfDate is the creation and modification date every PDF carries, so that the same figure
+// gives the same bytes (the PDF library's default is the time of writing).
+var pdfDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func init() {
+	// The PDF library reads these defaults when a document is made; commcal makes PDFs only
+	// here. Sorted catalogues keep fonts and images in a fixed order.
+	fpdf.SetDefaultCreationDate(pdfDate)
+	fpdf.SetDefaultModificationDate(pdfDate)
+	fpdf.SetDefaultCatalogSort(true)
+}
+
+// PDF renders the figure as PDF (vector, fonts embedded), for papers.
+func (f *Figure) PDF() ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.render(vgpdf.New(f.Width, f.Height))
 }
 
 // SVG renders the figure as SVG.
@@ -165,10 +262,11 @@ func (f *Figure) SVG() ([]byte, error) {
 	return f.render(vgsvg.New(f.Width, f.Height))
 }
 
-// Write writes <dir>/<name>.png and <dir>/<name>.svg atomically and returns the SVG. Nothing
-// is written when the figure cannot be drawn.
-func (f *Figure) Write(dir string) ([]byte, error) {
-	png, err := f.PNG()
+// Write writes <dir>/<name>.png (at dpi dots per inch, DefaultDPI when 0), <dir>/<name>.svg
+// and <dir>/<name>.pdf atomically and returns the SVG. Nothing is written when the figure
+// cannot be drawn.
+func (f *Figure) Write(dir string, dpi float64) ([]byte, error) {
+	png, err := f.PNGAt(dpi)
 	if err != nil {
 		return nil, err
 	}
@@ -176,19 +274,29 @@ func (f *Figure) Write(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicio.WriteFile(filepath.Join(dir, f.Name+".png"), png); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	pdf, err := f.PDF()
+	if err != nil {
+		return nil, err
 	}
-	if err := atomicio.WriteFile(filepath.Join(dir, f.Name+".svg"), svg); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	for _, out := range []struct {
+		ext  string
+		data []byte
+	}{{".png", png}, {".svg", svg}, {".pdf", pdf}} {
+		if err := atomicio.WriteFile(filepath.Join(dir, f.Name+out.ext), out.data); err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
 	}
 	return svg, nil
 }
 
-// newPlot makes a plot with a title and axis labels.
+// newPlot makes a plot with a title and axis labels; a title may have several lines.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = label(title)
+	lines := strings.Split(title, "\n")
+	for i := range lines {
+		lines[i] = label(lines[i])
+	}
+	p.Title.Text = strings.Join(lines, "\n")
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Title.TextStyle.Font.Size = vg.Points(10)

@@ -32,8 +32,10 @@ writes a run directory:
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
-   figures/              every figure as PNG and SVG
-   report.html           one file: calibration, accuracy, every figure inline, provenance
+   health.json           what the report's health panel shows: thresholds checked, estimators
+                         skipped, implausible fits, stopping rule, start skew, drift
+   figures/              every figure as PNG (--dpi), SVG and PDF
+   report.html           one file: health, tables, every figure inline, provenance
 
 Estimation runs every estimator whose calibration experiments the dataset holds (as
 "commcal estimate"); validation scores every contention model on the held-out transfers
@@ -63,6 +65,7 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json and accuracy.json instead of the tables"},
 			heldOutFlag(),
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
+			dpiFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			paths, err := positional(c, 0, -1, "FILE_OR_DIR")
@@ -83,6 +86,10 @@ EXAMPLES:
 			if c.Bool("fail-on-drift") && c.String("previous") == "" {
 				return usagef("run: --fail-on-drift needs --previous")
 			}
+			dpi, err := dpiFrom(c)
+			if err != nil {
+				return err
+			}
 			e, err := envFrom(c)
 			if err != nil {
 				return err
@@ -90,7 +97,7 @@ EXAMPLES:
 			return runRun(c.Context, e, runOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), Params: paramsFrom(c),
 				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held,
 				Weighted: c.Bool("weighted"), Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
-				JSON: c.Bool("json")})
+				JSON: c.Bool("json"), DPI: dpi})
 		},
 	})
 }
@@ -108,6 +115,7 @@ type runOptions struct {
 	FailOnDrift bool
 	Thresholds  []validate.Threshold
 	JSON        bool
+	DPI         float64
 }
 
 // runRun runs the whole pipeline into a run directory, then raises the drift and accuracy
@@ -121,7 +129,10 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	)
 	if len(o.Paths) == 0 {
 		cl, srcs, err = pipeline.Sample()
-		notes = []string{"the embedded sample dataset of commcal " + pipeline.Version}
+		if err == nil {
+			notes, err = pipeline.SampleNotes() // the measurement's own notes, start skew among them
+			notes = append([]string{"the embedded sample dataset of commcal " + pipeline.Version}, notes...)
+		}
 	} else {
 		cl, srcs, err = o.Sources.load(o.Paths)
 	}
@@ -149,7 +160,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	prog, done := e.progress("ingest")
 	res, err := pipeline.Run(ctx, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out, Rule: o.Rule,
 		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, Defaults: params, Override: o.Params.override,
-		Weighted: o.Weighted, HeldOut: o.HeldOut})
+		Weighted: o.Weighted, HeldOut: o.HeldOut, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
 	done()
 	if err != nil {
 		return err
@@ -166,8 +177,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	if prev == nil {
 		return accAlarm
 	}
-	cur := &pipeline.RunDir{Dir: o.Output.Out, Calibration: res.Calibration, Accuracy: res.Accuracy}
-	return driftAlarm(e, prev.Dir, pipeline.Contrast([]*pipeline.RunDir{prev, cur}).Alarms(), o.FailOnDrift, accAlarm)
+	return driftAlarm(e, prev.Dir, res.Drift.Alarms(), o.FailOnDrift, accAlarm)
 }
 
 // printRun prints a run's summary, calibration and accuracy as tables.
