@@ -314,17 +314,7 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 	if cal == nil {
 		return figs
 	}
-	if len(cal.Hockney) > 0 {
-		var series []plots.HockneySeries
-		for _, h := range cal.Hockney {
-			s := plots.HockneySeries{Class: string(h.Class), Alpha: h.Alpha.Value, Beta: h.Beta.Value}
-			for _, r := range in.Transfers {
-				if c, _ := cl.Class(r.Src, r.Dst); r.Experiment == experiments.P2PSweep && c == cluster.PathClass(h.Class) {
-					s.Sizes, s.Times = append(s.Sizes, float64(r.Bytes)), append(s.Times, r.Seconds())
-				}
-			}
-			series = append(series, s)
-		}
+	if series := hockneySeries(cl, in, cal); len(series) > 0 {
 		figs = append(figs, plots.HockneyFit("hockney", series))
 	}
 	if c := cal.Contra; c != nil {
@@ -436,4 +426,48 @@ func rateShares(cl *cluster.Cluster, cal *estimate.Calibration) []plots.RateShar
 		add("lmo link rates (median, min–max)", estimate.Param{Value: median(rates), CILow: rates[0], CIHigh: rates[len(rates)-1]}, nic)
 	}
 	return out
+}
+
+// hockneySeries is what the Hockney figure draws per path class: the one-way times and the
+// fit, piecewise where the calibration found several protocol regimes. Classes measured only
+// by ping-pong round trips (SimGrid's calibration, MPI benchmarks) are drawn from half their
+// round trips with their segments.
+func hockneySeries(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration) []plots.HockneySeries {
+	pieces := func(sh estimate.SegmentedHockney) []plots.HockneyPiece {
+		var out []plots.HockneyPiece
+		for _, seg := range sh.Segments {
+			out = append(out, plots.HockneyPiece{FromBytes: seg.FromBytes, Alpha: seg.Alpha.Value, Beta: seg.Beta.Value})
+		}
+		return out
+	}
+	var series []plots.HockneySeries
+	done := map[cluster.PathClass]bool{}
+	for _, h := range cal.Hockney {
+		s := plots.HockneySeries{Class: string(h.Class), Alpha: h.Alpha.Value, Beta: h.Beta.Value}
+		for _, r := range in.Transfers {
+			if c, _ := cl.Class(r.Src, r.Dst); r.Experiment == experiments.P2PSweep && c == h.Class {
+				s.Sizes, s.Times = append(s.Sizes, float64(r.Bytes)), append(s.Times, r.Seconds())
+			}
+		}
+		for _, sh := range cal.HockneySegments {
+			if sh.Class == h.Class && sh.Source == experiments.P2PSweep && len(sh.Segments) > 1 {
+				s.Segments = pieces(sh)
+			}
+		}
+		series, done[h.Class] = append(series, s), true
+	}
+	for _, sh := range cal.HockneySegments {
+		if done[sh.Class] || sh.Source == experiments.P2PSweep || len(sh.Segments) == 0 {
+			continue
+		}
+		first := sh.Segments[0]
+		s := plots.HockneySeries{Class: string(sh.Class) + " (round trips / 2)", Alpha: first.Alpha.Value, Beta: first.Beta.Value, Segments: pieces(sh)}
+		for _, r := range in.RoundTrips {
+			if c, _ := cl.Class(r.I, r.J); c == sh.Class && r.BytesOut == r.BytesBack && r.BytesOut > 0 {
+				s.Sizes, s.Times = append(s.Sizes, float64(r.BytesOut)), append(s.Times, r.Seconds/2)
+			}
+		}
+		series = append(series, s)
+	}
+	return series
 }

@@ -19,6 +19,26 @@ type HockneySeries struct {
 	Sizes       []float64 // bytes
 	Times       []float64 // seconds
 	Alpha, Beta float64
+	// Segments, when set, replace α and β: one line per protocol regime, each from its
+	// first size to the next segment's.
+	Segments []HockneyPiece
+}
+
+// HockneyPiece is T = α + β·m from FromBytes on (until the next piece).
+type HockneyPiece struct {
+	FromBytes   float64
+	Alpha, Beta float64
+}
+
+// piece returns the α and β that hold at size m.
+func (s HockneySeries) piece(m float64) (alpha, beta float64) {
+	alpha, beta = s.Alpha, s.Beta
+	for _, p := range s.Segments {
+		if m >= p.FromBytes || p.FromBytes == s.Segments[0].FromBytes {
+			alpha, beta = p.Alpha, p.Beta
+		}
+	}
+	return alpha, beta
 }
 
 // fitPoints is the number of points that draw a fitted curve on a log axis.
@@ -73,7 +93,8 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 			pts = append(pts, plotter.XY{X: m, Y: t})
 			x.add(m)
 			ys.add(t)
-			pred := s.Alpha + s.Beta*m
+			a, b := s.piece(m)
+			pred := a + b*m
 			v := 100 * (t - pred) / pred
 			switch {
 			case !(pred > 0) || !onLin(v):
@@ -103,28 +124,54 @@ func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 		c := palette[k%len(palette)]
 		sc := scatter(pts, c, vg.Points(1.5))
 		top.Add(sc)
-		// The fitted line where it is positive. A negative α would plunge it towards zero at
-		// small sizes: it is drawn only where the latency takes less than half of β·m.
-		from := x.lo
-		if s.Alpha < 0 && s.Beta > 0 {
-			from = math.Max(from, -2*s.Alpha/s.Beta)
+		// The fitted line where it is positive, one piece per segment. A negative α would
+		// plunge it towards zero at small sizes: it is drawn only where the latency takes less
+		// than half of β·m.
+		pieces := s.Segments
+		if len(pieces) == 0 {
+			pieces = []HockneyPiece{{FromBytes: x.lo, Alpha: s.Alpha, Beta: s.Beta}}
 		}
-		var fit plotter.XYs
-		if x.hi > from {
-			for _, m := range logSpaced(from, x.hi, fitPoints) {
-				if y := s.Alpha + s.Beta*m; onLog(y) {
-					fit = append(fit, plotter.XY{X: m, Y: y})
+		var lines []*plotter.Line
+		cutFrom := 0.0 // where a negative α made a piece start later
+
+		for i, p := range pieces {
+			lo, hi := math.Max(x.lo, p.FromBytes), x.hi
+			if i == 0 {
+				lo = x.lo
+			}
+			if i+1 < len(pieces) {
+				hi = math.Min(hi, pieces[i+1].FromBytes)
+			}
+			if p.Alpha < 0 && p.Beta > 0 && -2*p.Alpha/p.Beta > lo {
+				lo = -2 * p.Alpha / p.Beta
+				cutFrom = lo
+			}
+			var fit plotter.XYs
+			if hi > lo {
+				for _, m := range logSpaced(lo, hi, fitPoints) {
+					if y := p.Alpha + p.Beta*m; onLog(y) {
+						fit = append(fit, plotter.XY{X: m, Y: y})
+					}
 				}
+			}
+			if len(fit) > 1 {
+				line := lineOf(fit, c, nil)
+				top.Add(line)
+				lines = append(lines, line)
 			}
 		}
 		legend := fmt.Sprintf("%s: α = %s, β = %s", class, siUnit(s.Alpha, "s"), siUnit(s.Beta, "s/B"))
-		if from > x.lo {
-			legend += fmt.Sprintf("\n  (α < 0: line from %.0f B)", from)
+		if len(s.Segments) > 1 {
+			legend = fmt.Sprintf("%s: %d segments (Hockney per protocol regime)", class, len(s.Segments))
 		}
-		if len(fit) > 1 {
-			line := lineOf(fit, c, nil)
-			top.Add(line)
-			top.Legend.Add(legend, sc, line)
+		switch {
+		case cutFrom > 0 && len(pieces) == 1:
+			legend += fmt.Sprintf("\n  (α < 0: line from %.0f B)", cutFrom)
+		case cutFrom > 0:
+			legend += "\n  (α < 0: a piece is cut where it would plunge)"
+		}
+		if len(lines) > 0 {
+			top.Legend.Add(legend, sc, lines[0])
 		} else {
 			top.Legend.Add(legend, sc)
 		}

@@ -309,3 +309,41 @@ func TestParamTrends(t *testing.T) {
 		t.Error("a large family is not drawn as changes from the first run")
 	}
 }
+
+// TestHockneySegmentsDrawn: with segments, the line is drawn per protocol regime and the
+// residuals are taken against the segment a size falls in (so two regimes fitted exactly
+// leave residuals of 0, which one line could not).
+func TestHockneySegmentsDrawn(t *testing.T) {
+	var sizes, times []float64
+	for m := 64.0; m <= 1<<20; m *= 1.5 {
+		v := 20e-6 + m*8/500e6
+		if m >= 65536 {
+			v = 150e-6 + m*8/900e6
+		}
+		sizes, times = append(sizes, m), append(times, v)
+	}
+	s := HockneySeries{Class: "intra-rack", Sizes: sizes, Times: times, Alpha: 20e-6, Beta: 8 / 500e6,
+		Segments: []HockneyPiece{{FromBytes: 64, Alpha: 20e-6, Beta: 8 / 500e6}, {FromBytes: 65536, Alpha: 150e-6, Beta: 8 / 900e6}}}
+	for _, m := range sizes {
+		a, b := s.piece(m)
+		want := 20e-6 + m*8/500e6
+		if m >= 65536 {
+			want = 150e-6 + m*8/900e6
+		}
+		if math.Abs(a+b*m-want) > 1e-15 {
+			t.Fatalf("at %g B the piece gives %g s, want %g", m, a+b*m, want)
+		}
+	}
+	fig := HockneyFit("hockney", []HockneySeries{s})
+	svg, err := fig.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTexts(svg)
+	if _, ok := texts["intra-rack: 2 segments (Hockney per protocol regime)"]; !ok {
+		t.Errorf("the legend does not name the segments: %v", keys(texts))
+	}
+	if len(fig.Warnings) != 0 {
+		t.Errorf("warnings: %v", fig.Warnings)
+	}
+}
