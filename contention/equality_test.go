@@ -254,8 +254,10 @@ func TestEqualToReferencePaper(t *testing.T) {
 }
 
 func TestEqualToReferenceRandom(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"ccpe-testbed", "graphene"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			failures := map[string]int{}
 			worst := 0.0
 			cases := randomEqualityCases(t, name, 1000, 17)
@@ -280,6 +282,7 @@ func TestEqualToReferenceSymmetric(t *testing.T) {
 }
 
 func TestEqualToReferenceLarger(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("patterns of hundreds of transfers through the reference: seconds")
 	}
