@@ -108,26 +108,6 @@ func ModelByName(name string) (Model, bool) {
 // few ulps; 1e-9 is far above that and far below any measurable time difference.
 const finishTol = 1e-9
 
-// resolve checks every flow and resolves its path. A flow the cluster cannot carry (a node it
-// does not have, a transfer from a node to itself, a size that is not a positive finite number
-// of bytes) is bad input (internal/badinput) naming the transfer by its index, source and
-// destination; the caller that read the pattern from a file adds the file with
-// badinput.Errorf(file, "%w", err).
-func resolve(net *Network, flows []Flow) ([][]int, error) {
-	paths := make([][]int, len(flows))
-	for i, f := range flows {
-		if err := checkFlow(net.Cluster, i, f); err != nil {
-			return nil, err
-		}
-		p, err := net.Cluster.Path(f.Src, f.Dst)
-		if err != nil { // checkFlow rules out every reason Path has to fail
-			return nil, fmt.Errorf("contention: transfer %d (%q → %q): %w", i, f.Src, f.Dst, err)
-		}
-		paths[i] = p
-	}
-	return paths, nil
-}
-
 // checkFlow says what is wrong with transfer i of a pattern on cl, as bad input.
 func checkFlow(cl *cluster.Cluster, i int, f Flow) error {
 	bad := func(format string, a ...any) error {

@@ -2,7 +2,8 @@ package contention
 
 // The reference implementation: the step loop, Algorithm 1, max-min and the closed-form
 // penalties as they were before the incremental rewrite (commit e240884), kept verbatim
-// apart from the ref prefix of every name. The equality tests (equality_test.go) hold the
+// apart from the ref prefix of every name (resolve, which the properties tests use too, keeps
+// its name). The equality tests (equality_test.go) hold the
 // models to these results; nothing outside the tests uses them.
 
 import (
@@ -122,12 +123,12 @@ const (
 // few ulps; 1e-9 is far above that and far below any measurable time difference.
 const refFinishTol = 1e-9
 
-// refResolve checks every flow and resolves its path. A flow the cluster cannot carry (a node it
+// resolve checks every flow and resolves its path. A flow the cluster cannot carry (a node it
 // does not have, a transfer from a node to itself, a size that is not a positive finite number
 // of bytes) is bad input (internal/badinput) naming the transfer by its index, source and
 // destination; the caller that read the pattern from a file adds the file with
 // badinput.Errorf(file, "%w", err).
-func refResolve(net *Network, flows []Flow) ([][]int, error) {
+func resolve(net *Network, flows []Flow) ([][]int, error) {
 	paths := make([][]int, len(flows))
 	for i, f := range flows {
 		if err := checkFlow(net.Cluster, i, f); err != nil {
@@ -168,7 +169,7 @@ type refRateFunc func(a *refActive) ([]float64, error)
 // the rates of the refActive ones, advance the clock to the earliest completion Δt =
 // min(m·8/rate), subtract what each sent in Δt, and retire the transfers that are done.
 func refStepLoop(net *Network, flows []Flow, rates refRateFunc) (*Prediction, error) {
-	paths, err := refResolve(net, flows)
+	paths, err := resolve(net, flows)
 	if err != nil {
 		return nil, err
 	}

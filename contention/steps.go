@@ -74,12 +74,17 @@ type rateRule interface {
 	rates() error
 }
 
-// newEngine checks the flows and groups them into classes (one per transfer when
-// singletons). A flow the cluster cannot carry is reported as resolve does.
+// newEngine checks the flows (nodePairs) and groups them into classes (one per transfer when
+// singletons).
 func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
-	cl := net.Cluster
-	nodes := cl.Nodes()
+	nodes := net.Cluster.Nodes()
 	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity)), left: int32(len(flows))}
+	// Classes, numbered in order of first appearance: a dense table of pairs when it is
+	// small (4 MiB for 1,000 nodes), a map beyond.
+	src, dst, err := nodePairs(net, flows)
+	if err != nil {
+		return nil, err
+	}
 	// Classes, numbered in order of first appearance: a dense table of pairs when it is
 	// small (4 MiB for 1,000 nodes), a map beyond.
 	cls := make([]int32, len(flows))
@@ -87,17 +92,8 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 	if !singletons {
 		pairs = newClassTable(len(nodes))
 	}
-	ix := newNodeIndex(nodes)
-	for i, f := range flows {
-		s, okS := ix.lookup(f.Src)
-		d, okD := ix.lookup(f.Dst)
-		if !okS || !okD || s == d || !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
-			if err := checkFlow(cl, i, f); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("contention: transfer %d (%q → %q) refused", i, f.Src, f.Dst)
-		}
-		c := int32(len(e.src))
+	for i := range flows {
+		s, d, c := src[i], dst[i], int32(len(e.src))
 		if !singletons {
 			if old, ok := pairs.find(s, d, c); ok {
 				cls[i] = old
@@ -149,6 +145,28 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// nodePairs returns the node indices of every transfer's source and destination. A transfer
+// the cluster cannot carry (a node it does not have, a transfer from a node to itself, a size
+// that is not a positive finite number of bytes) is bad input (internal/badinput) naming the
+// first such transfer by its index, source and destination (checkFlow).
+func nodePairs(net *Network, flows []Flow) (src, dst []int32, err error) {
+	cl := net.Cluster
+	src, dst = make([]int32, len(flows)), make([]int32, len(flows))
+	ix := newNodeIndex(cl.Nodes())
+	for i, f := range flows {
+		s, okS := ix.lookup(f.Src)
+		d, okD := ix.lookup(f.Dst)
+		if !okS || !okD || s == d || !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+			if err := checkFlow(cl, i, f); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fmt.Errorf("contention: transfer %d (%q → %q) refused", i, f.Src, f.Dst)
+		}
+		src[i], dst[i] = s, d
+	}
+	return src, dst, nil
 }
 
 // nodeIndex maps node names to indices, remembering the last two names looked up: patterns
