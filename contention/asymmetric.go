@@ -135,13 +135,13 @@ func alg1Rule(mode contraMode, phi float64) (bool, func(*engine) rateRule) {
 // k and k̄, its active transfers, and disabled, the path positions whose contra-flow set was
 // emptied this step.
 //
-// The queue holds each active class as one integer, its key ⟨max(k, k̄), k, k̄⟩ written as
-// three ranks (which order exactly as the quantised floats they stand for) above the class
-// index, complemented so that ascending integers are the reference's order: descending key,
-// then class order. It is sorted once per step by a least-significant-digit radix sort on the
-// three ranks (a counting pass each over at most resources+1 buckets, streaming, O(classes +
-// resources)), and merged with a heap of the classes queued again after their contra-flow sets
-// were emptied.
+// The queue holds each active class with its key ⟨max(k, k̄), k, k̄⟩ written as three ranks in
+// one integer (they order exactly as the quantised floats they stand for), complemented so
+// that ascending (key, class) is the reference's order: descending key, then class order. It
+// is sorted once per step by a least-significant-digit radix sort on the three ranks (a
+// counting pass each over at most resources+1 buckets, streaming, O(classes + resources)),
+// and merged with a heap of the classes queued again after their contra-flow sets were
+// emptied.
 //
 // Why a class of m transfers can be given one rate m times over: the reference queues its
 // members as m items with equal keys, which form one tie group, served by increasing
@@ -169,13 +169,13 @@ type alg1 struct {
 	qranks  []uint64 // sort buffer: quantize(kr)<<rankShift | resource
 	rankTop uint32   // largest rank of the step
 
-	bits, cbits uint     // bits of a rank, of a class index
-	keyMax      uint64   // largest key
-	queue, buf  []uint64 // the sorted queue and the radix sort's scratch
-	count       []int32  // radix buckets
-	again       minHeap[uint64]
-	group       minHeap[cand]
-	tied        []int32
+	bits       uint     // bits of a rank
+	keyMax     uint64   // largest key
+	queue, buf []queued // the sorted queue and the radix sort's scratch
+	count      []int32  // radix buckets
+	again      minHeap[queued]
+	group      minHeap[cand]
+	tied       []int32
 
 	// fillGroup's buffers: the group's resources, its classes resource by resource, the heaps
 	// of shares and caps, and the group's number.
@@ -217,15 +217,14 @@ func newAlg1(e *engine, mode contraMode, phi float64, shared bool) *alg1 {
 	}
 	s := &alg1{e: e, mode: mode, phi: phi, shared: shared, ceiling: e.net.Ceiling,
 		res: make([]a1res, nr), cls: make([]a1class, nc), qranks: make([]uint64, 0, nr),
-		queue: make([]uint64, nc), buf: make([]uint64, nc)}
+		queue: make([]queued, nc), buf: make([]queued, nc)}
 	for r := range s.res {
 		s.res[r].capacity = e.net.Capacity[r]
 	}
 	for c, rt := range e.routes {
 		s.cls[c] = a1class{res: rt.res, rev: rt.rev, n: uint8(rt.n), mult: e.mult[c]}
 	}
-	s.cbits = uint(bitsFor(uint64(nc)))
-	s.again.less = func(a, b uint64) bool { return a < b }
+	s.again.less = lessQueued
 	s.group.less = lessCand
 	s.rheap.less = lessFill
 	s.cheap.less = func(a, b cand) bool { return a.rate < b.rate || a.rate == b.rate && a.c < b.c }
@@ -287,16 +286,22 @@ func (s *alg1) startStep() {
 		s.res[v&(1<<rankShift-1)].rank = rk
 	}
 	s.rankTop = rk
-	s.bits = bitsFor(uint64(rk) + 1)
-	if 3*s.bits+s.cbits > 64 {
-		panic("contention: Algorithm 1's keys do not fit in 64 bits")
-	}
+	s.bits = bitsFor(uint64(rk) + 1) // at most 18 bits: a cluster has fewer than 2¹⁸ resources
 	s.keyMax = 1<<(3*s.bits) - 1
 }
 
+// queued is a class in the queue: the complement of its key, and the class.
+type queued struct {
+	key uint64
+	c   int32
+}
+
+// lessQueued is the queue's order: descending key (ascending complement), then class order.
+func lessQueued(a, b queued) bool { return a.key < b.key || a.key == b.key && a.c < b.c }
+
 // factors sets k and k̄ of class c from its path and its disabled positions, and returns
-// its place in the queue.
-func (s *alg1) factors(c int32) uint64 {
+// its entry in the queue.
+func (s *alg1) factors(c int32) queued {
 	cl := &s.cls[c]
 	var k, kbar float64
 	var rk, rkb uint32
@@ -310,12 +315,8 @@ func (s *alg1) factors(c int32) uint64 {
 	}
 	cl.k, cl.kbar = k, kbar
 	key := uint64(max(rk, rkb))<<(2*s.bits) | uint64(rk)<<s.bits | uint64(rkb)
-	return (s.keyMax-key)<<s.cbits | uint64(c)
+	return queued{s.keyMax - key, c}
 }
-
-// classOf and keyOf take a queue entry apart.
-func (s *alg1) classOf(q uint64) int32 { return int32(q & (1<<s.cbits - 1)) }
-func (s *alg1) keyOf(q uint64) uint64  { return q >> s.cbits }
 
 // sortQueue sorts the queue's entries (built in class order) by key, stably: three counting
 // passes, one per rank, least significant first.
@@ -327,17 +328,17 @@ func (s *alg1) sortQueue(n int) {
 	}
 	count := s.count[:nb]
 	mask := uint64(nb - 1)
-	for shift := s.cbits; shift < s.cbits+3*s.bits; shift += s.bits {
+	for shift := uint(0); shift < 3*s.bits; shift += s.bits {
 		clear(count)
 		for _, q := range queue {
-			count[q>>shift&mask]++
+			count[q.key>>shift&mask]++
 		}
 		sum := int32(0)
 		for b, n := range count {
 			count[b], sum = sum, sum+n
 		}
 		for _, q := range queue {
-			d := q >> shift & mask
+			d := q.key >> shift & mask
 			buf[count[d]] = q
 			count[d]++
 		}
@@ -437,22 +438,22 @@ func (s *alg1) rates() error {
 	s.again.items = s.again.items[:0]
 	next := 0
 	// pop takes the first entry of the merged queue, or returns false when it is empty.
-	pop := func() (uint64, bool) {
+	pop := func() (queued, bool) {
 		switch {
-		case next < len(queue) && (s.again.Len() == 0 || queue[next] < s.again.top()):
+		case next < len(queue) && (s.again.Len() == 0 || lessQueued(queue[next], s.again.top())):
 			next++
 			return queue[next-1], true
 		case s.again.Len() > 0:
 			return s.again.pop(), true
 		}
-		return 0, false
+		return queued{}, false
 	}
 	peekKey := func() (uint64, bool) {
 		switch {
-		case next < len(queue) && (s.again.Len() == 0 || queue[next] < s.again.top()):
-			return s.keyOf(queue[next]), true
+		case next < len(queue) && (s.again.Len() == 0 || lessQueued(queue[next], s.again.top())):
+			return queue[next].key, true
 		case s.again.Len() > 0:
-			return s.keyOf(s.again.top()), true
+			return s.again.top().key, true
 		}
 		return 0, false
 	}
@@ -465,11 +466,10 @@ func (s *alg1) rates() error {
 		// increasing candidate rate. Candidates only grow as rates are given (each class gets
 		// at most its share, which leaves the others' shares no smaller), so a lazily
 		// re-evaluated heap finds the smallest.
-		key := s.keyOf(q)
-		s.tied = append(s.tied[:0], s.classOf(q))
-		for k, ok := peekKey(); ok && k == key; k, ok = peekKey() {
+		s.tied = append(s.tied[:0], q.c)
+		for k, ok := peekKey(); ok && k == q.key; k, ok = peekKey() {
 			q, _ := pop()
-			s.tied = append(s.tied, s.classOf(q))
+			s.tied = append(s.tied, q.c)
 		}
 		if len(s.tied) == 1 { // the common case: no tie, no group to order
 			if rate, _, ok, _ := s.candidate(s.tied[0]); ok {
