@@ -126,14 +126,14 @@ func alg1Rule(mode contraMode, phi float64) (bool, func(*engine) rateRule) {
 // Per resource (a1res), set from the engine's counts at the start of a step (O(resources)):
 // kr = β·|S| = count/capacity, the congestion factor; rank, the position of quantize(kr) among
 // the values of the step (0 for an idle resource, so that k̄ = 0 ranks lowest); and the state
-// of the rates given so far this step: uncalc (transfers without a rate, E”), used (the sum of
+// of the rates given so far this step: uncalc (transfers without a rate, E″), used (the sum of
 // the rates given, E'), maxRate (the largest), and share, what the with-flow rule gives there
 // now, min(ceiling, (capacity − used)/uncalc), recomputed for the resources of a class when it
 // is given its rate, so that a candidate rate is a minimum of cached values.
 //
-// Per class (a1class, one cache line, since the queue visits classes in key order): its route,
-// k and k̄, its active transfers, and disabled, the path positions whose contra-flow set was
-// emptied this step.
+// Per class (a1class, one compact record, since the queue visits classes in key order, not in
+// class order): its route, k and k̄, its active transfers, disabled, the path positions whose
+// contra-flow set was emptied this step, and what fillGroup needs.
 //
 // The queue holds each active class with its key ⟨max(k, k̄), k, k̄⟩ written as three ranks in
 // one integer (they order exactly as the quantised floats they stand for), complemented so
@@ -164,10 +164,9 @@ type alg1 struct {
 	shared  bool // members of a class share one rate (not singletons)
 	ceiling float64
 
-	res     []a1res
-	cls     []a1class
-	qranks  []uint64 // sort buffer: quantize(kr)<<rankShift | resource
-	rankTop uint32   // largest rank of the step
+	res    []a1res
+	cls    []a1class
+	qranks []uint64 // sort buffer: quantize(kr)<<rankShift | resource
 
 	bits       uint     // bits of a rank
 	keyMax     uint64   // largest key
@@ -285,7 +284,6 @@ func (s *alg1) startStep() {
 		}
 		s.res[v&(1<<rankShift-1)].rank = rk
 	}
-	s.rankTop = rk
 	s.bits = bitsFor(uint64(rk) + 1) // at most 18 bits: a cluster has fewer than 2¹⁸ resources
 	s.keyMax = 1<<(3*s.bits) - 1
 }

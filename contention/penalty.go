@@ -47,7 +47,11 @@ func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64)
 			f := flows[e.mem[e.memOff[c]]]
 			edges[j] = Edge{Src: f.Src, Dst: f.Dst}
 		}
-		for j, p := range fn(edges) {
+		got := fn(edges)
+		if len(got) != len(edges) {
+			return fmt.Errorf("contention: %d penalties for the %d edges of a step", len(got), len(edges))
+		}
+		for j, p := range got {
 			rho[e.act[j]] = p
 		}
 		return e.penaltyRates(rho)

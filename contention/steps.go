@@ -23,7 +23,12 @@ import (
 // O(active classes + resources) whatever the number of transfers, and nothing is allocated
 // after set-up. Rules that cannot share rates within a pair (asymmetric-fitted with
 // 0 < φ < 1, PredictWithPenalties' arbitrary penalties) ask for singletons: one class per
-// transfer, in input order, which is the reference behaviour exactly.
+// transfer, in input order, so that they see the transfers one by one as the reference does.
+//
+// Members of a class that finish together in exact arithmetic finish in one step here. The
+// reference implementation (reference_test.go), which adds their rates one by one, gives them
+// rates a few ulps apart and on large patterns splits such completions into steps a few 1e-13
+// apart: the times agree, the step counts can differ there (equality_test.go).
 //
 // What the engine keeps up to date for the rules, step after step, by subtracting the
 // retired transfers instead of recounting:
@@ -169,14 +174,14 @@ func nodePairs(net *Network, flows []Flow) (src, dst []int32, err error) {
 	return src, dst, nil
 }
 
-// nodeIndex maps node names to indices, remembering the last two names looked up: patterns
-// list many transfers from one source in a row.
+// nodeIndex maps node names to indices, remembering the last two names found: patterns list
+// many transfers from one source, or to one destination, in a row.
 type nodeIndex struct {
-	index      map[string]int32
-	last       [2]string
-	lastIndex  [2]int32
-	lastWasHit [2]bool
-	turn       int
+	index     map[string]int32
+	last      [2]string
+	lastIndex [2]int32
+	lastFound [2]bool
+	turn      int
 }
 
 func newNodeIndex(nodes []cluster.Node) *nodeIndex {
@@ -189,7 +194,7 @@ func newNodeIndex(nodes []cluster.Node) *nodeIndex {
 
 func (ix *nodeIndex) lookup(name string) (int32, bool) {
 	for k := range ix.last {
-		if ix.lastWasHit[k] && ix.last[k] == name {
+		if ix.lastFound[k] && ix.last[k] == name {
 			return ix.lastIndex[k], true
 		}
 	}
@@ -197,7 +202,7 @@ func (ix *nodeIndex) lookup(name string) (int32, bool) {
 	if ok {
 		k := ix.turn
 		ix.turn = 1 - k
-		ix.last[k], ix.lastIndex[k], ix.lastWasHit[k] = name, i, true
+		ix.last[k], ix.lastIndex[k], ix.lastFound[k] = name, i, true
 	}
 	return i, ok
 }
