@@ -4,7 +4,7 @@ BIN := ./commcal
 # Pinned so that the committed sample's manifest does not carry the day it was made.
 SAMPLE_EPOCH := 1795219200
 
-.PHONY: run test build static bench fuzz fuzz-smoke sample clean
+.PHONY: run test build static bench simgrid-inputs simgrid fuzz fuzz-smoke sample clean
 
 # -buildvcs=auto stamps the git commit into the binary (commcal version) when built from a
 # checkout, whatever GOFLAGS says.
@@ -32,6 +32,15 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+## simgrid-inputs: the 10^4-transfer pattern, its platform, commcal's times, into bench/out
+BENCH_OUT ?= bench/out
+simgrid-inputs:
+	COMMCAL_BENCH_OUT=$(abspath $(BENCH_OUT)) $(GO) test -count=1 -run '^TestWriteSimGridInputs$$' ./contention/
+
+## simgrid: the same pattern under SimGrid's max-min, side by side (needs python3-simgrid)
+simgrid: simgrid-inputs
+	/usr/bin/python3 bench/simgrid_maxmin.py --dir $(BENCH_OUT)
+
 ## fuzz: a fuzzing session of every fuzz target (FUZZTIME each, default 30s)
 FUZZTIME ?= 30s
 fuzz:
@@ -51,4 +60,4 @@ sample: build
 	SOURCE_DATE_EPOCH=$(SAMPLE_EPOCH) $(BIN) --log-level info measure --cluster pipeline/sample/lab.toml --force --out pipeline/sample/measured
 
 clean:
-	rm -rf $(BIN) run
+	rm -rf $(BIN) run $(BENCH_OUT)

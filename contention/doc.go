@@ -19,6 +19,13 @@
 //     as one switch.
 //   - hockney: no contention at all, T = α + β·m per path class.
 //
+// The step loop is one engine for all of them (steps.go): the transfers of one source–
+// destination pair form a class that every rule gives one rate, so a step costs
+// O(active classes + resources) however many transfers there are, and the bookkeeping (counts
+// per resource, active classes) is updated from the transfers that finish rather than rebuilt.
+// The results are those of the straightforward implementation kept in reference_test.go, to
+// 1e-9 relative (equality_test.go).
+//
 // Interpretations of the papers are documented where they are made (asymmetric.go,
 // penalty.go) and listed in the README.
 package contention

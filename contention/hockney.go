@@ -1,5 +1,7 @@
 package contention
 
+import "github.com/commcal/commcal/cluster"
+
 // Hockney ignores contention: every transfer takes α + β·m, with α and β of its path class
 // (the network's Latency and InverseBandwidth; β defaults to 8/ceiling seconds per byte).
 // It is the floor every contention model must beat.
@@ -10,12 +12,17 @@ func (Hockney) Name() string { return "hockney" }
 
 // Predict implements Model.
 func (Hockney) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	if _, err := resolve(net, flows); err != nil {
+	src, dst, err := nodePairs(net, flows)
+	if err != nil {
 		return nil, err
 	}
+	nodes := net.Cluster.Nodes()
 	p := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows)), Steps: 1}
 	for i, f := range flows {
-		class, _ := net.Cluster.Class(f.Src, f.Dst)
+		class := cluster.InterRack
+		if nodes[src[i]].RackIndex == nodes[dst[i]].RackIndex {
+			class = cluster.IntraRack
+		}
 		beta, ok := net.InverseBandwidth[class]
 		if !ok {
 			beta = 8 / net.Ceiling

@@ -1,10 +1,5 @@
 package contention
 
-import (
-	"container/heap"
-	"math"
-)
-
 // MaxMin is exact max-min fair sharing by progressive filling: every transfer's rate rises at
 // the same pace until a resource fills (its transfers freeze at that level) or the ceiling is
 // reached; the others go on rising. The result is the allocation in which no rate can grow
@@ -16,15 +11,52 @@ type MaxMin struct{}
 func (MaxMin) Name() string { return "maxmin" }
 
 // Predict implements Model.
-func (MaxMin) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return stepLoop(net, flows, func(a *active) ([]float64, error) { return maxMinRates(a), nil })
+func (m MaxMin) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(m, net, flows, nil)
 }
 
-// fillEvent is the level at which a resource fills, given its unfrozen transfers all rise
-// together, as it was when queued: levels only rise as transfers freeze, so a queued level is
-// a lower bound, refreshed when it reaches the top.
+func (MaxMin) rule(*Network) (bool, func(*engine) rateRule) {
+	return false, func(e *engine) rateRule { return newFill(e) }
+}
+
+// fill is progressive filling on the engine's classes. The transfers of a class cross the
+// same resources, so they freeze together at the same level: a class is frozen as one, with
+// its multiplicity counted in the resources' usage and unfrozen transfers.
+//
+// What it keeps between steps: on, the classes crossing each resource, from which finished
+// classes are dropped lazily (swapped out when a scan meets them: each leaves each list once),
+// so that a step scans only active classes; a compact record per class (its path, its active
+// transfers, kept up to date from the engine's changed list, and the step at which it was
+// last frozen), since the fill visits classes resource by resource, not in class order; the
+// buffers of the heap and of the per-resource state. What a step recomputes: the fill itself,
+// since a finished transfer can change every rate of its connected component (one backbone
+// ties a whole two-rack pattern together).
+//
+// The fill is driven by a heap of resources ordered by fill level, (capacity − usage)/unfrozen,
+// then resource index: the lowest level freezes that resource's classes, which raises the fill
+// levels of the other resources they cross. A freeze never lowers a level (a transfer freezes
+// at the lowest level, at most its share anywhere), so a resource's key in the heap is a lower
+// bound, refreshed in place when it reaches the top. Cost per step O((resources + classes ×
+// path length) · log resources) at most. The max-min allocation is unique, so the order in
+// which equal levels are frozen does not change the rates (in exact arithmetic).
+type fill struct {
+	e        *engine
+	on       [][]int32 // classes per resource; finished ones are removed lazily
+	cls      []fillClass
+	usage    []float64
+	unfrozen []int32
+	heap     minHeap[fillEvent]
+}
+
+// fillClass is the fill's record of a class.
+type fillClass struct {
+	res             [maxPath]int32
+	n, mult, frozen int32 // path length, active transfers, step of the last freeze
+}
+
+// fillEvent is a resource with its fill level as it was when last computed.
 type fillEvent struct {
-	r     int
+	r     int32
 	level float64
 }
 
@@ -36,55 +68,86 @@ func lessFill(a, b fillEvent) bool {
 	return a.r < b.r
 }
 
-// maxMinRates is progressive filling driven by a heap of fill levels: a resource with
-// capacity c, frozen usage u and n unfrozen transfers fills at level (c − u)/n. The lowest
-// level freezes that resource's transfers, which raises the fill levels of the other resources
-// they cross. A freeze never lowers a level (a transfer freezes at the lowest level, at most
-// its share anywhere), so queued levels are lower bounds: the top is refreshed and queued
-// again when it is stale, instead of queueing every change. Cost O((F·L + R)·log R) at most.
-func maxMinRates(a *active) []float64 {
-	nr := len(a.net.Capacity)
-	on := make([][]int, nr) // active positions per resource
-	for j, id := range a.ids {
-		for _, r := range a.paths[id] {
-			on[r] = append(on[r], j)
+func newFill(e *engine) *fill {
+	nr := len(e.net.Capacity)
+	f := &fill{e: e, on: make([][]int32, nr), cls: make([]fillClass, len(e.src)), usage: make([]float64, nr),
+		unfrozen: make([]int32, nr), heap: minHeap[fillEvent]{less: lessFill}}
+	total := 0
+	for c, rt := range e.routes {
+		f.cls[c] = fillClass{res: rt.res, n: rt.n, mult: e.mult[c]}
+		for _, r := range rt.res[:rt.n] {
+			f.unfrozen[r]++ // classes per resource, to size the lists
+		}
+		total += int(rt.n)
+	}
+	all := make([]int32, 0, total)
+	for r, n := range f.unfrozen {
+		f.on[r], all = all[len(all):len(all):len(all)+int(n)], all[:len(all)+int(n)]
+	}
+	for c, rt := range e.routes {
+		for _, r := range rt.res[:rt.n] {
+			f.on[r] = append(f.on[r], int32(c))
 		}
 	}
-	unfrozen := make([]int, nr)
-	usage := make([]float64, nr)
-	rate := make([]float64, len(a.ids))
-	frozen := make([]bool, len(a.ids))
-	level := func(r int) float64 { return math.Max(a.net.Capacity[r]-usage[r], 0) / float64(unfrozen[r]) }
-	q := minHeap[fillEvent]{less: lessFill}
-	for r := range on {
-		unfrozen[r] = len(on[r])
-		if unfrozen[r] > 0 {
-			q.items = append(q.items, fillEvent{r: r, level: level(r)})
+	return f
+}
+
+// level is the rate at which resource r fills with its unfrozen transfers.
+func (f *fill) level(r int32) float64 {
+	return max(f.e.net.Capacity[r]-f.usage[r], 0) / float64(f.unfrozen[r])
+}
+
+// rates is progressive filling on the active classes.
+func (f *fill) rates() error {
+	e := f.e
+	for _, c := range e.changed {
+		f.cls[c].mult = e.mult[c]
+	}
+	stamp := int32(e.steps + 1)
+	f.heap.items = f.heap.items[:0]
+	for r, n := range e.count {
+		f.usage[r], f.unfrozen[r] = 0, n
+		if n > 0 {
+			f.heap.items = append(f.heap.items, fillEvent{r: int32(r), level: f.level(int32(r))})
 		}
 	}
-	heap.Init(&q)
-	left := len(a.ids)
-	for left > 0 && q.Len() > 0 {
-		ev := q.pop()
-		if unfrozen[ev.r] == 0 {
+	f.heap.init()
+	ceiling := e.net.Ceiling
+	for left := e.left; left > 0 && f.heap.Len() > 0; {
+		ev := f.heap.top()
+		if f.unfrozen[ev.r] == 0 {
+			f.heap.pop()
 			continue
 		}
-		if cur := level(ev.r); cur > ev.level {
-			q.push(fillEvent{r: ev.r, level: cur})
+		if cur := f.level(ev.r); cur > ev.level {
+			f.heap.items[0].level = cur
+			f.heap.fixTop()
 			continue
 		}
-		lv := math.Min(ev.level, a.net.Ceiling)
-		for _, j := range on[ev.r] {
-			if frozen[j] {
+		f.heap.pop()
+		lv := min(ev.level, ceiling)
+		on := f.on[ev.r]
+		for i := 0; i < len(on); {
+			c := on[i]
+			cl := &f.cls[c]
+			if cl.mult == 0 { // finished: drop it from the list
+				on[i] = on[len(on)-1]
+				on = on[:len(on)-1]
 				continue
 			}
-			frozen[j], rate[j] = true, lv
-			left--
-			for _, r := range a.paths[a.ids[j]] {
-				usage[r] += lv
-				unfrozen[r]--
+			i++
+			if cl.frozen == stamp {
+				continue
+			}
+			cl.frozen, e.rate[c] = stamp, lv
+			left -= cl.mult
+			m := float64(cl.mult)
+			for _, r := range cl.res[:cl.n] {
+				f.usage[r] += m * lv
+				f.unfrozen[r] -= cl.mult
 			}
 		}
+		f.on[ev.r] = on
 	}
-	return rate
+	return nil
 }

@@ -102,42 +102,11 @@ func ModelByName(name string) (Model, bool) {
 	return nil, false
 }
 
-// active is the state of the step loop that rate functions see.
-type active struct {
-	net   *Network
-	flows []Flow
-	paths [][]int // resource IDs of each flow's path
-	ids   []int   // indices (into flows) of the flows still transferring, ascending
-}
-
-// rateFunc returns the rate, in bits per second, of each active flow (parallel to a.ids).
-type rateFunc func(a *active) ([]float64, error)
-
 // finishTol is the relative tolerance of the step loop: a flow whose remaining time is within
 // this fraction of the step's length finishes in that step. The models' rates are ratios of
 // capacities and counts, so flows that finish together in exact arithmetic differ here by a
 // few ulps; 1e-9 is far above that and far below any measurable time difference.
 const finishTol = 1e-9
-
-// resolve checks every flow and resolves its path. A flow the cluster cannot carry (a node it
-// does not have, a transfer from a node to itself, a size that is not a positive finite number
-// of bytes) is bad input (internal/badinput) naming the transfer by its index, source and
-// destination; the caller that read the pattern from a file adds the file with
-// badinput.Errorf(file, "%w", err).
-func resolve(net *Network, flows []Flow) ([][]int, error) {
-	paths := make([][]int, len(flows))
-	for i, f := range flows {
-		if err := checkFlow(net.Cluster, i, f); err != nil {
-			return nil, err
-		}
-		p, err := net.Cluster.Path(f.Src, f.Dst)
-		if err != nil { // checkFlow rules out every reason Path has to fail
-			return nil, fmt.Errorf("contention: transfer %d (%q → %q): %w", i, f.Src, f.Dst, err)
-		}
-		paths[i] = p
-	}
-	return paths, nil
-}
 
 // checkFlow says what is wrong with transfer i of a pattern on cl, as bad input.
 func checkFlow(cl *cluster.Cluster, i int, f Flow) error {
@@ -157,69 +126,4 @@ func checkFlow(cl *cluster.Cluster, i int, f Flow) error {
 		return bad("size %g bytes, want a positive finite number of bytes", f.Bytes)
 	}
 	return nil
-}
-
-// stepLoop is Algorithm 2 of Zhu et al. (CCPE 2014, §6.2): while transfers remain, compute
-// the rates of the active ones, advance the clock to the earliest completion Δt =
-// min(m·8/rate), subtract what each sent in Δt, and retire the transfers that are done.
-func stepLoop(net *Network, flows []Flow, rates rateFunc) (*Prediction, error) {
-	paths, err := resolve(net, flows)
-	if err != nil {
-		return nil, err
-	}
-	n := len(flows)
-	left := make([]float64, n) // bytes still to send
-	for i, f := range flows {
-		left[i] = f.Bytes
-	}
-	p := &Prediction{Times: make([]float64, n)}
-	a := &active{net: net, flows: flows, paths: paths, ids: make([]int, n)}
-	for i := range a.ids {
-		a.ids[i] = i
-	}
-	t := 0.0
-	for len(a.ids) > 0 {
-		r, err := rates(a)
-		if err != nil {
-			return nil, err
-		}
-		p.Steps++
-		if p.FirstRates == nil {
-			p.FirstRates = make([]float64, n)
-			for j, id := range a.ids {
-				p.FirstRates[id] = r[j]
-			}
-		}
-		dt := math.Inf(1)
-		for j, id := range a.ids {
-			if !(r[j] > 0) || math.IsInf(r[j], 0) {
-				return nil, fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", id, flows[id].Src, flows[id].Dst, r[j])
-			}
-			dt = math.Min(dt, left[id]*8/r[j])
-		}
-		t += dt
-		keep := a.ids[:0]
-		for j, id := range a.ids {
-			if left[id]*8/r[j] <= dt*(1+finishTol) {
-				p.Times[id] = t
-				continue
-			}
-			left[id] -= dt * r[j] / 8
-			keep = append(keep, id)
-		}
-		a.ids = keep
-	}
-	addLatency(net, flows, p)
-	return p, nil
-}
-
-// addLatency adds the path class's α to every time, when the network has latencies.
-func addLatency(net *Network, flows []Flow, p *Prediction) {
-	if len(net.Latency) == 0 {
-		return
-	}
-	for i, f := range flows {
-		class, _ := net.Cluster.Class(f.Src, f.Dst)
-		p.Times[i] += net.Latency[class]
-	}
 }

@@ -1,9 +1,6 @@
 package contention
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // PenaltyParams parameterise the penalty models.
 type PenaltyParams struct {
@@ -26,51 +23,94 @@ type Penalty struct{}
 func (Penalty) Name() string { return "penalty" }
 
 // Predict implements Model.
-func (Penalty) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	// Index nodes and pairs once for the whole pattern; each step then computes on integers.
-	ix := indexEdges(len(flows), func(i int) (string, string) { return flows[i].Src, flows[i].Dst })
-	var core penaltyCore
-	var src, dst, pair []int
-	return predictPenalties(net, flows, func(a *active) []float64 {
-		src, dst, pair = src[:0], dst[:0], pair[:0]
-		for _, id := range a.ids {
-			src, dst, pair = append(src, ix.src[id]), append(dst, ix.dst[id]), append(pair, ix.pair[id])
-		}
-		return core.compute(src, dst, pair, ix.nodes, ix.pairs)
-	})
+func (m Penalty) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(m, net, flows, nil)
+}
+
+func (Penalty) rule(*Network) (bool, func(*engine) rateRule) {
+	return false, func(e *engine) rateRule { return newPenaltyRule(e, nil) }
 }
 
 // PredictWithPenalties runs the sequence of linear models with penalties from fn, which is
-// given the edges of each step's contention graph and returns one penalty per edge.
+// given the edges of each step's contention graph, in input order, and returns one penalty
+// per edge. fn may give parallel edges different penalties, so every transfer is a class of
+// its own.
 func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64) (*Prediction, error) {
-	return predictPenalties(net, flows, func(a *active) []float64 {
-		edges := make([]Edge, len(a.ids))
-		for j, id := range a.ids {
-			edges[j] = Edge{Src: a.flows[id].Src, Dst: a.flows[id].Dst}
+	e, err := newEngine(net, flows, true)
+	if err != nil {
+		return nil, err
+	}
+	rho := make([]float64, len(e.src))
+	return e.run(ruleFunc(func() error {
+		edges := make([]Edge, len(e.act)) // fn may keep it
+		for j, c := range e.act {
+			f := flows[e.mem[e.memOff[c]]]
+			edges[j] = Edge{Src: f.Src, Dst: f.Dst}
 		}
-		return fn(edges)
-	})
+		got := fn(edges)
+		if len(got) != len(edges) {
+			return fmt.Errorf("contention: %d penalties for the %d edges of a step", len(got), len(edges))
+		}
+		for j, p := range got {
+			rho[e.act[j]] = p
+		}
+		return e.penaltyRates(rho)
+	}))
 }
 
-// predictPenalties is the sequence of linear models with a penalty function of the active
-// transfers.
-func predictPenalties(net *Network, flows []Flow, penalties func(a *active) []float64) (*Prediction, error) {
-	alpha := net.Penalty.Alpha
-	if alpha == 0 {
-		alpha = 8 / net.Ceiling
+// ruleFunc is a rate rule that is a function.
+type ruleFunc func() error
+
+func (f ruleFunc) rates() error { return f() }
+
+// penaltyAlpha is α of the network's penalty parameters, 8/ceiling when unset.
+func penaltyAlpha(net *Network) float64 {
+	if net.Penalty.Alpha == 0 {
+		return 8 / net.Ceiling
 	}
-	return stepLoop(net, flows, func(a *active) ([]float64, error) {
-		rho := penalties(a)
-		rates := make([]float64, len(rho))
-		for j, p := range rho {
-			if !(p >= 1) {
-				f := a.flows[a.ids[j]]
-				return nil, fmt.Errorf("contention: penalty %g for %s→%s, want at least 1", p, f.Src, f.Dst)
-			}
-			rates[j] = 8 / (alpha * p)
+	return net.Penalty.Alpha
+}
+
+// penaltyRates sets every active class's rate from its penalty ρ (per class): 1/(α·ρ) bytes
+// per second. A penalty below 1 is an error naming the first transfer that has it.
+func (e *engine) penaltyRates(rho []float64) error {
+	alpha := penaltyAlpha(e.net)
+	for _, c := range e.act {
+		if !(rho[c] >= 1) {
+			i, c := e.firstActive(func(c int32) bool { return !(rho[c] >= 1) })
+			return fmt.Errorf("contention: penalty %g for %s→%s, want at least 1", rho[c], e.flows[i].Src, e.flows[i].Dst)
 		}
-		return rates, nil
-	})
+		e.rate[c] = 8 / (alpha * rho[c])
+	}
+	return nil
+}
+
+// penaltyRule gives every active class its closed-form penalty and, with a table, the table's
+// penalty where its connected component has a shape the table holds (penalty-table). The
+// transfers of a class are parallel edges of the contention graph: the closed form and the
+// shapes (EdgeClass depends on an edge's end points only) give them one penalty.
+type penaltyRule struct {
+	e     *engine
+	table *PenaltyTable
+	core  penaltyCore
+	rho   []float64 // per class
+	comps components
+}
+
+func newPenaltyRule(e *engine, table *PenaltyTable) *penaltyRule {
+	if table != nil && len(table.Entries) == 0 {
+		table = nil
+	}
+	return &penaltyRule{e: e, table: table, rho: make([]float64, len(e.src))}
+}
+
+func (p *penaltyRule) rates() error {
+	e := p.e
+	p.core.compute(e.act, e.src, e.dst, e.mult, e.nodeCount, p.rho)
+	if p.table != nil {
+		p.lookup()
+	}
+	return e.penaltyRates(p.rho)
 }
 
 // ClosedFormPenalties computes the penalty of every edge of a contention graph by equation (4)
@@ -91,8 +131,24 @@ func predictPenalties(net *Network, flows []Flow, penalties func(a *active) []fl
 // printed: 3; 4 and 2.66; 4 and 1.33.
 func ClosedFormPenalties(edges []Edge) []float64 {
 	ix := indexEdges(len(edges), func(i int) (string, string) { return edges[i].Src, edges[i].Dst })
+	// One class per (source, destination) pair, with its parallel edges as multiplicity.
+	src, dst := make([]int32, ix.pairs), make([]int32, ix.pairs)
+	mult, pairs := make([]int32, ix.pairs), make([]int32, ix.pairs)
+	for i, p := range ix.pair {
+		src[p], dst[p] = int32(ix.src[i]), int32(ix.dst[i])
+		mult[p]++
+	}
+	for p := range pairs {
+		pairs[p] = int32(p)
+	}
+	rho := make([]float64, ix.pairs)
 	var c penaltyCore
-	return c.compute(ix.src, ix.dst, ix.pair, ix.nodes, ix.pairs)
+	c.compute(pairs, src, dst, mult, ix.nodes, rho)
+	out := make([]float64, len(edges))
+	for i, p := range ix.pair {
+		out[i] = rho[p]
+	}
+	return out
 }
 
 // edgeIndex numbers the nodes and the (source, destination) pairs of a list of edges.
@@ -128,17 +184,21 @@ func indexEdges(n int, edge func(i int) (string, string)) edgeIndex {
 	return ix
 }
 
-// penaltyCore computes closed-form penalties on integer node and pair indices, reusing its
-// buffers from call to call. It works with per-node and per-pair aggregates so that the cost
-// is linear in the number of edges:
+// penaltyCore computes closed-form penalties on integer node indices for classes of parallel
+// edges (class c: mult[c] edges from node src[c] to node dst[c], one class per pair), reusing
+// its buffers from call to call. It works with per-node aggregates so that the cost is linear
+// in the number of classes and nodes:
 //
 //	conflict(e) = Σ over edges into d of 1/δ⁺(their source) − (edges s→d)/δ⁺(s)
 //	rule (c) of s = δ⁺(s) + Σ over the edges e' leaving s of conflict(e')
 //	rule (a) of e: δ⁻(d) ≤ δ⁺(s) and every source sending to d has δ⁺ = δ⁺(s)
+//
+// Parallel edges have the same penalty (every term depends on the end points only), so a
+// class of m edges counts m times in the sums at once.
 type penaltyCore struct {
-	out, in, minOut, maxOut, pairCnt []int
-	inSum, sumConflict, worst        []float64
-	anyC                             []bool
+	out, in, minOut, maxOut   []int32
+	inSum, sumConflict, worst []float64
+	anyC                      []bool
 }
 
 func grow[T any](s []T, n int) []T {
@@ -150,60 +210,55 @@ func grow[T any](s []T, n int) []T {
 	return s
 }
 
-// compute returns the penalty of every edge i from node src[i] to node dst[i], pair[i]
-// identifying the (src, dst) pair.
-func (c *penaltyCore) compute(src, dst, pair []int, nNodes, nPairs int) []float64 {
+// compute sets rho[c], for every class c listed in classes, to the penalty of its edges.
+func (c *penaltyCore) compute(classes, src, dst, mult []int32, nNodes int, rho []float64) {
 	c.out, c.in = grow(c.out, nNodes), grow(c.in, nNodes)
 	c.minOut, c.maxOut = grow(c.minOut, nNodes), grow(c.maxOut, nNodes)
 	c.inSum, c.sumConflict, c.worst = grow(c.inSum, nNodes), grow(c.sumConflict, nNodes), grow(c.worst, nNodes)
 	c.anyC = grow(c.anyC, nNodes)
-	c.pairCnt = grow(c.pairCnt, nPairs)
-	for i := range src {
-		c.out[src[i]]++
-		c.in[dst[i]]++
-		c.pairCnt[pair[i]]++
+	for _, k := range classes {
+		c.out[src[k]] += mult[k]
+		c.in[dst[k]] += mult[k]
 	}
-	for i := range src {
-		s, d := src[i], dst[i]
-		c.inSum[d] += 1 / float64(c.out[s])
+	for _, k := range classes {
+		s, d := src[k], dst[k]
+		c.inSum[d] += float64(mult[k]) / float64(c.out[s])
 		if c.minOut[d] == 0 || c.out[s] < c.minOut[d] {
 			c.minOut[d] = c.out[s]
 		}
 		c.maxOut[d] = max(c.maxOut[d], c.out[s])
 	}
-	ruleA := func(i int) bool {
-		s, d := src[i], dst[i]
+	ruleA := func(k int32) bool {
+		s, d := src[k], dst[k]
 		return c.in[d] <= c.out[s] && c.minOut[d] == c.out[s] && c.maxOut[d] == c.out[s]
 	}
 	// A one-edge source is taken by rule (b) when some other source sending to its
 	// destination sends more than one communication.
-	ruleB := func(i int) bool { return c.out[src[i]] == 1 && !ruleA(i) && c.maxOut[dst[i]] > 1 }
-	for i := range src {
-		s, d := src[i], dst[i]
-		c.sumConflict[s] += c.inSum[d] - float64(c.pairCnt[pair[i]])/float64(c.out[s])
-		if !ruleA(i) && !ruleB(i) {
+	ruleB := func(k int32) bool { return c.out[src[k]] == 1 && !ruleA(k) && c.maxOut[dst[k]] > 1 }
+	for _, k := range classes {
+		s, d, m := src[k], dst[k], float64(mult[k])
+		c.sumConflict[s] += m * (c.inSum[d] - m/float64(c.out[s]))
+		if !ruleA(k) && !ruleB(k) {
 			c.anyC[s] = true
 		}
 	}
 	// ρ of a source's edges under (a) and (c): the max over its edges of δ⁺(s) + k.
-	groupRho := func(s int) float64 {
+	groupRho := func(s int32) float64 {
 		if c.anyC[s] {
 			return float64(c.out[s]) + c.sumConflict[s]
 		}
 		return float64(c.out[s])
 	}
-	for i := range src {
-		if c.out[src[i]] > 1 {
-			c.worst[dst[i]] = math.Max(c.worst[dst[i]], groupRho(src[i]))
+	for _, k := range classes {
+		if c.out[src[k]] > 1 {
+			c.worst[dst[k]] = max(c.worst[dst[k]], groupRho(src[k]))
 		}
 	}
-	rho := make([]float64, len(src))
-	for i := range src {
-		if ruleB(i) {
-			rho[i] = 1 + 1/(c.worst[dst[i]]-1)
+	for _, k := range classes {
+		if ruleB(k) {
+			rho[k] = 1 + 1/(c.worst[dst[k]]-1)
 		} else {
-			rho[i] = groupRho(src[i])
+			rho[k] = groupRho(src[k])
 		}
 	}
-	return rho
 }

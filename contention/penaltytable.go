@@ -167,12 +167,87 @@ type PenaltyTableModel struct{}
 func (PenaltyTableModel) Name() string { return "penalty-table" }
 
 // Predict implements Model.
-func (PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	if net.PenaltyTable == nil || len(net.PenaltyTable.Entries) == 0 {
-		return Penalty{}.Predict(net, flows)
+func (m PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(m, net, flows, nil)
+}
+
+func (PenaltyTableModel) rule(net *Network) (bool, func(*engine) rateRule) {
+	return false, func(e *engine) rateRule { return newPenaltyRule(e, net.PenaltyTable) }
+}
+
+// components holds the buffers of the step's weakly connected components: a union–find over
+// nodes (rebuilt each step, O(nodes + classes)), the transfers of each component, and the
+// classes of the components small enough to be in the table, listed root by root.
+type components struct {
+	parent, size, start, fill, list []int32
+	sub                             []Edge
+}
+
+// find returns the root of node x, halving the path on the way.
+func (cs *components) find(x int32) int32 {
+	for cs.parent[x] != x {
+		cs.parent[x] = cs.parent[cs.parent[x]]
+		x = cs.parent[x]
 	}
-	return PredictWithPenalties(net, flows, func(e []Edge) []float64 {
-		rho, _ := net.PenaltyTable.Penalties(net, e)
-		return rho
-	})
+	return x
+}
+
+// lookup replaces the closed-form penalty of every class whose component has a shape the
+// table holds, as PenaltyTable.Penalties does for a list of edges: a component of more
+// transfers than the table's largest graph keeps the closed form.
+func (p *penaltyRule) lookup() {
+	e, cs := p.e, &p.comps
+	n := e.nodeCount
+	cs.parent, cs.size = grow(cs.parent, n), grow(cs.size, n)
+	for i := range cs.parent {
+		cs.parent[i] = int32(i)
+	}
+	for _, c := range e.act {
+		if a, b := cs.find(e.src[c]), cs.find(e.dst[c]); a != b {
+			cs.parent[a] = b
+		}
+	}
+	for _, c := range e.act {
+		cs.size[cs.find(e.src[c])] += e.mult[c]
+	}
+	largest := int32(p.table.largest())
+	cs.start = grow(cs.start, n+1)
+	for _, c := range e.act {
+		if r := cs.find(e.src[c]); cs.size[r] <= largest {
+			cs.start[r+1]++
+		}
+	}
+	for r := range n {
+		cs.start[r+1] += cs.start[r]
+	}
+	cs.fill = append(cs.fill[:0], cs.start[:n]...)
+	cs.list = grow(cs.list, int(cs.start[n]))
+	for _, c := range e.act {
+		if r := cs.find(e.src[c]); cs.size[r] <= largest {
+			cs.list[cs.fill[r]] = c
+			cs.fill[r]++
+		}
+	}
+	nodes := e.net.Cluster.Nodes()
+	for r := range n {
+		classes := cs.list[cs.start[r]:cs.start[r+1]]
+		if len(classes) == 0 {
+			continue
+		}
+		cs.sub = cs.sub[:0]
+		for _, c := range classes {
+			for range e.mult[c] {
+				cs.sub = append(cs.sub, Edge{Src: nodes[e.src[c]].Name, Dst: nodes[e.dst[c]].Name})
+			}
+		}
+		rho, ok := p.table.Lookup(Shape(e.net.Cluster, cs.sub))
+		if !ok {
+			continue
+		}
+		i := 0
+		for _, c := range classes { // parallel edges share their class, hence their penalty
+			p.rho[c] = rho[i]
+			i += int(e.mult[c])
+		}
+	}
 }

@@ -45,17 +45,20 @@ func propertyPatterns(t *testing.T) []struct {
 	return out
 }
 
-// stepRates replays the step loop of a rate model, returning the rates of every step.
-func stepRates(t *testing.T, net *Network, flows []Flow, rates rateFunc) [][]float64 {
+// stepRates runs a rate model (with contra-flow factor phi) and returns the rates of every
+// step, per transfer (0 for a transfer already finished).
+func stepRates(t *testing.T, m stepModel, phi float64, net *Network, flows []Flow) [][]float64 {
 	var all [][]float64
-	_, err := stepLoop(net, flows, func(a *active) ([]float64, error) {
-		r, err := rates(a)
+	n := *net
+	n.ContraFactor = phi
+	_, err := predictSteps(m, &n, flows, func(e *engine) {
 		full := make([]float64, len(flows))
-		for j, id := range a.ids {
-			full[id] = r[j]
+		for _, c := range e.act {
+			for _, i := range e.active(c) {
+				full[i] = e.rate[c]
+			}
 		}
 		all = append(all, full)
-		return r, err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -63,18 +66,24 @@ func stepRates(t *testing.T, net *Network, flows []Flow, rates rateFunc) [][]flo
 	return all
 }
 
-var rateModels = map[string]rateFunc{
-	"asymmetric":        func(a *active) ([]float64, error) { return bottleneckRates(a, contraFull, 1), nil },
-	"asymmetric-fitted": func(a *active) ([]float64, error) { return bottleneckRates(a, contraBlend, 0.4), nil },
-	"fair":              func(a *active) ([]float64, error) { return bottleneckRates(a, contraNone, 0), nil },
-	"maxmin":            func(a *active) ([]float64, error) { return maxMinRates(a), nil },
+// rateModels are the models that share resources, asymmetric-fitted with φ = 0.4.
+var rateModels = []struct {
+	name  string
+	model stepModel
+	phi   float64
+}{
+	{"asymmetric", Asymmetric{}, 1},
+	{"asymmetric-fitted", AsymmetricFitted{}, 0.4},
+	{"fair", Fair{}, 1},
+	{"maxmin", MaxMin{}, 1},
 }
 
 func TestNoRateExceedsCapacity(t *testing.T) {
 	for _, c := range propertyPatterns(t) {
 		paths, _ := resolve(c.net, c.p.Flows)
-		for name, fn := range rateModels {
-			for s, rates := range stepRates(t, c.net, c.p.Flows, fn) {
+		for _, m := range rateModels {
+			name := m.name
+			for s, rates := range stepRates(t, m.model, m.phi, c.net, c.p.Flows) {
 				load := make([]float64, len(c.net.Capacity))
 				for i, r := range rates {
 					if r > c.net.Ceiling*(1+1e-9) {
@@ -121,7 +130,7 @@ func TestEveryTransferFinishes(t *testing.T) {
 func TestMaxMinIsMaxMinFair(t *testing.T) {
 	for _, c := range propertyPatterns(t) {
 		paths, _ := resolve(c.net, c.p.Flows)
-		for s, rates := range stepRates(t, c.net, c.p.Flows, rateModels["maxmin"]) {
+		for s, rates := range stepRates(t, MaxMin{}, 1, c.net, c.p.Flows) {
 			load := make([]float64, len(c.net.Capacity))
 			fastest := make([]float64, len(c.net.Capacity))
 			for i, r := range rates {

@@ -1,0 +1,439 @@
+package contention
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// engine runs Algorithm 2 of Zhu et al. (CCPE 2014, §6.2) for the rate-based models: while
+// transfers remain, a rate rule gives every active transfer its rate, the clock advances to
+// the earliest completion Δt = min(m·8/rate), every transfer sends Δt·rate/8 bytes, and the
+// transfers that are done (within finishTol of Δt) are retired — all those that finish
+// together in one step.
+//
+// The engine works on classes rather than transfers. A class is the transfers of one
+// (source, destination) pair: they cross the same directed resources, so every rule gives them
+// the same rate in exact arithmetic (each rule says why), and they send the same number of
+// bytes per step. A class therefore keeps one count of bytes sent (sent) and its members in
+// increasing order of size: the members still active are a suffix of that order, the next to
+// finish is the first of it, and a step retires a prefix of what is left. A step costs
+// O(active classes + resources) whatever the number of transfers, and nothing is allocated
+// after set-up. Rules that cannot share rates within a pair (asymmetric-fitted with
+// 0 < φ < 1, PredictWithPenalties' arbitrary penalties) ask for singletons: one class per
+// transfer, in input order, so that they see the transfers one by one as the reference does.
+//
+// Members of a class that finish together in exact arithmetic finish in one step here. The
+// reference implementation (reference_test.go), which adds their rates one by one, gives them
+// rates a few ulps apart and on large patterns splits such completions into steps a few 1e-13
+// apart: the times agree, the step counts can differ there (equality_test.go).
+//
+// What the engine keeps up to date for the rules, step after step, by subtracting the
+// retired transfers instead of recounting:
+//
+//   - count: the active transfers on each resource (|S| of Algorithm 1, max-min's unfrozen
+//     transfers at the start of a step);
+//   - act: the active classes in increasing class order (the order of first appearance in
+//     the input), with mult, each class's active members, and changed, the classes whose
+//     mult the last step lowered, for rules that keep copies of it.
+type engine struct {
+	net   *Network
+	flows []Flow
+
+	// Per class, indexed by class ID (classes are numbered in order of first appearance).
+	routes    []route
+	src, dst  []int32   // node indices
+	memOff    []int32   // class c's transfers are mem[memOff[c]:memOff[c+1]]
+	mem       []int32   // transfer indices, class by class, by increasing size then index
+	head      []int32   // mem[head[c]:memOff[c+1]] are still active
+	mult      []int32   // active members: memOff[c+1] − head[c]
+	next      []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
+	sent      []float64 // bytes each active member has sent
+	rate      []float64 // this step's rate, set by the rule, in bits per second
+	tleft     []float64 // time the next member needs at this step's rate
+	act       []int32   // active classes, increasing
+	changed   []int32   // classes that lost members in the last step (mult, possibly 0)
+	left      int32     // active transfers
+	count     []int32   // active transfers per resource
+	nodeCount int
+	steps     int
+	// observe, when set (tests), is called after each step's rates are set.
+	observe func(e *engine)
+}
+
+// maxPath is the most resources a path crosses: NIC out, uplink up, uplink down, NIC in.
+const maxPath = 4
+
+// route is the resources a class crosses, in order, and the reverse direction of each, in
+// one record so that a rule reads a class's path from one place.
+type route struct {
+	res, rev [maxPath]int32
+	n        int32
+}
+
+// rateRule is a model's way of sharing the network: rates sets e.rate[c] for every active
+// class c of e, for the current step.
+type rateRule interface {
+	rates() error
+}
+
+// newEngine checks the flows (nodePairs) and groups them into classes (one per transfer when
+// singletons).
+func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
+	nodes := net.Cluster.Nodes()
+	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity)), left: int32(len(flows))}
+	// Classes, numbered in order of first appearance: a dense table of pairs when it is
+	// small (4 MiB for 1,000 nodes), a map beyond.
+	src, dst, err := nodePairs(net, flows)
+	if err != nil {
+		return nil, err
+	}
+	// Classes, numbered in order of first appearance: a dense table of pairs when it is
+	// small (4 MiB for 1,000 nodes), a map beyond.
+	cls := make([]int32, len(flows))
+	var pairs classTable
+	if !singletons {
+		pairs = newClassTable(len(nodes))
+	}
+	for i := range flows {
+		s, d, c := src[i], dst[i], int32(len(e.src))
+		if !singletons {
+			if old, ok := pairs.find(s, d, c); ok {
+				cls[i] = old
+				continue
+			}
+		}
+		cls[i] = c
+		e.src, e.dst = append(e.src, s), append(e.dst, d)
+	}
+	nc := len(e.src)
+	e.routes = make([]route, nc)
+	pm := newPathMaker(net)
+	for c := range nc {
+		e.routes[c] = pm.route(e.src[c], e.dst[c])
+	}
+	e.memOff = make([]int32, nc+1)
+	for _, c := range cls {
+		e.memOff[c+1]++
+	}
+	for c := range nc {
+		e.memOff[c+1] += e.memOff[c]
+	}
+	e.mem = make([]int32, len(flows))
+	fill := slices.Clone(e.memOff[:nc])
+	for i, c := range cls {
+		e.mem[fill[c]] = int32(i)
+		fill[c]++
+	}
+	bySize := func(a, b int32) int {
+		if flows[a].Bytes != flows[b].Bytes {
+			if flows[a].Bytes < flows[b].Bytes {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	}
+	e.head, e.mult = make([]int32, nc), make([]int32, nc)
+	e.next, e.sent, e.rate, e.tleft = make([]float64, nc), make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	e.act = make([]int32, nc)
+	for c := range nc {
+		m := e.mem[e.memOff[c]:e.memOff[c+1]]
+		if len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
+			slices.SortFunc(m, bySize)
+		}
+		e.act[c], e.head[c], e.mult[c], e.next[c] = int32(c), e.memOff[c], int32(len(m)), flows[m[0]].Bytes
+		for _, r := range e.pathOf(int32(c)) {
+			e.count[r] += int32(len(m))
+		}
+	}
+	return e, nil
+}
+
+// nodePairs returns the node indices of every transfer's source and destination. A transfer
+// the cluster cannot carry (a node it does not have, a transfer from a node to itself, a size
+// that is not a positive finite number of bytes) is bad input (internal/badinput) naming the
+// first such transfer by its index, source and destination (checkFlow).
+func nodePairs(net *Network, flows []Flow) (src, dst []int32, err error) {
+	cl := net.Cluster
+	src, dst = make([]int32, len(flows)), make([]int32, len(flows))
+	ix := newNodeIndex(cl.Nodes())
+	for i, f := range flows {
+		s, okS := ix.lookup(f.Src)
+		d, okD := ix.lookup(f.Dst)
+		if !okS || !okD || s == d || !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
+			if err := checkFlow(cl, i, f); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fmt.Errorf("contention: transfer %d (%q → %q) refused", i, f.Src, f.Dst)
+		}
+		src[i], dst[i] = s, d
+	}
+	return src, dst, nil
+}
+
+// nodeIndex maps node names to indices, remembering the last two names found: patterns list
+// many transfers from one source, or to one destination, in a row.
+type nodeIndex struct {
+	index     map[string]int32
+	last      [2]string
+	lastIndex [2]int32
+	lastFound [2]bool
+	turn      int
+}
+
+func newNodeIndex(nodes []cluster.Node) *nodeIndex {
+	ix := &nodeIndex{index: make(map[string]int32, len(nodes))}
+	for i, n := range nodes {
+		ix.index[n.Name] = int32(i)
+	}
+	return ix
+}
+
+func (ix *nodeIndex) lookup(name string) (int32, bool) {
+	for k := range ix.last {
+		if ix.lastFound[k] && ix.last[k] == name {
+			return ix.lastIndex[k], true
+		}
+	}
+	i, ok := ix.index[name]
+	if ok {
+		k := ix.turn
+		ix.turn = 1 - k
+		ix.last[k], ix.lastIndex[k], ix.lastFound[k] = name, i, true
+	}
+	return i, ok
+}
+
+// classTable finds the class of a (source, destination) pair of node indices.
+type classTable struct {
+	n     int32
+	dense []int32 // class+1 per pair s·n+d, 0 for none
+	m     map[uint64]int32
+}
+
+func newClassTable(nodes int) classTable {
+	if nodes*nodes <= 1<<22 {
+		return classTable{n: int32(nodes), dense: make([]int32, nodes*nodes)}
+	}
+	return classTable{n: int32(nodes), m: make(map[uint64]int32)}
+}
+
+// find returns the class of pair (s, d), or records c as its class and returns false.
+func (t classTable) find(s, d, c int32) (int32, bool) {
+	if t.dense != nil {
+		k := int(s)*int(t.n) + int(d)
+		if old := t.dense[k]; old > 0 {
+			return old - 1, true
+		}
+		t.dense[k] = c + 1
+		return 0, false
+	}
+	k := uint64(s)<<32 | uint64(d)
+	if old, ok := t.m[k]; ok {
+		return old, true
+	}
+	t.m[k] = c
+	return 0, false
+}
+
+// pathMaker builds routes from pieces of Cluster.Path, whose order it documents: a node's NIC
+// out starts every path from it, its NIC in ends every path to it, and the resources between
+// (none within a rack) depend on the two racks only. So one Path call per node and per pair
+// of racks serves every class, instead of one per class (with two name lookups and an
+// allocation each).
+type pathMaker struct {
+	cl      *cluster.Cluster
+	nodes   []cluster.Node
+	reverse []int
+	out, in []int32
+	between map[[2]int]route // resources between the NICs, per pair of racks
+}
+
+func newPathMaker(net *Network) *pathMaker {
+	n := len(net.Cluster.Nodes())
+	pm := &pathMaker{cl: net.Cluster, nodes: net.Cluster.Nodes(), reverse: net.reverse(),
+		out: make([]int32, n), in: make([]int32, n), between: map[[2]int]route{}}
+	for i := range n {
+		pm.out[i], pm.in[i] = -1, -1
+	}
+	return pm
+}
+
+// path is Cluster.Path between nodes s and d, which the engine has checked.
+func (pm *pathMaker) path(s, d int) []int {
+	p, err := pm.cl.Path(pm.nodes[s].Name, pm.nodes[d].Name)
+	if err != nil {
+		panic(fmt.Sprintf("contention: %v", err))
+	}
+	if len(p) > maxPath {
+		panic(fmt.Sprintf("contention: a path of %d resources, at most %d expected", len(p), maxPath))
+	}
+	return p
+}
+
+// other is a node other than i.
+func other(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return 0
+}
+
+// route returns the route of a transfer from node s to node d.
+func (pm *pathMaker) route(s, d int32) route {
+	if pm.out[s] < 0 {
+		pm.out[s] = int32(pm.path(int(s), other(int(s)))[0])
+	}
+	if pm.in[d] < 0 {
+		p := pm.path(other(int(d)), int(d))
+		pm.in[d] = int32(p[len(p)-1])
+	}
+	var rt route
+	if rs, rd := pm.nodes[s].RackIndex, pm.nodes[d].RackIndex; rs != rd {
+		mid, ok := pm.between[[2]int{rs, rd}]
+		if !ok {
+			p := pm.path(int(s), int(d))
+			for k, r := range p[1 : len(p)-1] {
+				mid.res[k] = int32(r)
+			}
+			mid.n = int32(len(p) - 2)
+			pm.between[[2]int{rs, rd}] = mid
+		}
+		copy(rt.res[1:], mid.res[:mid.n])
+		rt.n = mid.n
+	}
+	rt.res[0], rt.res[rt.n+1] = pm.out[s], pm.in[d]
+	rt.n += 2
+	for k := range rt.n {
+		rt.rev[k] = int32(pm.reverse[rt.res[k]])
+	}
+	return rt
+}
+
+// pathOf is the resources class c crosses; active its active members.
+func (e *engine) pathOf(c int32) []int32 { rt := &e.routes[c]; return rt.res[:rt.n] }
+func (e *engine) active(c int32) []int32 { return e.mem[e.head[c]:e.memOff[c+1]] }
+
+// run is the step loop. It returns each transfer's completion time, plus latencies.
+func (e *engine) run(rule rateRule) (*Prediction, error) {
+	flows := e.flows
+	p := &Prediction{Times: make([]float64, len(flows))}
+	t := 0.0
+	for len(e.act) > 0 {
+		if err := rule.rates(); err != nil {
+			return nil, err
+		}
+		e.steps++
+		if e.observe != nil {
+			e.observe(e)
+		}
+		if p.FirstRates == nil {
+			p.FirstRates = make([]float64, len(flows))
+			for _, c := range e.act {
+				for _, i := range e.active(c) {
+					p.FirstRates[i] = e.rate[c]
+				}
+			}
+		}
+		dt := math.Inf(1)
+		for _, c := range e.act {
+			r := e.rate[c]
+			if !(r > 0) || math.IsInf(r, 0) {
+				i, c := e.firstActive(func(c int32) bool { r := e.rate[c]; return !(r > 0) || math.IsInf(r, 0) })
+				return nil, fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, flows[i].Src, flows[i].Dst, e.rate[c])
+			}
+			tl := (e.next[c] - e.sent[c]) * 8 / r
+			e.tleft[c] = tl
+			dt = min(dt, tl)
+		}
+		t += dt
+		limit := dt * (1 + finishTol)
+		keep := e.act[:0]
+		e.changed = e.changed[:0]
+		for _, c := range e.act {
+			if e.tleft[c] > limit {
+				e.sent[c] += dt * e.rate[c] / 8
+				keep = append(keep, c)
+				continue
+			}
+			// The next member finishes, and maybe others of the class with it.
+			r, h, end := e.rate[c], e.head[c], e.memOff[c+1]
+			p.Times[e.mem[h]] = t
+			for h++; h < end && (flows[e.mem[h]].Bytes-e.sent[c])*8/r <= limit; h++ {
+				p.Times[e.mem[h]] = t
+			}
+			done := h - e.head[c]
+			e.head[c], e.mult[c], e.left = h, e.mult[c]-done, e.left-done
+			e.changed = append(e.changed, c)
+			rt := &e.routes[c]
+			for _, res := range rt.res[:rt.n] {
+				e.count[res] -= done
+			}
+			if h == end {
+				continue
+			}
+			e.next[c] = flows[e.mem[h]].Bytes
+			e.sent[c] += dt * r / 8
+			keep = append(keep, c)
+		}
+		e.act = keep
+	}
+	p.Steps = e.steps
+	e.addLatency(p)
+	return p, nil
+}
+
+// firstActive returns the smallest index of an active transfer whose class satisfies bad,
+// and that class: the transfer a step loop that scans transfers in input order reports.
+func (e *engine) firstActive(bad func(c int32) bool) (int, int32) {
+	first, class := len(e.flows), int32(-1)
+	for _, c := range e.act {
+		if !bad(c) {
+			continue
+		}
+		for _, i := range e.active(c) {
+			if int(i) < first {
+				first, class = int(i), c
+			}
+		}
+	}
+	return first, class
+}
+
+// addLatency adds the path class's α to every time, when the network has latencies.
+func (e *engine) addLatency(p *Prediction) {
+	if len(e.net.Latency) == 0 {
+		return
+	}
+	nodes := e.net.Cluster.Nodes()
+	for c := range e.src {
+		class := cluster.InterRack
+		if nodes[e.src[c]].RackIndex == nodes[e.dst[c]].RackIndex {
+			class = cluster.IntraRack
+		}
+		for _, i := range e.mem[e.memOff[c]:e.memOff[c+1]] {
+			p.Times[i] += e.net.Latency[class]
+		}
+	}
+}
+
+// stepModel is a model that runs on the engine.
+type stepModel interface {
+	Model
+	// rule says whether the model needs one class per transfer and makes its rate rule.
+	rule(net *Network) (singletons bool, newRule func(e *engine) rateRule)
+}
+
+// predictSteps runs a step model; observe, when set (tests), sees every step's rates.
+func predictSteps(m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
+	singletons, newRule := m.rule(net)
+	e, err := newEngine(net, flows, singletons)
+	if err != nil {
+		return nil, err
+	}
+	e.observe = observe
+	return e.run(newRule(e))
+}
