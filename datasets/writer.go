@@ -101,9 +101,11 @@ func (w *DirWriter) source(file string) int32 {
 	return int32(len(w.files) - 1)
 }
 
-// write checks a record of t's schema and appends it to t's file.
-func (w *DirWriter) write(t *Table, rec arrow.Record, loc batchLoc, src int32) error {
-	if err := w.ck.check(t, rec, loc); err != nil {
+// write checks a record of t's schema and appends it to t's file. dicts, when not nil, holds
+// by column the same strings as rec's as dictionary arrays (nil for other columns), which the
+// checks use.
+func (w *DirWriter) write(t *Table, rec arrow.Record, dicts []*array.Dictionary, loc batchLoc, src int32) error {
+	if err := w.ck.check(t, rec, dicts, loc); err != nil {
 		return err
 	}
 	tw, err := w.table(t)
@@ -157,7 +159,7 @@ func WriteRows[R any](w *DirWriter, t *Table, source string, rows []R) error {
 	for off := 0; off < len(rows); off += rowGroupRows {
 		end := min(off+rowGroupRows, len(rows))
 		rec := RecordFromRows(t, rows[off:end], w.mem)
-		err := w.write(t, rec, batchLoc{file: source, firstRow: int64(off) + 1}, src)
+		err := w.write(t, rec, nil, batchLoc{file: source, firstRow: int64(off) + 1}, src)
 		rec.Release()
 		if err != nil {
 			return err
