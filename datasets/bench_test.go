@@ -107,41 +107,30 @@ func peakHeap(fn func()) uint64 {
 // comes from a fourth that alternates an ingest and a copy in every iteration.
 func BenchmarkIngest(b *testing.B) {
 	cl, path := benchTransfers(b)
-	rowsPerSec := func(b *testing.B) float64 { return float64(benchRows) * float64(b.N) / b.Elapsed().Seconds() }
-	b.Run("commcal-ingest", func(b *testing.B) {
-		var peak uint64
-		for i := 0; i < b.N; i++ {
-			peak = max(peak, peakHeap(func() { ingestOnce(b, cl, path) }))
+	// measure runs fn b.N times, reporting rows/s and the largest heap growth of a run.
+	measure := func(fn func(b *testing.B)) func(b *testing.B) {
+		return func(b *testing.B) {
+			var peak uint64
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakHeap(func() { fn(b) }))
+			}
+			b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		}
-		b.ReportMetric(rowsPerSec(b), "rows/s")
-		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	})
-	b.Run("pqarrow-read", func(b *testing.B) {
-		var peak uint64
-		for i := 0; i < b.N; i++ {
-			peak = max(peak, peakHeap(func() { pqarrowCopy(b, path, false) }))
-		}
-		b.ReportMetric(rowsPerSec(b), "rows/s")
-		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	})
-	b.Run("pqarrow-read-write", func(b *testing.B) {
-		var peak uint64
-		for i := 0; i < b.N; i++ {
-			peak = max(peak, peakHeap(func() { pqarrowCopy(b, path, true) }))
-		}
-		b.ReportMetric(rowsPerSec(b), "rows/s")
-		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	})
+	}
+	b.Run("commcal-ingest", measure(func(b *testing.B) { ingestOnce(b, cl, path) }))
+	b.Run("pqarrow-read", measure(func(b *testing.B) { pqarrowCopy(b, path, false) }))
+	b.Run("pqarrow-read-write", measure(func(b *testing.B) { pqarrowCopy(b, path, true) }))
 	b.Run("ingest-vs-read-write", func(b *testing.B) {
-		var ingest, copy time.Duration
+		var ingestTime, copyTime time.Duration
 		for i := 0; i < b.N; i++ {
 			start := time.Now()
 			ingestOnce(b, cl, path)
 			mid := time.Now()
 			pqarrowCopy(b, path, true)
-			ingest, copy = ingest+mid.Sub(start), copy+time.Since(mid)
+			ingestTime, copyTime = ingestTime+mid.Sub(start), copyTime+time.Since(mid)
 		}
-		b.ReportMetric(ingest.Seconds()/copy.Seconds(), "ingest/copy")
+		b.ReportMetric(ingestTime.Seconds()/copyTime.Seconds(), "ingest/copy")
 	})
 }
 
