@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode"
@@ -73,8 +74,10 @@ func (f *firstErr) offer(row int, mk func() *InputError) {
 	}
 }
 
-// check returns the first problem in rec (a record of t's schema), or nil.
-func (ck *checker) check(t *Table, rec arrow.Record, loc batchLoc) error {
+// check returns the first problem in rec (a record of t's schema), or nil. dicts, when not
+// nil, holds by column the same strings as rec's as dictionary arrays (nil for other columns),
+// whose distinct values are checked once each rather than row by row.
+func (ck *checker) check(t *Table, rec arrow.Record, dicts []*array.Dictionary, loc batchLoc) error {
 	var first firstErr
 	n := int(rec.NumRows())
 	for ci, c := range t.Columns {
@@ -92,7 +95,11 @@ func (ck *checker) check(t *Table, rec arrow.Record, loc batchLoc) error {
 		}
 		switch c.Type {
 		case String:
-			ck.checkStrings(c, col.(*array.String), loc, &first)
+			if dicts != nil && dicts[ci] != nil {
+				ck.checkDictStrings(c, dicts[ci], loc, &first)
+			} else {
+				ck.checkStrings(c, col.(*array.String), loc, &first)
+			}
 		case Int:
 			checkInts(c, col.(*array.Int64), loc, &first)
 		case Float:
@@ -108,35 +115,98 @@ func (ck *checker) check(t *Table, rec arrow.Record, loc batchLoc) error {
 	return nil
 }
 
+// checkStrings checks a string column. Two things keep it cheap on large batches: one scan
+// of the column's bytes shows whether any value could hold a control character or a byte
+// beyond ASCII (almost never: then badText need not look at each value), and a value equal to
+// the one in the row before has passed the same checks already (names come in runs: one
+// cluster, an experiment at a time, a pattern's transfers together).
 func (ck *checker) checkStrings(c Column, a *array.String, loc batchLoc, first *firstErr) {
+	plain := plainText(a.ValueBytes())
+	prev, checked := "", false
 	for r := 0; r < a.Len(); r++ {
 		if first.err != nil && r >= first.row {
 			return
 		}
 		v := a.Value(r)
-		var kind ErrKind
-		var detail string
-		switch {
-		case v == "":
-			kind, detail = ErrMissingValue, "empty string"
-		case badText(v) != "":
-			kind, detail = ErrControlChar, quote(v)+" "+badText(v)
-		case c.Check == "cluster" && v != ck.cl.Name():
-			kind, detail = ErrUnknownCluster, "cluster "+quote(v)+" is not the described cluster "+quote(ck.cl.Name())
-		case c.Check == "node":
-			if _, ok := ck.cl.Node(v); !ok {
-				kind, detail = ErrUnknownNode, "node "+quote(v)+" is not in cluster "+quote(ck.cl.Name())
-			}
-		case c.Check == "experiment" && !ck.experiments[v]:
-			kind, detail = ErrUnknownExperiment, "experiment "+quote(v)+" is not one of "+list(Experiments)
-		case c.Check == "op" && !ck.ops[v]:
-			kind, detail = ErrUnknownOp, "op "+quote(v)+" is not one of "+list(CollectiveOps)
+		if checked && v == prev {
+			continue
 		}
-		if kind != "" {
+		if kind, detail := ck.checkString(c, v, plain); kind != "" {
 			first.offer(r, func() *InputError { return inputErr(loc.at(r), c.Name, kind, "%s", detail) })
 			return
 		}
+		prev, checked = v, true
 	}
+}
+
+// checkDictStrings checks a string column given as a dictionary array (int32 indices inside
+// the dictionary, no nulls): each dictionary value that a row uses is checked once, and a bad
+// one is reported at the first row that uses it.
+func (ck *checker) checkDictStrings(c Column, d *array.Dictionary, loc batchLoc, first *firstErr) {
+	values := d.Dictionary().(*array.String)
+	firstUse := make([]int, values.Len()) // 1 + the first row using each value; 0: none
+	for r, i := range d.Indices().(*array.Int32).Int32Values() {
+		if firstUse[i] == 0 {
+			firstUse[i] = r + 1
+		}
+	}
+	plain := plainText(values.ValueBytes())
+	for i, use := range firstUse {
+		if use == 0 {
+			continue
+		}
+		if kind, detail := ck.checkString(c, values.Value(i), plain); kind != "" {
+			r := use - 1
+			first.offer(r, func() *InputError { return inputErr(loc.at(r), c.Name, kind, "%s", detail) })
+		}
+	}
+}
+
+// checkString checks one value of string column c; plain says that plainText holds for it.
+// It returns the kind of problem and its description, or "".
+func (ck *checker) checkString(c Column, v string, plain bool) (ErrKind, string) {
+	switch {
+	case v == "":
+		return ErrMissingValue, "empty string"
+	case !plain && badText(v) != "":
+		return ErrControlChar, quote(v) + " " + badText(v)
+	case c.Check == "cluster" && v != ck.cl.Name():
+		return ErrUnknownCluster, "cluster " + quote(v) + " is not the described cluster " + quote(ck.cl.Name())
+	case c.Check == "node" && !ck.isNode(v):
+		return ErrUnknownNode, "node " + quote(v) + " is not in cluster " + quote(ck.cl.Name())
+	case c.Check == "experiment" && !ck.experiments[v]:
+		return ErrUnknownExperiment, "experiment " + quote(v) + " is not one of " + list(Experiments)
+	case c.Check == "op" && !ck.ops[v]:
+		return ErrUnknownOp, "op " + quote(v) + " is not one of " + list(CollectiveOps)
+	}
+	return "", ""
+}
+
+func (ck *checker) isNode(name string) bool {
+	_, ok := ck.cl.Node(name)
+	return ok
+}
+
+// plainText says whether b holds printable ASCII only (no control character, no byte of a
+// multi-byte character), in which case badText finds nothing in any value made of it. It
+// looks at eight bytes at a time: in a word w of bytes below 0x80, w − 0x20…20 sets the high
+// bit of some byte exactly when a byte is below 0x20, and for x = w ^ 0x7f…7f, (x − 0x01…01)
+// &^ x sets one exactly when a byte is DEL (a zero byte of x).
+func plainText(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(b) >= 8; b = b[8:] {
+		w := binary.LittleEndian.Uint64(b)
+		x := w ^ 0x7f*ones
+		if (w|(w-0x20*ones)|(x-ones)&^x)&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // badText says what is wrong with a string value that no name should hold: a control

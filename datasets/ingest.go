@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
@@ -139,15 +140,16 @@ type ingester struct {
 func (ing *ingester) emit(t *Table, rb *rowBuilder, loc batchLoc, src int32) (int64, error) {
 	rec := rb.record()
 	defer rec.Release()
-	return rec.NumRows(), ing.put(t, rec, loc, src)
+	return rec.NumRows(), ing.put(t, rec, nil, loc, src)
 }
 
-// put checks and writes one record, reports progress, and stops when the context is done.
-func (ing *ingester) put(t *Table, rec arrow.Record, loc batchLoc, src int32) error {
+// put checks and writes one record (dicts as DirWriter.write says), reports progress, and
+// stops when the context is done.
+func (ing *ingester) put(t *Table, rec arrow.Record, dicts []*array.Dictionary, loc batchLoc, src int32) error {
 	if err := ing.ctx.Err(); err != nil {
 		return err
 	}
-	if err := ing.w.write(t, rec, loc, src); err != nil {
+	if err := ing.w.write(t, rec, dicts, loc, src); err != nil {
 		return err
 	}
 	ing.total += rec.NumRows()

@@ -34,6 +34,7 @@ type keyIndex struct {
 	dir     string
 	runRows int
 	h1s     []uint64 // the current run, unsorted
+	scratch []uint64 // radixSort's second buffer
 	runs    []string // sorted runs on disk
 	refs    *os.File
 	refw    *bufio.Writer
@@ -61,6 +62,11 @@ func (k *keyIndex) add(r keyRef) error {
 	if _, err := k.refw.Write(b); err != nil {
 		return err
 	}
+	if len(k.h1s) == cap(k.h1s) && len(k.h1s) >= 1<<16 {
+		// A table this large is likely to fill the run: make room for all of it at once
+		// rather than copying it at every doubling.
+		k.h1s = slices.Grow(k.h1s, k.runRows-len(k.h1s))
+	}
 	k.h1s = append(k.h1s, r.h1)
 	if len(k.h1s) == k.runRows {
 		return k.spill()
@@ -68,9 +74,45 @@ func (k *keyIndex) add(r keyRef) error {
 	return nil
 }
 
+// sortRun sorts the current run.
+func (k *keyIndex) sortRun() {
+	if cap(k.scratch) < len(k.h1s) {
+		k.scratch = make([]uint64, len(k.h1s), cap(k.h1s))
+	}
+	radixSort(k.h1s, k.scratch[:len(k.h1s)])
+}
+
+// radixSort sorts a in place (scratch, as long as a, is overwritten): eight stable counting
+// sorts by bytes, least significant first. The keys are hashes, evenly spread, where this is
+// about 3× faster than a comparison sort on 2²⁰ keys.
+func radixSort(a, scratch []uint64) {
+	if len(scratch) != len(a) {
+		panic("datasets: radixSort scratch differs in length")
+	}
+	src, dst := a, scratch
+	for shift := 0; shift < 64; shift += 8 {
+		var start [256]int // where each byte value's keys go in dst
+		for _, v := range src {
+			start[byte(v>>shift)]++
+		}
+		pos := 0
+		for d, c := range start {
+			start[d] = pos
+			pos += c
+		}
+		for _, v := range src {
+			d := byte(v >> shift)
+			dst[start[d]] = v
+			start[d]++
+		}
+		src, dst = dst, src
+	}
+	// After an even number of passes the sorted keys are back in a.
+}
+
 // spill sorts the current run and writes it to disk.
 func (k *keyIndex) spill() error {
-	slices.Sort(k.h1s)
+	k.sortRun()
 	path := filepath.Join(k.dir, fmt.Sprintf("run%d", len(k.runs)))
 	f, err := os.Create(path)
 	if err != nil {
@@ -95,7 +137,7 @@ func (k *keyIndex) spill() error {
 func (k *keyIndex) suspects() (map[uint64]bool, error) {
 	dup := map[uint64]bool{}
 	if len(k.runs) == 0 {
-		slices.Sort(k.h1s)
+		k.sortRun()
 		for i := 1; i < len(k.h1s); i++ {
 			if k.h1s[i] == k.h1s[i-1] {
 				dup[k.h1s[i]] = true
@@ -212,5 +254,5 @@ func (k *keyIndex) duplicate() (first, second keyRef, found bool, err error) {
 func (k *keyIndex) close() {
 	k.refs.Close()
 	os.RemoveAll(k.dir)
-	k.h1s = nil
+	k.h1s, k.scratch = nil, nil
 }

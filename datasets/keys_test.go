@@ -1,7 +1,9 @@
 package datasets
 
 import (
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -54,5 +56,28 @@ func TestDirWriterFindsDuplicatesWhenSpilling(t *testing.T) {
 	ie, ok := IsInputError(err)
 	if !ok || ie.Kind != ErrDuplicateKey || ie.Loc.Row != int64(len(rows)) {
 		t.Fatalf("got %v, want a duplicate key at row %d", err, len(rows))
+	}
+}
+
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 1000, 1 << 17} {
+		a := make([]uint64, n)
+		for i := range a {
+			switch i % 3 {
+			case 0:
+				a[i] = rng.Uint64()
+			case 1:
+				a[i] = rng.Uint64() & 0xffff // only the lowest digit
+			default:
+				a[i] = a[i/2] // repeats
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		radixSort(a, make([]uint64, n))
+		if !slices.Equal(a, want) {
+			t.Errorf("%d keys: radixSort differs from slices.Sort", n)
+		}
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/bitutil"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/metadata"
@@ -59,8 +62,11 @@ func recoverCorrupt(path string, row int64, err *error) {
 }
 
 // openParquet opens a Parquet file and checks its metadata, telling a file that is not
-// Parquet at all from one that is truncated or damaged.
-func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocator) (p *parquetReader, err error) {
+// Parquet at all from one that is truncated or damaged. With dictStrings, every BYTE_ARRAY
+// column is read as an Arrow dictionary array (the distinct values and an index per row, as
+// Parquet writers store repetitive strings), which is cheaper to decode than a plain string
+// array and lets the checks look at each distinct value once.
+func openParquet(path string, rs readSeekerAt, batchRows int, dictStrings bool, mem memory.Allocator) (p *parquetReader, err error) {
 	loc := Location{File: path}
 	head := make([]byte, 4)
 	if _, err := io.ReadFull(rs, head); err != nil || !bytes.Equal(head, []byte("PAR1")) {
@@ -94,7 +100,15 @@ func openParquet(path string, rs readSeekerAt, batchRows int, mem memory.Allocat
 	dropStoredArrowSchema(rdr.MetaData())
 	// The reader reserves a whole batch per column up front: no more than the file holds.
 	batch := min(int64(batchRows), max(rdr.MetaData().NumRows, 1))
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: batch}, mem)
+	props := pqarrow.ArrowReadProperties{BatchSize: batch}
+	if dictStrings {
+		for j := 0; j < rdr.MetaData().Schema.NumColumns(); j++ {
+			if rdr.MetaData().Schema.Column(j).PhysicalType() == parquet.Types.ByteArray {
+				props.SetReadDict(j, true)
+			}
+		}
+	}
+	fr, err := pqarrow.NewFileReader(rdr, props, mem)
 	if err != nil {
 		rdr.Close()
 		return nil, corruptErr(path, 0, "unreadable Parquet schema: %v", err)
@@ -281,6 +295,11 @@ func (p *parquetReader) next() (rec arrow.Record, err error) {
 		if !arrow.TypeEqual(cols[i].DataType(), p.out.Field(i).Type) {
 			return nil, corruptErr(p.path, p.read+1, "column %q read as %s, its schema says %s", p.out.Field(i).Name, cols[i].DataType(), p.out.Field(i).Type)
 		}
+		if d, ok := cols[i].(*array.Dictionary); ok {
+			if r := badDictIndex(d); r >= 0 {
+				return nil, corruptErr(p.path, p.read+int64(r)+1, "column %q: index %d into a dictionary of %d values", p.out.Field(i).Name, d.GetValueIndex(r), d.Dictionary().Len())
+			}
+		}
 	}
 	if n <= 0 {
 		p.done = true
@@ -294,6 +313,28 @@ func (p *parquetReader) next() (rec arrow.Record, err error) {
 	}
 	p.read += int64(n)
 	return array.NewRecord(p.out, cols, int64(n)), nil
+}
+
+// badDictIndex returns the first row of d whose index is outside its dictionary, or -1. The
+// library does not check the indices it decodes from a page.
+func badDictIndex(d *array.Dictionary) int {
+	n := d.Dictionary().Len()
+	if idx, ok := d.Indices().(*array.Int32); ok && d.NullN() == 0 { // what pqarrow reads
+		for r, i := range idx.Int32Values() {
+			if uint32(i) >= uint32(n) {
+				return r
+			}
+		}
+		return -1
+	}
+	for r := 0; r < d.Len(); r++ {
+		if d.IsValid(r) {
+			if i := d.GetValueIndex(r); i < 0 || i >= n {
+				return r
+			}
+		}
+	}
+	return -1
 }
 
 // concatChunks returns a batch (which may span row groups) as one array.
@@ -321,7 +362,7 @@ func (p *parquetReader) close() {
 // table file, or an output table), calling fn with each record. Records are released after fn
 // returns.
 func readTable(ctx context.Context, path string, rs readSeekerAt, t *Table, mem memory.Allocator, fn func(arrow.Record) error) error {
-	pr, err := openParquet(path, rs, 1<<16, mem)
+	pr, err := openParquet(path, rs, 1<<16, false, mem)
 	if err != nil {
 		return err
 	}
@@ -402,12 +443,13 @@ func schemaDiff(got, want *arrow.Schema) string {
 // parquet streams a Parquet file, record batch by record batch, into the table its columns
 // identify. Column order does not matter and extra columns are not read; a column name that
 // occurs twice is an error. Column types come from the Parquet schema (see
-// dropStoredArrowSchema): dictionary-encoded strings, which pandas and pyarrow write by
-// default and for categorical columns, read as strings; narrower integer and float types are
-// widened to the table's.
+// dropStoredArrowSchema); string columns are read as dictionaries (see openParquet) and
+// written out plainly, so dictionary-encoded strings, which pandas and pyarrow write by
+// default and for categorical columns, and plain ones read alike; narrower integer and float
+// types are widened to the table's.
 func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, idx int32) (*Table, int64, error) {
 	loc := Location{File: src.Path}
-	pr, err := openParquet(src.Path, rs, ing.opts.BatchRows, ing.opts.Mem)
+	pr, err := openParquet(src.Path, rs, ing.opts.BatchRows, true, ing.opts.Mem)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -431,8 +473,8 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 	fields := make([]int, len(t.Columns))
 	for ci, c := range t.Columns {
 		fi := sc.FieldIndices(c.Name)[0]
-		if !convertible(sc.Field(fi).Type, c.Type) {
-			return nil, 0, inputErr(loc, c.Name, ErrWrongType, "type %s, want %s", sc.Field(fi).Type, t.schema.Field(ci).Type)
+		if dt := valueType(sc.Field(fi).Type); !convertible(dt, c.Type) {
+			return nil, 0, inputErr(loc, c.Name, ErrWrongType, "type %s, want %s", dt, t.schema.Field(ci).Type)
 		}
 		fields[ci] = fi
 	}
@@ -448,11 +490,15 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 		if in == nil {
 			break
 		}
-		rec := conform(t, in, ing.opts.Mem)
-		in.Release()
-		err = ing.put(t, rec, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
+		rec, dicts, err := conform(t, in, ing.opts.Mem)
+		if err != nil {
+			in.Release()
+			return nil, 0, inputErr(Location{File: src.Path, Row: rows + 1}, "", ErrUnsupported, "%v", err)
+		}
+		err = ing.put(t, rec, dicts, batchLoc{file: src.Path, firstRow: rows + 1}, idx)
 		rows += rec.NumRows()
 		rec.Release()
+		in.Release()
 		if err != nil {
 			return nil, 0, err
 		}
@@ -479,27 +525,88 @@ func convertible(dt arrow.DataType, want ColType) bool {
 	return false
 }
 
+// valueType is the type of a column's values: a dictionary's value type, else dt itself.
+func valueType(dt arrow.DataType) arrow.DataType {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		return d.ValueType
+	}
+	return dt
+}
+
 // conform returns rec (columns already in table order) under the table's schema, widening
-// columns whose type differs. The caller releases the result.
-func conform(t *Table, rec arrow.Record, mem memory.Allocator) arrow.Record {
+// columns whose type differs and writing dictionary-encoded strings out plainly. dicts holds
+// by column the dictionary arrays of rec (nil for the other columns); they stay valid while
+// rec does. The caller releases out.
+func conform(t *Table, rec arrow.Record, mem memory.Allocator) (out arrow.Record, dicts []*array.Dictionary, err error) {
 	n := int(rec.NumRows())
 	cols := make([]arrow.Array, len(t.Columns))
 	defer func() {
 		for _, c := range cols {
-			c.Release()
+			if c != nil {
+				c.Release()
+			}
 		}
 	}()
 	for ci := range t.Columns {
 		in := rec.Column(ci)
 		want := t.schema.Field(ci).Type
-		if arrow.TypeEqual(in.DataType(), want) {
+		switch {
+		case arrow.TypeEqual(in.DataType(), want):
 			in.Retain()
 			cols[ci] = in
-			continue
+		case in.DataType().ID() == arrow.DICTIONARY:
+			if dicts == nil {
+				dicts = make([]*array.Dictionary, len(t.Columns))
+			}
+			dicts[ci] = in.(*array.Dictionary)
+			if cols[ci], err = plainStrings(dicts[ci], mem); err != nil {
+				return nil, nil, fmt.Errorf("column %q: %w", t.Columns[ci].Name, err)
+			}
+		default:
+			cols[ci] = widen(in, want, mem)
 		}
-		cols[ci] = widen(in, want, mem)
 	}
-	return array.NewRecord(t.schema, cols, int64(n))
+	return array.NewRecord(t.schema, cols, int64(n)), dicts, nil
+}
+
+// plainStrings writes a dictionary array of strings (with int32 indices, as pqarrow reads
+// them, all inside the dictionary) out as a string array. The caller releases it.
+func plainStrings(d *array.Dictionary, mem memory.Allocator) (arrow.Array, error) {
+	values := d.Dictionary().(*array.String)
+	idx := d.Indices().(*array.Int32).Int32Values()
+	n, nulls := len(idx), d.NullN() > 0
+	size := 0
+	for r, i := range idx {
+		if !nulls || d.IsValid(r) {
+			size += values.ValueLen(int(i))
+		}
+	}
+	if size > math.MaxInt32 {
+		return nil, fmt.Errorf("%d bytes of strings in %d rows, more than a string array holds", size, n)
+	}
+	offsets, data := memory.NewResizableBuffer(mem), memory.NewResizableBuffer(mem)
+	defer offsets.Release()
+	defer data.Release()
+	offsets.Resize((n + 1) * arrow.Int32SizeBytes)
+	data.Resize(size)
+	offs, buf, pos := arrow.Int32Traits.CastFromBytes(offsets.Bytes()), data.Bytes(), 0
+	for r, i := range idx {
+		offs[r] = int32(pos)
+		if !nulls || d.IsValid(r) {
+			pos += copy(buf[pos:], values.Value(int(i)))
+		}
+	}
+	offs[n] = int32(pos)
+	var valid *memory.Buffer
+	if nulls {
+		valid = memory.NewResizableBuffer(mem)
+		defer valid.Release()
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(d.NullBitmapBytes(), d.Data().Offset(), n, valid.Bytes(), 0)
+	}
+	ad := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{valid, offsets, data}, nil, d.NullN(), 0)
+	defer ad.Release()
+	return array.NewStringData(ad), nil
 }
 
 // widen copies an integer or float32 array into the schema's type, keeping nulls (the checks

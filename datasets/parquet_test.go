@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -444,7 +445,7 @@ func TestParquetDamagedStoredSchema(t *testing.T) {
 				}
 			}
 		})
-		pr, err := openParquet("t.parquet", bytes.NewReader(data), 1024, memory.DefaultAllocator)
+		pr, err := openParquet("t.parquet", bytes.NewReader(data), 1024, false, memory.DefaultAllocator)
 		if err != nil {
 			t.Fatalf("offset %d: %v", off, err)
 		}
@@ -707,5 +708,77 @@ func TestReadDamagedTables(t *testing.T) {
 	_, err = ReadParquetFile[Transfer](filepath.Join(dir, "absent.parquet"), TransfersTable)
 	if ie := checkInputError(t, err, filepath.Join(dir, "absent.parquet")); ie.Kind != ErrMissingFile {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// Ingest reads Parquet strings as dictionaries and writes them out plainly (plainStrings): the
+// table it writes must not depend on how the input stored its strings. The same rows as CSV,
+// as plain Parquet strings, and as dictionaries in small row groups (a batch spans several
+// dictionaries) that outgrow their page limit (pages fall back to plain) give the same bytes,
+// with every Arrow buffer released.
+func TestParquetStringEncodingsSameBytes(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	rows := genTransfers(cl, 3000, 12)
+	rec := RecordFromRows(TransfersTable, rows, memory.DefaultAllocator)
+	defer rec.Release()
+	in := t.TempDir()
+	writeCSV(t, filepath.Join(in, "t.csv"), TransfersTable, rows)
+	inputs := map[string][]byte{
+		"plain.parquet": writeArrow(t, rec, parquet.NewWriterProperties(parquet.WithDictionaryDefault(false)), pqarrow.DefaultWriterProps()),
+		"dict.parquet": writeArrow(t, rec, parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(700),
+			parquet.WithDictionaryPageSizeLimit(1000)), pqarrow.DefaultWriterProps()),
+	}
+	for name, data := range inputs {
+		if err := os.WriteFile(filepath.Join(in, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []byte
+	for _, name := range []string{"t.csv", "plain.parquet", "dict.parquet"} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		out := filepath.Join(t.TempDir(), "ds")
+		_, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: []Source{{Path: filepath.Join(in, name)}}, Out: out,
+			Created: fixedTime, BatchRows: 1000, Mem: mem})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		mem.AssertSize(t, 0)
+		got := treeBytes(t, out)[TransfersTable.File()]
+		if want == nil {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s: the transfers table differs from the one ingested from CSV", name)
+		}
+	}
+}
+
+// A missing string in a dictionary-encoded column is reported at its row, like any other.
+func TestParquetDictionaryNull(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	rows := genTransfers(cl, 300, 13)
+	rec := RecordFromRows(TransfersTable, rows, memory.DefaultAllocator)
+	defer rec.Release()
+	ci := TransfersTable.ColumnIndex("dst_node")
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	for r := range rows {
+		if r == 211 {
+			b.AppendNull()
+		} else {
+			b.Append(rows[r].Dst)
+		}
+	}
+	dst := b.NewArray()
+	defer dst.Release()
+	fields := slices.Clone(rec.Schema().Fields())
+	fields[ci].Nullable = true
+	cols := slices.Clone(rec.Columns())
+	cols[ci] = dst
+	withNull := array.NewRecord(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	defer withNull.Release()
+	data := writeArrow(t, withNull, parquet.NewWriterProperties(parquet.WithDictionaryDefault(true)), pqarrow.DefaultWriterProps())
+	_, err := ingestFile(t, cl, "null.parquet", data, Source{})
+	if ie := wantKind(t, err, ErrMissingValue); ie.Column != "dst_node" || ie.Loc.Row != 212 {
+		t.Errorf("reported at row %d, column %q; want row 212, dst_node", ie.Loc.Row, ie.Column)
 	}
 }

@@ -101,9 +101,11 @@ func (w *DirWriter) source(file string) int32 {
 	return int32(len(w.files) - 1)
 }
 
-// write checks a record of t's schema and appends it to t's file.
-func (w *DirWriter) write(t *Table, rec arrow.Record, loc batchLoc, src int32) error {
-	if err := w.ck.check(t, rec, loc); err != nil {
+// write checks a record of t's schema and appends it to t's file. dicts, when not nil, holds
+// by column the same strings as rec's as dictionary arrays (nil for other columns), which the
+// checks use.
+func (w *DirWriter) write(t *Table, rec arrow.Record, dicts []*array.Dictionary, loc batchLoc, src int32) error {
+	if err := w.ck.check(t, rec, dicts, loc); err != nil {
 		return err
 	}
 	tw, err := w.table(t)
@@ -157,7 +159,7 @@ func WriteRows[R any](w *DirWriter, t *Table, source string, rows []R) error {
 	for off := 0; off < len(rows); off += rowGroupRows {
 		end := min(off+rowGroupRows, len(rows))
 		rec := RecordFromRows(t, rows[off:end], w.mem)
-		err := w.write(t, rec, batchLoc{file: source, firstRow: int64(off) + 1}, src)
+		err := w.write(t, rec, nil, batchLoc{file: source, firstRow: int64(off) + 1}, src)
 		rec.Release()
 		if err != nil {
 			return err
@@ -193,37 +195,36 @@ func (w *DirWriter) table(t *Table) (*tableWriter, error) {
 // scratchDir holds the key index's files inside the temporary directory until Commit.
 const scratchDir = ".scratch"
 
-// fingerprint records the key of every row of rec.
+// fingerprint records the key of every row of rec: two seeded hashes of the key's columns,
+// strings prefixed by their length.
 func (w *DirWriter) fingerprint(tw *tableWriter, rec arrow.Record, loc batchLoc, src int32) error {
 	n := int(rec.NumRows())
-	var h1, h2 maphash.Hash
-	h1.SetSeed(w.seed1)
-	h2.SetSeed(w.seed2)
-	var buf []byte
-	cols := make([]arrow.Array, len(tw.t.keyIdx))
+	strs := make([]*array.String, len(tw.t.keyIdx)) // the key's columns, one of the two set
+	ints := make([][]int64, len(tw.t.keyIdx))
 	for i, ci := range tw.t.keyIdx {
-		cols[i] = rec.Column(ci)
+		switch col := rec.Column(ci).(type) {
+		case *array.String:
+			strs[i] = col
+		case *array.Int64:
+			ints[i] = col.Int64Values()
+		default:
+			panic("datasets: key column of unexpected type")
+		}
 	}
+	var buf []byte
 	for r := 0; r < n; r++ {
 		buf = buf[:0]
-		for ci := range cols {
-			switch col := cols[ci].(type) {
-			case *array.String:
-				v := col.Value(r)
+		for i, s := range strs {
+			if s != nil {
+				v := s.Value(r)
 				buf = binary.AppendUvarint(buf, uint64(len(v)))
 				buf = append(buf, v...)
-			case *array.Int64:
-				buf = binary.LittleEndian.AppendUint64(buf, uint64(col.Value(r)))
-			default:
-				panic("datasets: key column of unexpected type")
+			} else {
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(ints[i][r]))
 			}
 		}
-		h1.Reset()
-		h2.Reset()
-		h1.Write(buf)
-		h2.Write(buf)
 		l := loc.at(r)
-		if err := tw.keys.add(keyRef{h1: h1.Sum64(), h2: h2.Sum64(), src: src, row: l.Row, line: l.Line}); err != nil {
+		if err := tw.keys.add(keyRef{h1: maphash.Bytes(w.seed1, buf), h2: maphash.Bytes(w.seed2, buf), src: src, row: l.Row, line: l.Line}); err != nil {
 			return err
 		}
 	}
