@@ -49,6 +49,9 @@ type Inputs struct {
 	OneToTwo      []datasets.OneToTwo
 	Collectives   []datasets.Collective
 	PingPongPairs []datasets.PingPongPairs
+	// HockneyBreaks, when set, are the sizes at which Hockney's segments start (given by the
+	// user or SimGrid's breakpoints file) instead of the ones Bai–Perron finds.
+	HockneyBreaks []float64
 }
 
 // Calibrate runs every estimator on the calibration experiments of a dataset (never on the
@@ -83,7 +86,7 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			}
 		}
 	}
-	if c.HockneySegments, err = FitHockneySegmentsAll(cl, in.Transfers, in.RoundTrips, nil); err != nil {
+	if c.HockneySegments, err = FitHockneySegmentsAll(cl, in.Transfers, in.RoundTrips, in.HockneyBreaks); err != nil {
 		skip("hockney-segments", err)
 	}
 	for _, sh := range c.HockneySegments {

@@ -53,7 +53,9 @@ type RunOptions struct {
 	// command line's explicit settings).
 	Override func(*contention.Params)
 	Weighted bool // weighted Hockney fits
-	HeldOut  []string
+	// HockneyBreaks are the sizes at which Hockney's segments start (nil: found).
+	HockneyBreaks []float64
+	HeldOut       []string
 	// Thresholds are the run's accuracy alarms, checked in its health panel.
 	Thresholds []validate.Threshold
 	// Previous, when set, is an earlier run to compare this one with; the comparison is in
@@ -115,6 +117,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.HockneyBreaks = opts.HockneyBreaks
 	s, err := Summarize(ds, in, opts.Rule)
 	if err != nil {
 		return nil, err

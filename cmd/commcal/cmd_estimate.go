@@ -35,6 +35,7 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 			&cli.BoolFlag{Name: "json", Usage: "print calibration.json instead of the table"},
 			noVerifyFlag(),
+			hockneyBreaksFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "DATASET")
@@ -45,7 +46,11 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runEstimate(c.Context, e, estimateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
+			breaks, err := hockneyBreaks(c.String("hockney-breaks"))
+			if err != nil {
+				return err
+			}
+			return runEstimate(c.Context, e, estimateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
 				Weighted: c.Bool("weighted"), JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
 		},
 	})
@@ -58,7 +63,9 @@ type estimateOptions struct {
 	Params   paramsOptions
 	NoVerify bool // skip the dataset's checksums
 	Weighted bool // weighted Hockney fits
-	JSON     bool // print calibration.json instead of the table
+	// HockneyBreaks are the sizes at which Hockney's segments start (nil: found).
+	HockneyBreaks []float64
+	JSON          bool // print calibration.json instead of the table
 }
 
 // runEstimate fits every parameter of a dataset and writes the calibration directory.
@@ -76,6 +83,7 @@ func runEstimate(ctx context.Context, e env, o estimateOptions) error {
 	if err != nil {
 		return err
 	}
+	in.HockneyBreaks = o.HockneyBreaks
 	cal := pipeline.Estimate(ds.Cluster, in, params, o.Weighted, e.when)
 	if err := o.Output.build(func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
 		return err

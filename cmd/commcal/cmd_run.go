@@ -65,6 +65,7 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json and accuracy.json instead of the tables"},
 			heldOutFlag(),
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
+			hockneyBreaksFlag(),
 			dpiFlag(),
 		),
 		Action: func(c *cli.Context) error {
@@ -90,13 +91,17 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			breaks, err := hockneyBreaks(c.String("hockney-breaks"))
+			if err != nil {
+				return err
+			}
 			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
 			return runRun(c.Context, e, runOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), Params: paramsFrom(c),
 				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held,
-				Weighted: c.Bool("weighted"), Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
+				Weighted: c.Bool("weighted"), HockneyBreaks: breaks, Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
 				JSON: c.Bool("json"), DPI: dpi})
 		},
 	})
@@ -104,18 +109,20 @@ EXAMPLES:
 
 // runOptions are run's arguments and flags.
 type runOptions struct {
-	Paths       []string // no paths: the embedded sample
-	Sources     sourceOptions
-	Output      outputOptions
-	Params      paramsOptions
-	Rule        estimate.StoppingRule
-	HeldOut     []string
-	Weighted    bool
-	Previous    string // an earlier run to compare with
-	FailOnDrift bool
-	Thresholds  []validate.Threshold
-	JSON        bool
-	DPI         float64
+	Paths    []string // no paths: the embedded sample
+	Sources  sourceOptions
+	Output   outputOptions
+	Params   paramsOptions
+	Rule     estimate.StoppingRule
+	HeldOut  []string
+	Weighted bool
+	// HockneyBreaks are the sizes at which Hockney's segments start (nil: found).
+	HockneyBreaks []float64
+	Previous      string // an earlier run to compare with
+	FailOnDrift   bool
+	Thresholds    []validate.Threshold
+	JSON          bool
+	DPI           float64
 }
 
 // runRun runs the whole pipeline into a run directory, then raises the drift and accuracy
@@ -160,7 +167,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	prog, done := e.progress("ingest")
 	res, err := pipeline.Run(ctx, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out, Rule: o.Rule,
 		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, Defaults: params, Override: o.Params.override,
-		Weighted: o.Weighted, HeldOut: o.HeldOut, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
+		Weighted: o.Weighted, HockneyBreaks: o.HockneyBreaks, HeldOut: o.HeldOut, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
 	done()
 	if err != nil {
 		return err

@@ -45,6 +45,7 @@ EXAMPLES:
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
 			noVerifyFlag(),
+			hockneyBreaksFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, 1, "DATASET")
@@ -63,7 +64,11 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runValidate(c.Context, e, validateOptions{Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
+			breaks, err := hockneyBreaks(c.String("hockney-breaks"))
+			if err != nil {
+				return err
+			}
+			return runValidate(c.Context, e, validateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
 				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
 		},
 	})
@@ -78,7 +83,9 @@ type validateOptions struct {
 	HeldOut     []string
 	Thresholds  []validate.Threshold
 	NoVerify    bool // skip the dataset's checksums
-	JSON        bool
+	// HockneyBreaks are the sizes at which Hockney's segments start when calibrating.
+	HockneyBreaks []float64
+	JSON          bool
 }
 
 // runValidate scores every model on a dataset's held-out transfers, writes the validation
@@ -103,6 +110,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	if err != nil {
 		return err
 	}
+	in.HockneyBreaks = o.HockneyBreaks
 	if cal == nil {
 		cal = pipeline.Estimate(ds.Cluster, in, params, false, e.when)
 	} else if cal.Cluster != ds.Cluster.Name() {

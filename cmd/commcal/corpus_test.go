@@ -366,3 +366,28 @@ func TestClusterFromSlurm(t *testing.T) {
 		}
 	}
 }
+
+// TestHockneyBreaksFlag: the breaks of Hockney's segments from a SimGrid breakpoints file
+// or a list give the same calibration; a bad list is a usage error.
+func TestHockneyBreaksFlag(t *testing.T) {
+	dir := t.TempDir()
+	bp := filepath.Join(dir, "breakpoints_eth")
+	write(t, bp, "Limit, Name\n1420, Small\n32768, Medium\n65536, Asynchronous\n270000, Detached\n")
+	pp := "../../datasets/testdata/graphene_eth/graphene_eth_PingPong.csv"
+	var outs []string
+	for i, breaks := range []string{bp, "1420,32768,65536,270000"} {
+		out := filepath.Join(dir, fmt.Sprint("run", i))
+		code, stdout, stderr := runCLI(t, "run", "--cluster", "graphene", "--src", "graphene-1", "--dst", "graphene-2", "--hockney-breaks", breaks, "--out", out, pp)
+		if code != 0 || !strings.Contains(stdout, "hockney intra-rack 272991–989921 B β") {
+			t.Fatalf("run --hockney-breaks %s: exit %d: %s", breaks, code, stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "calibration.json"))
+		outs = append(outs, string(b[strings.Index(string(b), `"hockney_segments"`):]))
+	}
+	if outs[0] != outs[1] {
+		t.Error("the file and the list gave different segments")
+	}
+	if code, _, _ := runCLI(t, "estimate", "--hockney-breaks", "65536,1420", "--out", filepath.Join(dir, "e"), filepath.Join(dir, "run0", "dataset")); code != exitBadInput {
+		t.Errorf("decreasing breaks: exit %d", code)
+	}
+}

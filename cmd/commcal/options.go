@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -306,6 +308,31 @@ func (o sourceOptions) load(paths []string) (*cluster.Cluster, []datasets.Source
 		cl = c2
 	}
 	return cl, srcs, nil
+}
+
+// hockneyBreaksFlag gives the sizes at which Hockney's segments start.
+func hockneyBreaksFlag() cli.Flag {
+	return &cli.StringFlag{Name: "hockney-breaks", EnvVars: []string{"COMMCAL_HOCKNEY_BREAKS"},
+		Usage: "sizes (B) at which Hockney's segments start, comma-separated, or SimGrid's *_breakpoints file (default: found by Bai–Perron)"}
+}
+
+// hockneyBreaks reads --hockney-breaks: a comma-separated list of sizes, or a file.
+func hockneyBreaks(v string) ([]float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(v); err == nil {
+		return datasets.ReadBreakpoints(v)
+	}
+	var out []float64
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) || (len(out) > 0 && x <= out[len(out)-1]) {
+			return nil, usagef("--hockney-breaks %q: want increasing positive sizes in bytes, or a breakpoints file", v)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // noVerifyFlag skips the checksums of a dataset's tables.
