@@ -30,15 +30,19 @@ type HockneyPiece struct {
 	Alpha, Beta float64
 }
 
-// piece returns the α and β that hold at size m.
+// piece returns the α and β that hold at size m: those of the last segment starting at or
+// below m (the first segment also below its start), or the series' own without segments.
 func (s HockneySeries) piece(m float64) (alpha, beta float64) {
-	alpha, beta = s.Alpha, s.Beta
-	for _, p := range s.Segments {
-		if m >= p.FromBytes || p.FromBytes == s.Segments[0].FromBytes {
-			alpha, beta = p.Alpha, p.Beta
+	if len(s.Segments) == 0 {
+		return s.Alpha, s.Beta
+	}
+	p := s.Segments[0]
+	for _, q := range s.Segments[1:] {
+		if m >= q.FromBytes {
+			p = q
 		}
 	}
-	return alpha, beta
+	return p.Alpha, p.Beta
 }
 
 // fitPoints is the number of points that draw a fitted curve on a log axis.

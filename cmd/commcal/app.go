@@ -10,8 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -183,12 +185,34 @@ func positional(c *cli.Context, min, max int, what string) ([]string, error) {
 	return args, nil
 }
 
-// loadDataset opens a dataset directory given as an argument and reads its tables.
-func loadDataset(ctx context.Context, dir string, noVerify bool) (*datasets.Dataset, estimate.Inputs, error) {
-	ds, err := openDataset(dir, noVerify)
+// datasetJob is where estimate and validate start: the parameters the flags give, the
+// claimed output, and the dataset with its tables in memory (Hockney's breaks set).
+type datasetJob struct {
+	params contention.Params
+	out    *atomicio.Claimed
+	ds     *datasets.Dataset
+	in     estimate.Inputs
+}
+
+// startDatasetJob loads the parameters, claims the output (the dataset, the params file and
+// extra inputs never replaced) and reads the dataset. The caller releases job.out.
+func startDatasetJob(ctx context.Context, dataset string, noVerify bool, breaks []float64, p paramsOptions, o outputOptions, extra ...string) (*datasetJob, error) {
+	params, err := p.load()
 	if err != nil {
-		return nil, estimate.Inputs{}, err
+		return nil, err
 	}
-	in, err := pipeline.LoadTables(ctx, ds)
-	return ds, in, err
+	out, err := o.claim(ctx, replaceOutput, append([]string{dataset, p.File}, extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := openDataset(dataset, noVerify)
+	if err == nil {
+		var in estimate.Inputs
+		if in, err = pipeline.LoadTables(ctx, ds); err == nil {
+			in.HockneyBreaks = breaks
+			return &datasetJob{params: params, out: out, ds: ds, in: in}, nil
+		}
+	}
+	out.Release()
+	return nil, err
 }

@@ -70,21 +70,12 @@ type estimateOptions struct {
 
 // runEstimate fits every parameter of a dataset and writes the calibration directory.
 func runEstimate(ctx context.Context, e env, o estimateOptions) error {
-	params, err := o.Params.load()
+	job, err := startDatasetJob(ctx, o.Dataset, o.NoVerify, o.HockneyBreaks, o.Params, o.Output)
 	if err != nil {
 		return err
 	}
-	out, err := o.Output.claim(ctx, replaceOutput, o.Dataset, o.Params.File)
-	if err != nil {
-		return err
-	}
-	defer out.Release()
-	ds, in, err := loadDataset(ctx, o.Dataset, o.NoVerify)
-	if err != nil {
-		return err
-	}
-	in.HockneyBreaks = o.HockneyBreaks
-	cal := pipeline.Estimate(ds.Cluster, in, params, o.Weighted, e.when)
+	defer job.out.Release()
+	cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, o.Weighted, e.when)
 	if err := o.Output.build(func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
 		return err
 	}

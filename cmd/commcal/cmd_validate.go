@@ -91,28 +91,21 @@ type validateOptions struct {
 // runValidate scores every model on a dataset's held-out transfers, writes the validation
 // directory, and raises the accuracy alarm when a threshold is crossed.
 func runValidate(ctx context.Context, e env, o validateOptions) error {
-	params, err := o.Params.load()
-	if err != nil {
-		return err
-	}
 	var cal *estimate.Calibration
 	if o.Calibration != "" {
+		var err error
 		if cal, err = pipeline.ReadCalibration(o.Calibration); err != nil {
 			return err
 		}
 	}
-	out, err := o.Output.claim(ctx, replaceOutput, o.Dataset, o.Params.File, o.Calibration)
+	job, err := startDatasetJob(ctx, o.Dataset, o.NoVerify, o.HockneyBreaks, o.Params, o.Output, o.Calibration)
 	if err != nil {
 		return err
 	}
-	defer out.Release()
-	ds, in, err := loadDataset(ctx, o.Dataset, o.NoVerify)
-	if err != nil {
-		return err
-	}
-	in.HockneyBreaks = o.HockneyBreaks
+	defer job.out.Release()
+	ds, in := job.ds, job.in
 	if cal == nil {
-		cal = pipeline.Estimate(ds.Cluster, in, params, false, e.when)
+		cal = pipeline.Estimate(ds.Cluster, in, job.params, false, e.when)
 	} else if cal.Cluster != ds.Cluster.Name() {
 		return badinput.Errorf(o.Calibration, "a calibration of cluster %s, the dataset is of %s", cal.Cluster, ds.Cluster.Name())
 	}
