@@ -216,16 +216,20 @@ func nameProblem(s string) string {
 	case !utf8.ValidString(s):
 		return "is not valid UTF-8"
 	}
-	if i, r := badRune(s); i >= 0 {
+	if i, r := BadRune(s); i >= 0 {
 		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
 	}
 	return ""
 }
 
-// badRune finds the first control or format character of s.
-func badRune(s string) (int, rune) {
+// BadRune finds the first rune of s that no name may hold: a control character (NUL, tab,
+// newline, DEL, …), a format character (bidirectional overrides, zero-width joiners) or a line
+// or paragraph separator. Cluster descriptions, pattern files and dataset rows all refuse names
+// by this one rule, so a name one accepts is never refused by another. It returns -1 when
+// there is none.
+func BadRune(s string) (int, rune) {
 	for i, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return i, r
 		}
 	}
@@ -346,7 +350,7 @@ func (d *Description) check() ([][]string, error) {
 			if r.NodeFirst < 0 {
 				longest = r.NodePrefix + strconv.Itoa(r.NodeFirst)
 			}
-			if at, ch := badRune(r.NodePrefix); at >= 0 || !utf8.ValidString(r.NodePrefix) {
+			if at, ch := BadRune(r.NodePrefix); at >= 0 || !utf8.ValidString(r.NodePrefix) {
 				if at >= 0 {
 					p.add("%s: node_prefix %q contains the control character %U at byte %d", d.rackRef(i), r.NodePrefix, ch, at)
 				} else {

@@ -82,3 +82,17 @@ func TestFromHostFile(t *testing.T) {
 		t.Fatalf("%+v, %v", d, err)
 	}
 }
+
+// TestBadRuneOneRule: the one rule every reader of names applies refuses control, format and
+// separator characters alike (U+2028 was accepted by cluster files and refused by dataset
+// rows, so such a node could never be measured).
+func TestBadRuneOneRule(t *testing.T) {
+	for _, s := range []string{"a\x00b", "a\nb", "a\u202eb", "a\u200db", "a\u2028b", "a\u2029b", "a\x7fb"} {
+		if i, _ := BadRune(s); i != 1 {
+			t.Errorf("BadRune(%q) = %d, want 1", s, i)
+		}
+	}
+	if i, _ := BadRune("graphene-1.nancy.grid5000.fr"); i != -1 {
+		t.Errorf("a host name refused at %d", i)
+	}
+}

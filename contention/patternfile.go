@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/strictjson"
 )
@@ -290,10 +290,8 @@ func nodeNameProblem(s string) string {
 	case !utf8.ValidString(s):
 		return "is not valid UTF-8"
 	}
-	for i, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return fmt.Sprintf("contains the control character %U at byte %d", r, i)
-		}
+	if i, r := cluster.BadRune(s); i >= 0 {
+		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
 	}
 	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -231,9 +230,10 @@ func badRunes(v string) string {
 			if _, n := utf8.DecodeRuneInString(v[i:]); n <= 1 {
 				return fmt.Sprintf("is not UTF-8 (byte %d)", i)
 			}
-		case unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp):
-			return fmt.Sprintf("holds control character U+%04X at byte %d", r, i)
 		}
+	}
+	if i, r := cluster.BadRune(v); i >= 0 {
+		return fmt.Sprintf("holds control character U+%04X at byte %d", r, i)
 	}
 	return ""
 }
