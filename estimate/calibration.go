@@ -90,9 +90,6 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 		skip("hockney-segments", err)
 	}
 	for _, sh := range c.HockneySegments {
-		if len(sh.Segments) == 1 && sh.Source == experiments.P2PSweep {
-			continue // the one segment is the plain fit, whose problems are reported above
-		}
 		for _, seg := range sh.Segments {
 			for _, f := range seg.Flags {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney segment %s %.0f–%.0f B: %s", sh.Class, seg.FromBytes, seg.ToBytes, f))

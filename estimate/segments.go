@@ -160,7 +160,8 @@ func perSizeMedians(m, t []float64) (sizes, medians []float64) {
 // FitHockneySegmentsAll fits the segmented model for every path class that has a sweep:
 // from p2p_sweep transfers, and from round trips with the same message both ways (one-way
 // time = half the round trip) for classes the transfers do not cover. Classes with fewer than
-// 2·segmentMinSizes sizes are fitted as one segment.
+// 2·segmentMinSizes sizes are fitted as one segment; a p2p_sweep class left with one segment
+// is not returned, since FitHockney's line is its fit already. No sweep at all is an error.
 func FitHockneySegmentsAll(cl *cluster.Cluster, transfers []datasets.Transfer, rts []datasets.RoundTrip, given []float64) ([]SegmentedHockney, error) {
 	type obs struct{ m, t []float64 }
 	sweep, half := map[cluster.PathClass]*obs{}, map[cluster.PathClass]*obs{}
@@ -190,6 +191,7 @@ func FitHockneySegmentsAll(cl *cluster.Cluster, transfers []datasets.Transfer, r
 		}
 	}
 	var out []SegmentedHockney
+	swept := false
 	for _, c := range []cluster.PathClass{cluster.IntraRack, cluster.InterRack} {
 		o, source := sweep[c], experiments.P2PSweep
 		if o == nil || (half[c] != nil && distinct(half[c].m) > distinct(o.m)) {
@@ -198,14 +200,22 @@ func FitHockneySegmentsAll(cl *cluster.Cluster, transfers []datasets.Transfer, r
 		if o == nil || distinct(o.m) < 2 {
 			continue
 		}
+		swept = true
 		sh, err := FitHockneySegments(o.m, o.t, given)
 		if err != nil {
+			if given != nil {
+				return nil, fmt.Errorf("estimate: hockney segments %s (sizes %g–%g B): %w; give breaks inside the sweep, each segment with 3 sizes or more (--hockney-breaks)",
+					c, slices.Min(o.m), slices.Max(o.m), err)
+			}
 			return nil, fmt.Errorf("estimate: hockney segments %s: %w", c, err)
+		}
+		if source == experiments.P2PSweep && len(sh.Segments) == 1 {
+			continue
 		}
 		sh.Class, sh.Source = c, source
 		out = append(out, *sh)
 	}
-	if len(out) == 0 {
+	if !swept {
 		return nil, fmt.Errorf("estimate: hockney segments: no sweep (p2p_sweep transfers, or round trips with the same message both ways, over several sizes)")
 	}
 	return out, nil

@@ -450,7 +450,7 @@ func hockneySeries(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibr
 			}
 		}
 		for _, sh := range cal.HockneySegments {
-			if sh.Class == h.Class && sh.Source == experiments.P2PSweep && len(sh.Segments) > 1 {
+			if sh.Class == h.Class && sh.Source == experiments.P2PSweep {
 				s.Segments = pieces(sh)
 			}
 		}

@@ -38,9 +38,6 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 		row("hockney", "hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
 	}
 	for _, sh := range cal.HockneySegments {
-		if len(sh.Segments) < 2 {
-			continue // one segment is the plain fit above
-		}
 		for _, seg := range sh.Segments {
 			name := fmt.Sprintf("hockney %s %.0f–%.0f B", sh.Class, seg.FromBytes, seg.ToBytes)
 			row("hockney", name+" α", seg.Alpha, 1e6, "µs")
