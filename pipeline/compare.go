@@ -14,7 +14,6 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
-	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/plots"
 )
 
@@ -136,14 +135,20 @@ func overlap(a, b estimate.Param) bool {
 func Compare(ctx context.Context, runs []string, out string) (*Comparison, error) {
 	var rds []*RunDir
 	for _, r := range runs {
-		rd, err := ReadRunDir(r)
+		rd, err := ReadCalibratedRunDir(r)
 		if err != nil {
 			return nil, err
 		}
-		if rd.Calibration == nil {
-			return nil, badinput.Errorf(r, "not a run directory: no %s", CalibrationFile)
-		}
 		rds = append(rds, rd)
+	}
+	return CompareRuns(ctx, rds, out)
+}
+
+// CompareRuns is Compare on runs already read (ReadCalibratedRunDir).
+func CompareRuns(ctx context.Context, rds []*RunDir, out string) (*Comparison, error) {
+	runs := make([]string, len(rds))
+	for i, rd := range rds {
+		runs[i] = rd.Dir
 	}
 	cmp := Contrast(rds)
 	figs := trendFigures(cmp)

@@ -49,6 +49,16 @@ func ReadRunDir(dir string) (*RunDir, error) {
 	return r, nil
 }
 
+// ReadCalibratedRunDir reads a run directory that must hold a calibration (what compare and
+// run --previous read).
+func ReadCalibratedRunDir(dir string) (*RunDir, error) {
+	rd, err := ReadRunDir(dir)
+	if err == nil && rd.Calibration == nil {
+		err = badinput.Errorf(dir, "not a run directory (one that commcal run writes): no %s", CalibrationFile)
+	}
+	return rd, err
+}
+
 // ReadAccuracy reads accuracy.json strictly; an absent file gives an error wrapping
 // os.ErrNotExist.
 func ReadAccuracy(path string) (*validate.Accuracy, error) {

@@ -151,7 +151,7 @@ func runCluster(ctx context.Context, e env, o clusterOptions) error {
 		_, err = e.stdout.Write(out)
 		return err
 	}
-	claimed, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Out, File: true, Force: o.Force, Inputs: nonEmpty(o.Input)})
+	claimed, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Out, File: true, Force: o.Force, Inputs: []string{o.Input}})
 	if err != nil {
 		return err
 	}
@@ -161,14 +161,4 @@ func runCluster(ctx context.Context, e env, o clusterOptions) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "cluster %s: %d racks written to %s\n", d.Name, len(d.Racks), o.Out)
 	return err
-}
-
-func nonEmpty(paths ...string) []string {
-	var out []string
-	for _, p := range paths {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -40,9 +37,8 @@ EXAMPLES:
    commcal compare --out cmp runs/2026-11-20 runs/2026-11-21
    commcal compare --fail-on-drift --out cmp last-night tonight || page-the-admins
    commcal compare --out history $(ls -d runs/20* | tail -n 14)   # two weeks of nights`,
-		Flags: append(outFlags("COMMCAL_COMPARE_OUT", "compare", "directory to write"),
+		Flags: append(append(outFlags("COMMCAL_COMPARE_OUT", "compare", "directory to write"), thresholdFlags()...),
 			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "exit with the alarm status 3 on drift (see above)"},
-			thresholdFlags()[0], thresholdFlags()[1],
 			&cli.BoolFlag{Name: "json", Usage: "print compare.json instead of the tables"},
 		),
 		Action: func(c *cli.Context) error {
@@ -81,7 +77,15 @@ func runCompare(ctx context.Context, e env, o compareOptions) error {
 		return err
 	}
 	defer out.Release()
-	cmp, err := pipeline.Compare(ctx, o.Runs, o.Output.Out)
+	var rds []*pipeline.RunDir
+	for _, r := range o.Runs {
+		rd, err := pipeline.ReadCalibratedRunDir(r)
+		if err != nil {
+			return err
+		}
+		rds = append(rds, rd)
+	}
+	cmp, err := pipeline.CompareRuns(ctx, rds, o.Output.Out)
 	if err != nil {
 		return err
 	}
@@ -95,9 +99,6 @@ func runCompare(ctx context.Context, e env, o compareOptions) error {
 		}
 		fmt.Fprintf(e.stdout, "\ncomparison written to %s\n", o.Output.Out)
 	}
-	acc, err := pipeline.ReadAccuracy(filepath.Join(o.Runs[len(o.Runs)-1], pipeline.AccuracyFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
+	acc := rds[len(rds)-1].Accuracy
 	return driftAlarm(e, "", cmp.Alarms(), o.FailOnDrift, accuracyAlarm(acc, o.Thresholds))
 }

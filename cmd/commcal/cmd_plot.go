@@ -87,14 +87,16 @@ func dpiFrom(c *cli.Context) (float64, error) {
 func runPlot(ctx context.Context, e env, o plotOptions) error {
 	// plot writes into the run directory: it must be commcal's, and no other commcal may be
 	// writing it.
-	claimed, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Run, Force: o.Force, Wait: o.Wait})
+	if st, err := os.Stat(o.Run); err != nil {
+		return badinput.Wrap(o.Run, err)
+	} else if !st.IsDir() {
+		return badinput.Errorf(o.Run, "not a run directory (one that commcal run writes)")
+	}
+	claimed, err := claimWaiting(atomicio.Claim(ctx, atomicio.Target{Path: o.Run, Force: o.Force, Wait: o.Wait}))
 	if err != nil {
 		return err
 	}
 	defer claimed.Release()
-	if _, err := os.Stat(o.Run); err != nil {
-		return badinput.Wrap(o.Run, err)
-	}
 	figs, err := pipeline.Plot(ctx, o.Run, pipeline.PlotOptions{DPI: o.DPI})
 	if err != nil {
 		return err

@@ -197,9 +197,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		return err
 	}
 	if o.Parquet != "" {
-		inputs := slices.DeleteFunc(append(slices.Clone(files), o.Patterns...), func(p string) bool { return p == "" })
-		inputs = append(inputs, o.Cluster, o.Params.File, o.Calibration)
-		inputs = slices.DeleteFunc(inputs, func(p string) bool { _, err := os.Stat(p); return err != nil })
+		inputs := append(append(slices.Clone(files), o.Patterns...), o.Cluster, o.Params.File, o.Calibration)
 		out, err := atomicio.Claim(ctx, atomicio.Target{Path: o.Parquet, File: true, Force: o.Force, Inputs: inputs})
 		if err != nil {
 			return err

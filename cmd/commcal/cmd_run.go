@@ -12,7 +12,6 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
-	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/validate"
 )
@@ -157,11 +156,8 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	defer out.Release()
 	var prev *pipeline.RunDir
 	if o.Previous != "" { // read under the claim: it may be the output about to be replaced
-		if prev, err = pipeline.ReadRunDir(o.Previous); err != nil {
+		if prev, err = pipeline.ReadCalibratedRunDir(o.Previous); err != nil {
 			return err
-		}
-		if prev.Calibration == nil {
-			return badinput.Errorf(o.Previous, "--previous is not a run directory: no %s", pipeline.CalibrationFile)
 		}
 	}
 	prog, done := e.progress("ingest")

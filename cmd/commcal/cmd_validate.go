@@ -60,6 +60,9 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
+			if c.String("calibration") != "" && c.String("params") != "" {
+				return usagef("validate: --calibration and --params both give the parameters; choose one")
+			}
 			e, err := envFrom(c)
 			if err != nil {
 				return err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -130,12 +132,17 @@ func (o outputOptions) claim(ctx context.Context, policy outputPolicy, inputs ..
 	if o.Out == "" {
 		return nil, usagef("--out is required")
 	}
-	inputs = slices.DeleteFunc(slices.Clone(inputs), func(p string) bool {
-		_, err := os.Stat(p)
-		return p == "" || err != nil // a built-in cluster name, or an absent file reported later
-	})
-	return atomicio.Claim(ctx, atomicio.Target{Path: o.Out, Inputs: inputs, Force: o.Force,
-		ReplaceNeedsForce: policy == keepOutput, Wait: o.Wait})
+	return claimWaiting(atomicio.Claim(ctx, atomicio.Target{Path: o.Out, Inputs: inputs, Force: o.Force,
+		ReplaceNeedsForce: policy == keepOutput, Wait: o.Wait}))
+}
+
+// claimWaiting adds, to a claim that found its output busy, the flag that waits for it (for
+// the commands that have --wait).
+func claimWaiting(c *atomicio.Claimed, err error) (*atomicio.Claimed, error) {
+	if errors.Is(err, atomicio.ErrBusy) {
+		err = fmt.Errorf("%w, or pass --wait", err)
+	}
+	return c, err
 }
 
 // build builds the directory --out through fill, in a temporary sibling exchanged with it

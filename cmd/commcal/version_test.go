@@ -34,9 +34,21 @@ func TestVersionCompletionAndQuiet(t *testing.T) {
 	if code, _, stderr := runCLI(t, "--quiet", "predict", "--cluster", "nosuch", "testdata/table1.csv"); code != exitBadInput || !strings.Contains(stderr, "nosuch") {
 		t.Errorf("--quiet keeps errors: exit %d, %q", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "--log-format", "json", "--log-level", "info", "simulate", "--cluster", "ccpe-testbed", "--reps", "2", "--out", filepath.Join(t.TempDir(), "sim"))
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "t.csv"), transfersHeader+goodTransfer)
+	code, _, stderr = runCLI(t, "--log-format", "json", "--log-level", "info", "ingest", "--cluster", "ccpe-testbed", "--out", filepath.Join(dir, "ds"), filepath.Join(dir, "t.csv"))
 	if code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil {
+			t.Errorf("log line %q is not a JSON record: %v", l, err)
+		}
+	}
+	if !strings.Contains(stderr, `"msg":"ingest done"`) {
+		t.Errorf("no JSON record of the ingest: %q", stderr)
 	}
 	if code, _, _ := runCLI(t, "--log-format", "xml", "version"); code != exitBadInput {
 		t.Errorf("--log-format xml: exit %d", code)

@@ -86,6 +86,9 @@ func Claim(ctx context.Context, t Target) (*Claimed, error) {
 		}
 	}
 	for _, in := range t.Inputs {
+		if _, err := os.Lstat(in); in == "" || err != nil {
+			continue // an optional input not given, or a name that is no path (a built-in cluster)
+		}
 		rin, err := resolve(in)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in, err)
@@ -153,7 +156,7 @@ func replaceable(t Target, out string) error {
 	case IsOutput(out):
 		return nil
 	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) == 0 {
+	if isEmptyDir(out) {
 		return nil // an empty directory holds nothing to lose
 	}
 	return badinput.Errorf(t.Path, "the output exists and was not written by commcal (no %s in it); use --force to replace it", Marker)
@@ -206,7 +209,7 @@ func lockPath(ctx context.Context, path string, wait bool) (*os.File, error) {
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		if !wait {
-			return nil, fmt.Errorf("%w (lock %s held); try again when it is done, or pass --wait", ErrBusy, path)
+			return nil, fmt.Errorf("%w (lock %s held); try again when it is done", ErrBusy, path)
 		}
 		select {
 		case <-ctx.Done():
