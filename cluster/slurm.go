@@ -151,7 +151,10 @@ func ExpandHostList(s string) ([]string, error) {
 		if depth != 0 {
 			return nil, fmt.Errorf("%q: unbalanced [", s)
 		}
-		names, err := expandOne(s[start:i])
+		if start == i {
+			return nil, fmt.Errorf("%q: empty host name", s)
+		}
+		names, err := expandPattern(s[start:i])
 		if err != nil {
 			return nil, err
 		}
@@ -162,14 +165,6 @@ func ExpandHostList(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// expandOne expands one host pattern with zero or more brackets.
-func expandOne(p string) ([]string, error) {
-	if p == "" {
-		return nil, fmt.Errorf("empty host name")
-	}
-	return expandPattern(p)
 }
 
 // expandPattern expands the brackets of p, which may be empty (the tail after the last one).

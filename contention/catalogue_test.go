@@ -51,7 +51,7 @@ func TestCataloguePatterns(t *testing.T) {
 		t.Fatalf("%d patterns, want %d (with %d static-synchronous)", len(pats), i, static)
 	}
 	for _, p := range pats {
-		if !experiments.Known(p.Experiment) {
+		if _, ok := experiments.RoleOf(p.Experiment); !ok {
 			t.Errorf("pattern %s of unknown experiment %q", p.ID, p.Experiment)
 		}
 		if p.Experiment == experiments.Random && strings.HasPrefix(p.ID, "N6") && p.Flows[0].Bytes != 10e6 {

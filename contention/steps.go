@@ -167,7 +167,7 @@ func nodePairs(net *Network, flows []Flow) (src, dst []int32, err error) {
 			if err := checkFlow(cl, i, f); err != nil {
 				return nil, nil, err
 			}
-			return nil, nil, fmt.Errorf("contention: transfer %d (%q → %q) refused", i, f.Src, f.Dst)
+			panic(fmt.Sprintf("contention: transfer %d (%q → %q): refused by the node index but not by checkFlow", i, f.Src, f.Dst))
 		}
 		src[i], dst[i] = s, d
 	}

@@ -115,12 +115,22 @@ func readSizeMatrix(path string) (Pattern, error) {
 		return Pattern{}, badinput.Errorf(path, "contention: want a header \"src,<node>,...\" and a row per sending node")
 	}
 	dsts := recs[0][1:]
+	seen := map[string]int{}
 	for i := range dsts {
 		dsts[i] = strings.TrimSpace(strings.TrimPrefix(dsts[i], "\ufeff"))
+		if prev, ok := seen[dsts[i]]; ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line 1: node %q heads columns %d and %d; name each destination once", dsts[i], prev+2, i+2)
+		}
+		seen[dsts[i]] = i
 	}
 	p := Pattern{ID: patternName(path), Experiment: experiments.Alltoallv}
+	rows := map[string]int{}
 	for row, rec := range recs[1:] {
 		src := strings.TrimSpace(rec[0])
+		if prev, ok := rows[src]; ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line %d: node %q already sends on line %d; give each source one row", row+2, src, prev)
+		}
+		rows[src] = row + 2
 		for c, cell := range rec[1:] {
 			b, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 			if err != nil || b < 0 || math.IsInf(b, 0) {

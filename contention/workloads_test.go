@@ -33,6 +33,13 @@ func TestWorkload(t *testing.T) {
 	if err != nil || len(pats[0].Flows) != 5 || pats[0].Flows[1] != (Flow{Src: "X1", Dst: "Y1", Bytes: 20}) {
 		t.Fatalf("alltoallv: %+v, %v", pats, err)
 	}
+	for name, content := range map[string]string{"repeated destination": "src,X1,X1\nX2,1,2\n", "repeated source": "src,X1,X2\nY1,1,2\nY1,3,4\n"} {
+		p := filepath.Join(t.TempDir(), "m.csv")
+		os.WriteFile(p, []byte(content), 0o644)
+		if _, err := Workload(cl, "alltoallv:"+p); err == nil || !badinput.Is(err) {
+			t.Errorf("%s: %v, want bad input", name, err)
+		}
+	}
 	for _, bad := range []string{"all-to-all", "all-to-all:-1", "random:nodes=10", "random:nodes=10,d=2,colour=3", "alltoallv:", "alltoallv:/nonexistent.csv", "bcast:1"} {
 		if _, err := Workload(cl, bad); err == nil || !badinput.Is(err) {
 			t.Errorf("Workload(%q) = %v, want bad input", bad, err)

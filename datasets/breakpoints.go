@@ -46,7 +46,7 @@ func ReadBreakpoints(path string) ([]float64, error) {
 			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrNonPositive, "%g is not a positive message size", v)
 		}
 		if len(sizes) > 0 && v <= sizes[len(sizes)-1] {
-			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrWrongType, "%g B does not come after %g B: limits are listed in increasing order", v, sizes[len(sizes)-1])
+			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrNotIncreasing, "%g B does not come after %g B: limits are listed in increasing order", v, sizes[len(sizes)-1])
 		}
 		sizes = append(sizes, v)
 	}

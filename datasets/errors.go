@@ -37,6 +37,7 @@ const (
 	ErrUnpaired          ErrKind = "unpaired"           // a SimGrid MPI_Send without its MPI_Recv, or the reverse
 	ErrUnsupported       ErrKind = "unsupported"        // valid input that commcal has no table for
 	ErrToolFailure       ErrKind = "tool-failure"       // the measuring tool reported an error (iperf3 "error")
+	ErrNotIncreasing     ErrKind = "not-increasing"     // a list that must increase does not (breakpoints)
 	ErrDuplicateColumn   ErrKind = "duplicate-column"   // a CSV header or Parquet schema names a column twice
 	ErrControlChar       ErrKind = "control-character"  // a string value holds a control character (NUL, newline, ...) or is not UTF-8
 	ErrSchemaMismatch    ErrKind = "schema-mismatch"    // a dataset's table file does not have its table's columns

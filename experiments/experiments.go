@@ -74,12 +74,6 @@ func Fairness() []Name { return []Name{FairIntra, FairInter} }
 // Bidirectional are the experiments the asymmetry (contra-flow) parameters are fitted on.
 func Bidirectional() []Name { return []Name{BidirNIC, BidirBackbone} }
 
-// Known reports whether name is an experiment.
-func Known(name string) bool {
-	_, ok := RoleOf(name)
-	return ok
-}
-
 // RoleOf returns an experiment's role; ok is false for a name outside the set.
 func RoleOf(name string) (role Role, ok bool) {
 	for _, r := range roles {

@@ -153,8 +153,10 @@ func Plot(ctx context.Context, dir string, opts PlotOptions) ([]string, error) {
 // the dataset under the default stopping rule.
 func readSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary, error) {
 	path := filepath.Join(dir, RunSummaryJSON)
-	if _, err := os.Stat(path); err != nil {
-		return Summarize(ds, in, estimate.DefaultStoppingRule)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Summarize(ds, in, estimate.DefaultStoppingRule) // a run directory of an earlier version
+	} else if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	s := &Summary{}
 	if err := datasets.ReadJSONFile(path, s); err != nil {
