@@ -98,6 +98,17 @@ type Health struct {
 	Previous            *PreviousRun `json:"previous,omitempty"`
 }
 
+// Failed counts the threshold checks that failed (the health panel shows it).
+func (h *Health) Failed() int {
+	n := 0
+	for _, c := range h.Checks {
+		if !c.Pass {
+			n++
+		}
+	}
+	return n
+}
+
 // Specs turns the command line's thresholds into the specs health.json records.
 func Specs(ths []validate.Threshold) []ThresholdSpec {
 	var out []ThresholdSpec
