@@ -1,0 +1,327 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/internal/badinput"
+)
+
+// Catalogue is everything a campaign measures: the concurrent-transfer designs shared with
+// the simulator (contention.Catalogue) and the point-to-point experiments of the LMO model,
+// the scatter/gather sweeps and the ping-pong pairs of the L benchmark, with the repetition
+// discipline. A TOML file gives it (ReadCatalogue); DefaultCatalogue and QuickCatalogue are
+// the built-in ones.
+type Catalogue struct {
+	contention.Catalogue
+	LMO         LMODesign
+	Collectives CollectiveDesign
+	PingPong    PingPongDesign
+	Reps        Repetitions
+}
+
+// LMODesign sets up the experiments of the LMO model (Lastovetsky et al.): empty round trips
+// and round trips with a message between every pair of its nodes, and one-to-two experiments
+// for every root and pair of others.
+type LMODesign struct {
+	// Bytes is the message size of the round trips with a message and the one-to-two
+	// experiments; 0: no LMO experiments.
+	Bytes int64
+	// Nodes is how many nodes take part: 0, every node; n, a sample of n spread over the
+	// racks in turn (the LMO experiments grow as n² and n³).
+	Nodes int
+	// Sequential runs one pair (one triplet) at a time instead of non-overlapping pairs
+	// (triplets) together, as MPIBlib does.
+	Sequential bool
+}
+
+// CollectiveDesign sets up the linear scatter and gather sweeps from a root to every LMO
+// node (the thresholds S, M1, M2 of Lastovetsky et al.).
+type CollectiveDesign struct {
+	// Sizes are the message sizes per non-root process (at least 1 byte); none: no sweeps.
+	Sizes []int64
+}
+
+// PingPongDesign sets up the concurrent ping-pong pairs across the bisection (seed 003).
+type PingPongDesign struct {
+	Pairs []int   // pair counts
+	Sizes []int64 // message sizes (at least 1 byte)
+}
+
+// Repetitions is the benchmark's discipline: repetitions until every measure's 95% interval
+// is within MaxRelWidth of its mean, at least Min and at most Max of them, and no more once a
+// pattern has taken Budget (0: no budget) if Min are done.
+type Repetitions struct {
+	Min, Max    int
+	MaxRelWidth float64
+	Budget      time.Duration
+	// Timeout bounds one repetition.
+	Timeout time.Duration
+}
+
+// LogSizes lists sizes from lo to hi, steps per doubling, rounded to whole bytes, increasing.
+func LogSizes(lo, hi int64, steps int) []int64 {
+	var out []int64
+	for k := 0; ; k++ {
+		v := int64(float64(lo)*math.Exp2(float64(k)/float64(steps)) + 0.5)
+		if v > hi {
+			return out
+		}
+		if len(out) == 0 || v > out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+}
+
+var defaultReps = Repetitions{Min: 3, Max: 10, MaxRelWidth: 0.02, Timeout: 2 * time.Minute}
+
+// DefaultCatalogue is every experiment at a size a 2-core machine measures an emulated
+// 2 × 5 cluster with in about twenty minutes.
+var DefaultCatalogue = Catalogue{
+	Catalogue: contention.Catalogue{
+		SweepSizes: LogSizes(1<<10, 8<<20, 1),
+		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3,
+		StaticSync: contention.StaticSyncDesign{Graphs: 6, MaxEdges: 3},
+		Random: []contention.RandomDesign{
+			{Nodes: 4, D: 1, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 1, Patterns: 4, Sizes: defaultRandomSizes},
+			{Nodes: 4, D: 2, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 2, Patterns: 4, Sizes: defaultRandomSizes},
+			{Nodes: 10, D: 3, Patterns: 4, Sizes: defaultRandomSizes},
+		},
+		Seed: 1,
+	},
+	LMO:         LMODesign{Bytes: 64 << 10},
+	Collectives: CollectiveDesign{Sizes: LogSizes(1<<10, 1<<20, 2)},
+	PingPong:    PingPongDesign{Pairs: []int{1, 2, 4}, Sizes: LogSizes(1<<10, 256<<10, 1)},
+	Reps:        defaultReps,
+}
+
+var defaultRandomSizes = []int64{1 << 20, 2 << 20, 4 << 20}
+
+// QuickCatalogue is a little of every experiment, measured in seconds: for smoke tests.
+var QuickCatalogue = Catalogue{
+	Catalogue: contention.Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
+		Random: []contention.RandomDesign{{Nodes: 4, D: 1, Patterns: 2, Sizes: []int64{1 << 20}}}, Seed: 1},
+	LMO:         LMODesign{Bytes: 16 << 10},
+	Collectives: CollectiveDesign{Sizes: []int64{1 << 10, 64 << 10}},
+	PingPong:    PingPongDesign{Pairs: []int{1}, Sizes: []int64{1 << 10, 16 << 10}},
+	Reps:        Repetitions{Min: 2, Max: 3, MaxRelWidth: 0.02, Timeout: time.Minute},
+}
+
+// catalogueFile is the TOML form of a catalogue.
+type catalogueFile struct {
+	Seed  *uint64 `toml:"seed"`
+	Sweep *struct {
+		Sizes []int64 `toml:"sizes"`
+	} `toml:"sweep"`
+	Calibration *struct {
+		Bytes int64 `toml:"bytes"`
+	} `toml:"calibration"`
+	Fairness *struct {
+		MaxK int `toml:"max_k"`
+	} `toml:"fairness"`
+	Bidirectional *struct {
+		Max int `toml:"max"`
+	} `toml:"bidirectional"`
+	StaticSync *struct {
+		Graphs   int `toml:"graphs"`
+		MaxEdges int `toml:"max_edges"`
+	} `toml:"static_sync"`
+	Random []struct {
+		Nodes    int     `toml:"nodes"`
+		D        int     `toml:"d"`
+		Patterns int     `toml:"patterns"`
+		Sizes    []int64 `toml:"sizes"`
+	} `toml:"random"`
+	LMO *struct {
+		Bytes      int64 `toml:"bytes"`
+		Nodes      int   `toml:"nodes"`
+		Sequential bool  `toml:"sequential"`
+	} `toml:"lmo"`
+	Collectives *struct {
+		Sizes []int64 `toml:"sizes"`
+	} `toml:"collectives"`
+	PingPong *struct {
+		Pairs []int   `toml:"pairs"`
+		Sizes []int64 `toml:"sizes"`
+	} `toml:"pingpong"`
+	Repetitions *struct {
+		Min       int      `toml:"min"`
+		Max       int      `toml:"max"`
+		CIPercent *float64 `toml:"ci_percent"`
+		Budget    string   `toml:"budget"`
+		Timeout   string   `toml:"timeout"`
+	} `toml:"repetitions"`
+}
+
+// ReadCatalogue reads a catalogue file. A section left out measures nothing of its kind
+// (an experiment is chosen by writing its section); [repetitions] left out keeps the default
+// discipline. Unknown keys and impossible values are errors naming the key.
+func ReadCatalogue(path string) (*Catalogue, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badinput.Errorf(path, "%w", err)
+	}
+	c, err := ParseCatalogue(data)
+	if err != nil {
+		return nil, badinput.Errorf(path, "%w", err)
+	}
+	return c, nil
+}
+
+// ParseCatalogue parses the TOML form of a catalogue (ReadCatalogue).
+func ParseCatalogue(data []byte) (*Catalogue, error) {
+	var f catalogueFile
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = strconv.Quote(k.String())
+		}
+		return nil, fmt.Errorf("catalogue: unknown key(s) %s", strings.Join(keys, ", "))
+	}
+	c := &Catalogue{Reps: defaultReps}
+	c.Seed = 1
+	if f.Seed != nil {
+		c.Seed = *f.Seed
+	}
+	if f.Sweep != nil {
+		c.SweepSizes = f.Sweep.Sizes
+	}
+	if f.Calibration != nil {
+		c.Bytes = f.Calibration.Bytes
+	}
+	if f.Fairness != nil {
+		c.FairnessMaxK = f.Fairness.MaxK
+	}
+	if f.Bidirectional != nil {
+		c.BidirMax = f.Bidirectional.Max
+	}
+	if f.StaticSync != nil {
+		c.StaticSync = contention.StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}
+	}
+	for _, r := range f.Random {
+		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes})
+	}
+	if f.LMO != nil {
+		c.LMO = LMODesign{Bytes: f.LMO.Bytes, Nodes: f.LMO.Nodes, Sequential: f.LMO.Sequential}
+	}
+	if f.Collectives != nil {
+		c.Collectives.Sizes = f.Collectives.Sizes
+	}
+	if f.PingPong != nil {
+		c.PingPong = PingPongDesign{Pairs: f.PingPong.Pairs, Sizes: f.PingPong.Sizes}
+	}
+	if r := f.Repetitions; r != nil {
+		if r.Min != 0 {
+			c.Reps.Min = r.Min
+		}
+		if r.Max != 0 {
+			c.Reps.Max = r.Max
+		}
+		if r.CIPercent != nil {
+			c.Reps.MaxRelWidth = *r.CIPercent / 100
+		}
+		for _, d := range []struct {
+			key, s string
+			dst    *time.Duration
+		}{{"repetitions.budget", r.Budget, &c.Reps.Budget}, {"repetitions.timeout", r.Timeout, &c.Reps.Timeout}} {
+			if d.s == "" {
+				continue
+			}
+			v, err := time.ParseDuration(d.s)
+			if err != nil || v <= 0 {
+				return nil, fmt.Errorf("catalogue: %s: want a positive duration such as \"30s\", got %q", d.key, d.s)
+			}
+			*d.dst = v
+		}
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// check refuses values no campaign can run.
+func (c *Catalogue) check() error {
+	bad := func(key, want string, got any) error {
+		return fmt.Errorf("catalogue: %s: want %s, got %v", key, want, got)
+	}
+	positive := func(key string, xs []int64) error {
+		for _, x := range xs {
+			if x < 1 {
+				return bad(key, "sizes of at least 1 byte", x)
+			}
+		}
+		return nil
+	}
+	switch {
+	case c.Reps.Min < 2:
+		return bad("repetitions.min", "at least 2 (an interval needs two)", c.Reps.Min)
+	case c.Reps.Max < c.Reps.Min:
+		return bad("repetitions.max", "at least repetitions.min", c.Reps.Max)
+	case !(c.Reps.MaxRelWidth > 0 && c.Reps.MaxRelWidth < 1):
+		return bad("repetitions.ci_percent", "a percentage in (0, 100)", 100*c.Reps.MaxRelWidth)
+	case c.LMO.Bytes < 0:
+		return bad("lmo.bytes", "a size of at least 1 byte, or 0 for no LMO experiments", c.LMO.Bytes)
+	case c.LMO.Nodes < 0 || c.LMO.Nodes == 1 || c.LMO.Nodes == 2:
+		return bad("lmo.nodes", "0 (every node) or at least 3", c.LMO.Nodes)
+	case (c.FairnessMaxK > 0 || c.BidirMax > 0 || c.StaticSync.Graphs > 0) && c.Bytes < 1:
+		return bad("calibration.bytes", "the message size of the fairness, bidirectional and static-synchronous designs", c.Bytes)
+	}
+	for _, p := range c.PingPong.Pairs {
+		if p < 1 {
+			return bad("pingpong.pairs", "pair counts of at least 1", p)
+		}
+	}
+	for _, k := range []struct {
+		key string
+		xs  []int64
+	}{{"sweep.sizes", c.SweepSizes}, {"collectives.sizes", c.Collectives.Sizes}, {"pingpong.sizes", c.PingPong.Sizes}} {
+		if err := positive(k.key, k.xs); err != nil {
+			return err
+		}
+	}
+	for _, r := range c.Random {
+		if err := positive("random.sizes", r.Sizes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lmoNodes picks the nodes of the LMO experiments and the collective sweeps: every node, or
+// n of them taken from the racks in turn.
+func (c *Catalogue) lmoNodes(cl *cluster.Cluster) []string {
+	all := cl.Nodes()
+	if c.LMO.Nodes == 0 || c.LMO.Nodes >= len(all) {
+		out := make([]string, len(all))
+		for i, n := range all {
+			out[i] = n.Name
+		}
+		return out
+	}
+	var racks [][]string
+	for r := range cl.Racks() {
+		racks = append(racks, cl.RackNodes(r))
+	}
+	var out []string
+	for k := 0; len(out) < c.LMO.Nodes; k++ {
+		for _, r := range racks {
+			if k < len(r) && len(out) < c.LMO.Nodes {
+				out = append(out, r[k])
+			}
+		}
+	}
+	return out
+}
