@@ -33,7 +33,42 @@ type Manifest struct {
 	Sources []SourceInfo        `json:"sources"`
 	Tables  []TableInfo         `json:"tables"`
 	Synth   *SynthesisInfo      `json:"synthesis,omitempty"`
-	Notes   []string            `json:"notes,omitempty"`
+	// Measured describes how a measured dataset (commcal measure, commcal agent) was made.
+	Measured *MeasurementInfo `json:"measured,omitempty"`
+	Notes    []string         `json:"notes,omitempty"`
+}
+
+// MeasurementInfo is how a dataset was measured: the launcher, every host and its TCP
+// settings, how well the clocks agreed and how far the starts spread.
+type MeasurementInfo struct {
+	// Launcher is how the agents were started: "emulated", "slurm", "openmpi", "pmi" or "flags".
+	Launcher string         `json:"launcher"`
+	Hosts    []MeasuredHost `json:"hosts"`
+	// Socket settings of every data connection.
+	Congestion   string `json:"congestion,omitempty"`
+	SocketBuffer int    `json:"socket_buffer,omitempty"`
+	// SyncErrorS bounds the error of the clock offsets (the largest over agents and resyncs).
+	SyncErrorS float64 `json:"sync_error_s"`
+	// Start skew over every repetition: how late the last thread began after the common start.
+	Repetitions int     `json:"repetitions"`
+	SkewMedianS float64 `json:"skew_median_s"`
+	SkewP99S    float64 `json:"skew_p99_s"`
+	SkewMaxS    float64 `json:"skew_max_s"`
+	// RepetitionsFile lists every repetition with its skew (JSON, in the dataset directory).
+	RepetitionsFile string  `json:"repetitions_file,omitempty"`
+	Measurements    int     `json:"measurements"`
+	Converged       int     `json:"converged"`
+	ElapsedS        float64 `json:"elapsed_s"`
+}
+
+// MeasuredHost is one agent of a measurement.
+type MeasuredHost struct {
+	Node string `json:"node"`
+	Host string `json:"host"`
+	Rank int    `json:"rank"`
+	// OffsetS is the agent's clock offset to the coordinator's (at the last estimate).
+	OffsetS float64           `json:"offset_s"`
+	Info    map[string]string `json:"info,omitempty"`
 }
 
 // SourceInfo is one input file of a dataset.

@@ -184,28 +184,35 @@ func (cat *Catalogue) measurements(cl *cluster.Cluster) ([]measurement, error) {
 	return ms, nil
 }
 
-// transferMeasurement measures a pattern of concurrent transfers: one connection per transfer,
-// the sender writes its bytes from the common start, the receiver's last byte ends it.
-func transferMeasurement(clusterName string, p contention.Pattern) measurement {
-	prog := &Program{}
-	for i, f := range p.Flows {
+// Transfers is the program of a pattern of concurrent transfers: one connection per transfer,
+// the sender writes its bytes from the common start, the receiver's last byte ends it; times
+// gives each transfer's completion time after the common start.
+func Transfers(flows []contention.Flow) (prog *Program, times func(*Timings) []float64) {
+	prog = &Program{}
+	for i, f := range flows {
 		prog.Conns = append(prog.Conns, Conn{From: f.Src, To: f.Dst})
 		prog.Threads = append(prog.Threads,
 			Thread{Node: f.Src, Ops: []Op{{Kind: Send, Conn: i, Bytes: int64(f.Bytes)}}},
 			Thread{Node: f.Dst, Ops: []Op{{Kind: Recv, Conn: i, Bytes: int64(f.Bytes)}}})
 	}
-	times := func(t *Timings) []float64 {
-		out := make([]float64, len(p.Flows))
-		for i := range p.Flows {
+	return prog, func(t *Timings) []float64 {
+		out := make([]float64, len(flows))
+		for i := range flows {
 			out[i] = t.Ops[2*i+1][0].End
 		}
 		return out
 	}
+}
+
+// transferMeasurement measures a pattern of concurrent transfers (Transfers).
+func transferMeasurement(clusterName string, p contention.Pattern) measurement {
+	prog, times := Transfers(p.Flows)
 	return measurement{experiment: p.Experiment, id: p.ID, program: prog, measures: times,
 		rows: func(r *Results, rep int, start float64, t *Timings) {
+			ts := times(t)
 			for i, f := range p.Flows {
 				r.Transfers = append(r.Transfers, datasets.Transfer{Cluster: clusterName, Experiment: p.Experiment, PatternID: p.ID,
-					Rep: int64(rep), FlowID: int64(i), Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), TStart: start, TEnd: start + times(t)[i]})
+					Rep: int64(rep), FlowID: int64(i), Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), TStart: start, TEnd: start + ts[i]})
 			}
 		}}
 }

@@ -1,8 +1,7 @@
-// Package measure measures real TCP transfers on an emulated cluster (design §8): it builds
-// the cluster out of Linux network namespaces (one per node, one per rack switch with a
+// Package measure is the emulated deployment of the benchmark engine (design §8): it builds
+// a cluster out of Linux network namespaces (one per node, one per rack switch with a
 // bridge, one for a core router), veth links shaped in both directions by token-bucket
-// filters (with the netlink libraries, no ip or tc processes), runs the experiment catalogue
-// with the benchmark's discipline (connections opened first, a common start, the last byte
-// timestamped by the receiver, repetitions until the 95% CI is within 2% of the mean or a
-// cap), and writes an ordinary dataset. It needs root.
+// filters (with the netlink libraries, no ip or tc processes), starts one `commcal agent`
+// per node inside the node's namespace, and runs the engine's coordinator on them — the same
+// code rank 0 runs on a real cluster — to write an ordinary dataset. It needs root.
 package measure

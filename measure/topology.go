@@ -51,7 +51,8 @@ type Emulation struct {
 	Shaping Shaping
 	nodeNS  map[string]netns.NsHandle
 	nodeIP  map[string]net.IP
-	names   []string // namespaces created, for teardown
+	nsName  map[string]string // each node's namespace by name
+	names   []string          // namespaces created, for teardown
 	handles []netns.NsHandle
 	lock    *atomicio.Lock // the machine's emulation lock, held until Close
 }
@@ -160,7 +161,7 @@ func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation,
 	if err != nil {
 		return nil, err
 	}
-	em = &Emulation{ID: newRunID(), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}, lock: lock}
+	em = &Emulation{ID: newRunID(), Cluster: cl, Shaping: sh, nodeNS: map[string]netns.NsHandle{}, nodeIP: map[string]net.IP{}, nsName: map[string]string{}, lock: lock}
 	defer func() {
 		if err != nil {
 			em.Close()
@@ -183,6 +184,7 @@ func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation,
 			return nil, err
 		}
 		em.nodeNS[n.Name] = ns
+		em.nsName[n.Name] = em.names[len(em.names)-1]
 		ip := net.IPv4(10, 233, byte(i/250), byte(i%250+1))
 		em.nodeIP[n.Name] = ip
 		rate := n.NICRateBps * sh.Scale
@@ -356,25 +358,12 @@ func (e *Emulation) Offloads() string {
 	return fmt.Sprintf("GSO max %d B / %d segments, TSO max %d B, GRO max %d B, MTU %d B", a.GSOMaxSize, a.GSOMaxSegs, a.TSOMaxSize, a.GROMaxSize, a.MTU)
 }
 
-// inNS runs fn on a thread switched into ns; sockets fn creates stay in ns afterwards.
-func inNS(ns netns.NsHandle, fn func() error) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		return err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		return err
-	}
-	ferr := fn()
-	if err := netns.Set(orig); err != nil {
-		// The thread is in the wrong namespace: let the runtime discard it.
-		panic("measure: cannot return a thread to its namespace: " + err.Error())
-	}
-	return ferr
-}
+// Namespace is the name of a node's network namespace (where its agent makes its data
+// connections), and NodeIP its address there.
+func (e *Emulation) Namespace(node string) string { return e.nsName[node] }
+
+// NodeIP is a node's address in the emulation.
+func (e *Emulation) NodeIP(node string) net.IP { return e.nodeIP[node] }
 
 // Close removes every namespace of the emulation (and with them their links and qdiscs).
 func (e *Emulation) Close() error {

@@ -150,6 +150,7 @@ run directory. Every command takes --help.
 			compareCommand(),
 			simulateCommand(),
 			measureCommand(),
+			agentCommand(),
 			clusterCommand(),
 			versionCommand(),
 			completionCommand(),

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/engine"
 	"github.com/commcal/commcal/measure"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -15,31 +18,46 @@ import (
 func measureCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
 		Name:  "measure",
-		Usage: "measure real TCP transfers on an emulated cluster (needs root)",
+		Usage: "measure real TCP on an emulated cluster: the agents of a real cluster, in network namespaces (needs root)",
 		Description: `Builds the cluster out of Linux network namespaces — one per node, one per rack switch with
 a bridge, one for a core router — joined by veth pairs shaped in both directions by token
 buckets at --scale times the description's rates (0.1: 1 Gbit/s NICs become 100 Mbit/s, a
-10 Gbit/s backbone 1 Gbit/s). Then measures the experiment catalogue over real TCP:
-point-to-point sweeps (intra and inter rack), fairness A and B, bidirectional patterns on a
-NIC and on the backbone, static-synchronous graphs and random validation patterns. For every
-pattern the connections are opened first, all senders start at one instant, each receiver
-timestamps its last byte; repetitions go on until every transfer's 95% CI is within 2% of its
-mean, or the cap. Writes an ordinary dataset (transfers table and manifest, with every TCP
-setting in the manifest's notes). Namespaces are removed on exit, on error and on Ctrl-C;
-those of a crashed run are removed by the next, those of a run still going are left alone.
+10 Gbit/s backbone 1 Gbit/s). Then starts one 'commcal agent' per node inside its namespace
+and runs the coordinator a real cluster's rank 0 runs (see commcal agent): the same engine,
+the same experiments, the same dataset.
+
+The catalogue (--catalogue FILE, TOML; or the built-in one, or --quick) selects the
+experiments: point-to-point sweeps (intra and inter rack), fairness A and B, bidirectional
+patterns on a NIC and on the backbone, static-synchronous graphs, random validation patterns,
+LMO round trips and one-to-two experiments, scatter and gather sweeps, and ping-pong pairs
+across the bisection. For every measurement the connections are opened first, all threads
+start at one instant, receivers timestamp their last byte; repetitions go on until every
+measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
+the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json).
+Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
+are removed by the next, those of a run still going are left alone.
+
+A catalogue file (TOML) has one table per experiment; an experiment left out is not measured:
+   seed = 1
+   sweep = { sizes = [1024, 65536, 1048576] }
+   calibration = { bytes = 2097152 }   # fairness, bidirectional, static-synchronous
+   fairness = { max_k = 6 }
+   bidirectional = { max = 3 }
+   static_sync = { graphs = 6, max_edges = 3 }
+   random = [ { nodes = 10, d = 2, patterns = 15, sizes = [4194304] } ]
+   lmo = { bytes = 65536, nodes = 0, sequential = false }
+   collectives = { sizes = [1024, 2048, 4096, 8192] }
+   pingpong = { pairs = [1, 2, 4], sizes = [1024, 65536] }
+   repetitions = { min = 3, max = 10, ci_percent = 2, budget = "30s", timeout = "2m" }
 
 EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
+   sudo commcal measure --cluster lab.toml --catalogue nightly.toml --out measured
    sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno`,
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			clusterFlag(""),
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
-			&cli.StringFlag{Name: "congestion", Value: measure.DefaultBench.Congestion, Usage: "TCP congestion control, set per socket"},
-			&cli.IntFlag{Name: "socket-buffer", Usage: "SO_SNDBUF and SO_RCVBUF in bytes (0: kernel autotuning)"},
-			&cli.IntFlag{Name: "max-reps", Value: measure.DefaultBench.Rule.Cap, Usage: "repetition cap per pattern"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the random and static-synchronous patterns"},
-			&cli.BoolFlag{Name: "quick", Usage: "measure a few patterns of every kind only (seconds: for smoke tests)"},
-		}, outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
+		}, campaignFlags()...), outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
 				return err
@@ -51,22 +69,101 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			bench := measure.DefaultBench
-			bench.Congestion, bench.SocketBuffer, bench.Rule.Cap = c.String("congestion"), c.Int("socket-buffer"), c.Int("max-reps")
-			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"),
-				Bench: bench, Quick: c.Bool("quick"), Seed: c.Uint64("seed")})
+			camp, err := campaignFrom(c)
+			if err != nil {
+				return err
+			}
+			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Campaign: camp})
 		},
 	})
 }
 
+// campaignFlags are the flags of a measurement campaign (measure, and agent's rank 0).
+func campaignFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "catalogue", EnvVars: []string{"COMMCAL_CATALOGUE"}, Usage: "experiment catalogue (TOML; see commcal measure --help)"},
+		&cli.BoolFlag{Name: "quick", Usage: "measure a little of every experiment (seconds: for smoke tests)"},
+		&cli.StringFlag{Name: "congestion", Value: measure.DefaultSocket.Congestion, Usage: "TCP congestion control, set per socket"},
+		&cli.IntFlag{Name: "socket-buffer", Usage: "SO_SNDBUF and SO_RCVBUF in bytes (0: kernel autotuning)"},
+		&cli.IntFlag{Name: "max-reps", Usage: "repetition cap per measurement (default: the catalogue's)"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed of the random and static-synchronous patterns (default: the catalogue's)"},
+	}
+}
+
+// campaignOptions are the campaign flags.
+type campaignOptions struct {
+	CatalogueFile string
+	Quick         bool
+	Socket        engine.SocketOptions
+	MaxReps       int
+	Seed          uint64
+}
+
+func campaignFrom(c *cli.Context) (campaignOptions, error) {
+	o := campaignOptions{CatalogueFile: c.String("catalogue"), Quick: c.Bool("quick"), MaxReps: c.Int("max-reps"), Seed: c.Uint64("seed"),
+		Socket: engine.SocketOptions{Congestion: c.String("congestion"), Buffer: c.Int("socket-buffer")}}
+	if o.Quick && o.CatalogueFile != "" {
+		return o, usagef("%s: --quick and --catalogue are exclusive", c.Command.Name)
+	}
+	if o.Socket.Buffer < 0 || c.Int("max-reps") < 0 {
+		return o, usagef("%s: --socket-buffer and --max-reps cannot be negative", c.Command.Name)
+	}
+	return o, nil
+}
+
+// catalogue is the campaign's catalogue with the flags applied.
+func (o campaignOptions) catalogue() (engine.Catalogue, error) {
+	cat := engine.DefaultCatalogue
+	switch {
+	case o.Quick:
+		cat = engine.QuickCatalogue
+	case o.CatalogueFile != "":
+		c, err := engine.ReadCatalogue(o.CatalogueFile)
+		if err != nil {
+			return cat, err
+		}
+		cat = *c
+	}
+	if o.MaxReps > 0 {
+		if o.MaxReps < cat.Reps.Min {
+			return cat, usagef("--max-reps %d is below the catalogue's minimum of %d repetitions", o.MaxReps, cat.Reps.Min)
+		}
+		cat.Reps.Max = o.MaxReps
+	}
+	if o.Seed != 0 {
+		cat.Seed = o.Seed
+	}
+	return cat, nil
+}
+
+// campaignProgress is a campaign's progress: a bar on a terminal, a log record per
+// measurement elsewhere; clear removes the bar.
+func (e env) campaignProgress() (progress func(done, total int, left time.Duration), clear func()) {
+	if !e.terminal {
+		return func(done, total int, left time.Duration) {
+			e.log.Info("progress", "measurements", done, "of", total, "left", left.Round(time.Second).String())
+		}, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int, left time.Duration) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr),
+					progressbar.OptionSetDescription("measurements"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
+			}
+			bar.Set(done)
+		}, func() {
+			if bar != nil {
+				bar.Clear()
+			}
+		}
+}
+
 // measureOptions are measure's flags.
 type measureOptions struct {
-	Cluster string
-	Output  outputOptions
-	Scale   float64 // emulated rate as a fraction of the nominal rates
-	Bench   measure.BenchOptions
-	Quick   bool // the quick catalogue
-	Seed    uint64
+	Cluster  string
+	Output   outputOptions
+	Scale    float64 // emulated rate as a fraction of the nominal rates
+	Campaign campaignOptions
 }
 
 // runMeasure builds the emulated cluster, measures the catalogue on it and writes the dataset.
@@ -75,39 +172,25 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	if err != nil {
 		return err
 	}
+	cat, err := o.Campaign.catalogue()
+	if err != nil {
+		return err
+	}
 	if err := measure.Available(); err != nil {
 		return err
 	}
-	out, err := o.Output.claim(ctx, keepOutput, o.Cluster)
+	out, err := o.Output.claim(ctx, keepOutput, o.Cluster, o.Campaign.CatalogueFile)
 	if err != nil {
 		return err
 	}
 	defer out.Release()
-	cat := measure.DefaultCatalogue
-	if o.Quick {
-		cat = measure.QuickCatalogue
-	}
-	cat.Seed = o.Seed
 	sh := measure.DefaultShaping
 	sh.Scale = o.Scale
-	var bar *progressbar.ProgressBar
-	prog := func(done, total int, left time.Duration) {
-		e.log.Info("progress", "patterns", done, "of", total, "left", left.Round(time.Second).String())
-	}
-	if e.terminal {
-		prog = func(done, total int, left time.Duration) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr),
-					progressbar.OptionSetDescription("patterns"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
-			}
-			bar.Set(done)
-		}
-	}
-	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Bench: o.Bench, Catalogue: cat,
+	prog, clear := e.campaignProgress()
+	defer clear()
+	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Socket: o.Campaign.Socket, Catalogue: cat,
 		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog})
-	if bar != nil {
-		bar.Clear()
-	}
+	clear()
 	if err != nil {
 		return err
 	}
@@ -117,5 +200,17 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	for _, n := range m.Notes {
 		fmt.Fprintf(e.stdout, "  %s\n", n)
 	}
+	printMeasured(e.stdout, m.Measured)
 	return nil
+}
+
+// printMeasured says how a measurement went: its agents, the clock agreement and the skew.
+func printMeasured(w io.Writer, mi *datasets.MeasurementInfo) {
+	if mi == nil {
+		return
+	}
+	fmt.Fprintf(w, "  measured by %d agents (%s): %d measurements, %d converged, %d repetitions in %.0f s\n",
+		len(mi.Hosts), mi.Launcher, mi.Measurements, mi.Converged, mi.Repetitions, mi.ElapsedS)
+	fmt.Fprintf(w, "  clock-sync error ≤ %.0f µs; start skew median %.0f µs, 99th percentile %.0f µs, largest %.0f µs\n",
+		1e6*mi.SyncErrorS, 1e6*mi.SkewMedianS, 1e6*mi.SkewP99S, 1e6*mi.SkewMaxS)
 }

@@ -23,7 +23,11 @@ const markerText = "This directory was written by commcal; commcal may replace i
 const tmpInfix = ".tmp-"
 
 // WriteFile writes data to path through a synced temporary file in the same directory.
-func WriteFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error { return WriteFileMode(path, data, 0o644) }
+
+// WriteFileMode is WriteFile with the file's permissions (0600 for a secret): the temporary
+// file is created 0600, so the data is never readable by others on the way.
+func WriteFileMode(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tmpInfix)
 	if err != nil {
@@ -38,7 +42,7 @@ func WriteFile(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
