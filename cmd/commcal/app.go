@@ -151,6 +151,7 @@ run directory. Every command takes --help.
 			simulateCommand(),
 			measureCommand(),
 			clusterCommand(),
+			exportCommand(),
 			versionCommand(),
 			completionCommand(),
 		},
