@@ -152,6 +152,7 @@ run directory. Every command takes --help.
 			measureCommand(),
 			agentCommand(),
 			clusterCommand(),
+			exportCommand(),
 			versionCommand(),
 			completionCommand(),
 		},
