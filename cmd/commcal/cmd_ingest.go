@@ -90,11 +90,29 @@ func printManifest(w io.Writer, dir string, m *datasets.Manifest) error {
 	fmt.Fprintf(w, "dataset %s (cluster %s)\n\n", dir, m.Cluster.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tformat\ttable\trows")
+	var notes []string
 	for _, s := range m.Sources {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Path, s.Format, s.Table, s.Rows)
+		table := s.Table
+		if table == "" {
+			table = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Path, s.Format, table, s.Rows)
+		for _, n := range s.Notes {
+			notes = append(notes, s.Path+": "+n)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "notes:")
+		for _, n := range notes {
+			fmt.Fprintln(w, "  "+n)
+		}
+		if len(m.HockneyBreaks) > 0 {
+			fmt.Fprintf(w, "  Hockney breaks from the breakpoints file: %v B\n", m.HockneyBreaks)
+		}
+		fmt.Fprintln(w)
+	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tfile\trows")
 	for _, t := range m.Tables {
