@@ -343,7 +343,8 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 		return FormatIperf3, nil
 	case simgridKind(path, head) != "":
 		return FormatSimGrid, nil
-	case bytes.IndexByte(head, 0) >= 0:
+	case bytes.IndexByte(head[:min(len(head), 64)], 0) >= 0:
+		// A NUL further on is a bad value of a text file, which its reader names.
 		return "", inputErr(Location{File: path}, "", ErrUnknownFormat,
 			"binary content that is not Parquet; give --format")
 	}
