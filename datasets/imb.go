@@ -136,10 +136,8 @@ func readIMB(r *textReader, lines []textLine) (*textOut, error) {
 			return nil, err
 		}
 		secs := us * 1e-6
-		if src == "" {
-			if src, dst, err = r.nodes("an IMB "+b.name, nil); err != nil {
-				return nil, err
-			}
+		if src, dst, err = r.nodes("an IMB "+b.name, nil); err != nil {
+			return nil, err
 		}
 		switch kind {
 		case "scatter", "gather":

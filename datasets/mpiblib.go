@@ -129,10 +129,8 @@ func readMPIBlib(r *textReader, lines []textLine) (*textOut, error) {
 			if size == 0 {
 				continue
 			}
-			if src == "" {
-				if src, dst, err = r.nodes("an MPIBlib p2p", hosts); err != nil {
-					return nil, err
-				}
+			if src, dst, err = r.nodes("an MPIBlib p2p", hosts); err != nil {
+				return nil, err
 			}
 			r.sweep(o, l.n, src, dst, size, t/2)
 		default:

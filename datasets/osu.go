@@ -146,10 +146,8 @@ func readOSU(r *textReader, lines []textLine) (*textOut, error) {
 			zeros++
 			continue
 		}
-		if src == "" {
-			if src, dst, err = r.nodes("an OSU "+kind, nil); err != nil {
-				return nil, err
-			}
+		if src, dst, err = r.nodes("an OSU "+kind, nil); err != nil {
+			return nil, err
 		}
 		if perWay > 0 {
 			r.bidir(o, l.n, src, dst, size, perWay, secs)

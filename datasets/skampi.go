@@ -85,10 +85,8 @@ func readSKaMPI(r *textReader, lines []textLine) (*textOut, error) {
 			zeros++
 			continue
 		}
-		if src == "" {
-			if src, dst, err = r.nodes("a SKaMPI "+block, nil); err != nil {
-				return nil, err
-			}
+		if src, dst, err = r.nodes("a SKaMPI "+block, nil); err != nil {
+			return nil, err
 		}
 		if !slices.Contains(used, block) {
 			used = append(used, block)

@@ -67,6 +67,8 @@ type textReader struct {
 	path     string
 	src, dst string
 	cl       *cluster.Cluster
+	// from and to are the nodes settled by the first call of nodes.
+	from, to string
 }
 
 func (r *textReader) at(line int64) Location { return Location{File: r.path, Line: line} }
@@ -77,13 +79,18 @@ func (r *textReader) errAt(line int64, column string, kind ErrKind, format strin
 }
 
 // nodes returns the sender (rank 0) and receiver (rank 1) nodes: the flags, or hosts the file
-// names when both are nodes of the cluster (named may be nil).
+// names when both are nodes of the cluster (named may be nil). The first answer holds for the
+// whole file.
 func (r *textReader) nodes(tool string, named []string) (string, string, error) {
-	if r.src != "" && r.dst != "" {
-		return r.src, r.dst, nil
+	switch {
+	case r.from != "":
+	case r.src != "" && r.dst != "":
+		r.from, r.to = r.src, r.dst
+	case len(named) >= 2 && r.src == "" && r.dst == "" && named[0] != named[1] && r.hasNode(named[0]) && r.hasNode(named[1]):
+		r.from, r.to = named[0], named[1]
 	}
-	if len(named) >= 2 && r.src == "" && r.dst == "" && named[0] != named[1] && r.hasNode(named[0]) && r.hasNode(named[1]) {
-		return named[0], named[1], nil
+	if r.from != "" {
+		return r.from, r.to, nil
 	}
 	what := "does not name its nodes"
 	if len(named) >= 2 {
