@@ -19,6 +19,11 @@ func ReadBreakpoints(path string) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseBreakpoints(path, data)
+}
+
+// parseBreakpoints reads a breakpoints file's content; path names it in errors.
+func parseBreakpoints(path string, data []byte) ([]float64, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true

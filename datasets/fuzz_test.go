@@ -162,3 +162,45 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// fuzzText fuzzes one text adapter from the outputs written for its tests.
+func fuzzText(f *testing.F, format string, src Source, seeds ...string) {
+	for _, name := range seeds {
+		data, err := os.ReadFile(filepath.Join("testdata", "benchmarks", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src.Format = format
+		fuzzIngest(t, "out.txt", data, src)
+	})
+}
+
+func FuzzIngestOSU(f *testing.F) {
+	fuzzText(f, FormatOSU, Source{Src: "X1", Dst: "Y1"}, "osu5_latency.txt", "osu7_latency_full.txt", "osu7_latency_z.txt", "osu7_bibw.txt", "osu7_mbw_mr_1pair.txt")
+}
+
+func FuzzIngestIMB(f *testing.F) {
+	fuzzText(f, FormatIMB, Source{Src: "X1", Dst: "Y1"}, "imb_sections.txt")
+}
+
+func FuzzIngestSKaMPI(f *testing.F) {
+	fuzzText(f, FormatSKaMPI, Source{Src: "X1", Dst: "Y1"}, "skampi_two_blocks.ski")
+}
+
+func FuzzIngestNetPIPE(f *testing.F) {
+	fuzzText(f, FormatNetPIPE, Source{}, "netpipe_np.out", "netpipe_named.stdout")
+}
+
+func FuzzIngestMPIBlib(f *testing.F) {
+	fuzzText(f, FormatMPIBlib, Source{Src: "X1", Dst: "Y1"}, "mpiblib_p2p.out", "mpiblib_scatter.out")
+}
+
+// FuzzIngestSimGridCalibration: the calibration's other files (single-call timings, lists of
+// sizes, breakpoints), each alone: refused or read, never a panic.
+func FuzzIngestSimGridCalibration(f *testing.F) {
+	fuzzText(f, FormatSimGrid, Source{Src: "X1", Dst: "Y1"}, "sgcal/lab_Recv.csv", "sgcal/lab_Wtime.csv", "sgcal/lab_breakpoints")
+	f.Add([]byte("Recv, 26231\nPingPong, 7930\n"))
+}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,10 +30,25 @@ const (
 	FormatCSV     = "csv"
 	FormatIperf3  = "iperf3"
 	FormatSimGrid = "simgrid"
+	FormatOSU     = "osu"
+	FormatIMB     = "imb"
+	FormatSKaMPI  = "skampi"
+	FormatNetPIPE = "netpipe"
+	FormatMPIBlib = "mpiblib"
 )
 
 // Formats lists the source formats ingest understands (FormatAuto guesses among them).
-var Formats = []string{FormatAuto, FormatParquet, FormatCSV, FormatIperf3, FormatSimGrid}
+var Formats = []string{FormatAuto, FormatParquet, FormatCSV, FormatIperf3, FormatSimGrid,
+	FormatOSU, FormatIMB, FormatSKaMPI, FormatNetPIPE, FormatMPIBlib}
+
+// textReaders are the adapters of the MPI benchmarks' text outputs (see text.go).
+var textReaders = map[string]func(*textReader, []textLine) (*textOut, error){
+	FormatOSU:     readOSU,
+	FormatIMB:     readIMB,
+	FormatSKaMPI:  readSKaMPI,
+	FormatNetPIPE: readNetPIPE,
+	FormatMPIBlib: readMPIBlib,
+}
 
 // Source is one input file and how to read it.
 type Source struct {
@@ -122,6 +138,13 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 		opts.Logger.Debug("ingested", "source", src.Path, "format", info.Format, "table", info.Table, "rows", info.Rows)
 		m.Sources = append(m.Sources, info)
 	}
+	if ing.total == 0 && len(ing.aux) > 0 {
+		// Only files that hold no transfer time (SimGrid's single-call timings, breakpoints):
+		// refuse the first with what it is.
+		w.Abort()
+		return nil, ing.aux[0]
+	}
+	m.HockneyBreaks = ing.breaks
 	if err := w.Commit(m); err != nil {
 		return nil, err
 	}
@@ -133,7 +156,12 @@ type ingester struct {
 	opts  IngestOptions
 	w     *DirWriter
 	total int64
-	reps  map[string]int64 // iperf3 repetitions per pattern
+	reps  map[string]int64 // repetitions per pattern (iperf3, text adapters)
+	// aux are the refusals of sources that hold no transfer time, in source order: the first
+	// is the error when no source has rows.
+	aux []*InputError
+	// breaks are the protocol thresholds of a SimGrid breakpoints file.
+	breaks []float64
 }
 
 // emit checks and writes one batch of built rows.
@@ -198,17 +226,67 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 	case FormatCSV:
 		t, info.Rows, err = ing.csv(src, rs, idx)
 	case FormatSimGrid:
+		head := make([]byte, 256)
+		n, _ := io.ReadFull(rs, head)
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return info, fmt.Errorf("datasets: %s: %w", src.Path, err)
+		}
+		if kind := simgridKind(src.Path, head[:n]); kind != "pingpong" && kind != "" {
+			err = ing.textSource(src, rs, idx, kind, &info)
+			break
+		}
 		t, info.Rows, err = ing.simgrid(src, rs, idx)
 	case FormatIperf3:
 		t, info.Rows, err = ing.iperf3(src, rs, idx)
 	default:
-		return info, fmt.Errorf("datasets: %s: unknown format %q (want one of %s)", src.Path, info.Format, list(Formats))
+		if textReaders[info.Format] == nil {
+			return info, fmt.Errorf("datasets: %s: unknown format %q (want one of %s)", src.Path, info.Format, list(Formats))
+		}
+		err = ing.textSource(src, rs, idx, "", &info)
 	}
 	if err != nil {
 		return info, err
 	}
-	info.Table = t.Name
+	if t != nil {
+		info.Table = t.Name
+	}
 	return info, nil
+}
+
+// textSource reads a benchmark's text output (simgridKind set: a SimGrid calibration file
+// that holds no transfer time) and writes its rows; info gets the tables, rows and notes.
+func (ing *ingester) textSource(src Source, r io.Reader, idx int32, simgridKind string, info *SourceInfo) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("datasets: %s: %w", src.Path, err)
+	}
+	tr := &textReader{path: src.Path, src: src.Src, dst: src.Dst, cl: ing.opts.Cluster}
+	var o *textOut
+	if simgridKind != "" {
+		o, err = readSimGridAux(tr, simgridKind, data)
+	} else {
+		var lines []textLine
+		if lines, err = splitLines(src.Path, data); err == nil {
+			o, err = textReaders[info.Format](tr, lines)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if o.aux != nil {
+		ing.aux = append(ing.aux, o.aux)
+	}
+	if o.breaks != nil {
+		if ing.breaks != nil && !slices.Equal(ing.breaks, o.breaks) {
+			return inputErr(Location{File: src.Path}, "", ErrCorrupt, "a second breakpoints file with other sizes (%s B, the first had %s B)",
+				list(formatSizes(o.breaks)), list(formatSizes(ing.breaks)))
+		}
+		ing.breaks = o.breaks
+	}
+	info.Notes = o.notes
+	tables, rows, err := ing.text(src, o, idx)
+	info.Table, info.Rows = strings.Join(tables, ","), rows
+	return err
 }
 
 // readSeekerAt is what the Parquet reader needs; files and embedded files provide it.
@@ -241,7 +319,9 @@ func rewind(f fs.File, src Source) (readSeekerAt, error) {
 }
 
 // detectFormat decides from the extension, then from the first bytes: Parquet's magic
-// number, a JSON object (iperf3), a SimGrid "MPI_" operation, or else a CSV with a header.
+// number, a JSON object (iperf3), a SimGrid calibration file (an "MPI_" operation, a
+// breakpoints file, a list of sizes), the text output of OSU, IMB, SKaMPI, MPIBlib or NetPIPE
+// (told by their title and header lines), or else a CSV with a header.
 func detectFormat(path string, rs readSeekerAt) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
@@ -249,7 +329,7 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 	case ".json":
 		return FormatIperf3, nil
 	}
-	head := make([]byte, 64)
+	head := make([]byte, 8192)
 	n, _ := io.ReadFull(rs, head)
 	head = head[:n]
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
@@ -261,11 +341,26 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 		return FormatParquet, nil
 	case bytes.HasPrefix(trimmed, []byte("{")):
 		return FormatIperf3, nil
-	case bytes.HasPrefix(trimmed, []byte("MPI_")):
+	case simgridKind(path, head) != "":
 		return FormatSimGrid, nil
-	case bytes.IndexByte(head, 0) >= 0:
+	case bytes.IndexByte(head[:min(len(head), 64)], 0) >= 0:
+		// A NUL further on is a bad value of a text file, which its reader names.
 		return "", inputErr(Location{File: path}, "", ErrUnknownFormat,
 			"binary content that is not Parquet; give --format")
+	}
+	text := string(head)
+	switch {
+	case looksOSU(text):
+		return FormatOSU, nil
+	case looksIMB(text):
+		return FormatIMB, nil
+	case looksSKaMPI(text):
+		return FormatSKaMPI, nil
+	case looksMPIBlib(text):
+		return FormatMPIBlib, nil
+	}
+	if lines, err := splitLines(path, head); err == nil && looksNetPIPE(lines) {
+		return FormatNetPIPE, nil
 	}
 	return FormatCSV, nil
 }

@@ -136,7 +136,7 @@ func (ing *ingester) iperf3(src Source, r io.Reader, idx int32) (*Table, int64, 
 // iperf3Run reads the transfers of one run; loc locates the run's document.
 func (ing *ingester) iperf3Run(src Source, res *iperf3Result, loc Location) ([]iperf3Transfer, error) {
 	if res.Error != "" {
-		return nil, inputErr(loc, "", ErrToolFailure, "iperf3 reported: %s", res.Error)
+		return nil, inputErr(loc, "", ErrToolFailure, "iperf3 reported: %s: this run measured nothing; re-run it", res.Error)
 	}
 	if res.Start == nil || res.End == nil {
 		return nil, inputErr(loc, "", ErrMissingColumn, "no start or end section; is this `iperf3 --json` output?")
@@ -146,9 +146,11 @@ func (ing *ingester) iperf3Run(src Source, res *iperf3Result, loc Location) ([]i
 	var client bool
 	switch {
 	case st.Protocol != "TCP":
-		return nil, inputErr(loc, "start.test_start.protocol", ErrUnsupported, "protocol %q, want TCP", st.Protocol)
+		return nil, inputErr(loc, "start.test_start.protocol", ErrUnsupported,
+			"an iperf3 %s test (-u): it sends at a set rate (-b) and reports loss and jitter, not the time a transfer of known size takes; measure TCP transfers with -n SIZE", st.Protocol)
 	case st.NumStreams != 1:
-		return nil, inputErr(loc, "start.test_start.num_streams", ErrUnsupported, "%d parallel streams, want 1 (one run is one transfer per direction)", st.NumStreams)
+		return nil, inputErr(loc, "start.test_start.num_streams", ErrUnsupported,
+			"an iperf3 run of %d parallel streams (-P): their sum is not one transfer's time; measure one stream per run (-P 1), or give the streams as concurrent transfers in a CSV", st.NumStreams)
 	case st.Bytes <= 0 && st.Blocks <= 0:
 		return nil, inputErr(loc, "start.test_start.bytes", ErrUnsupported, "a time-limited run (-t) has no transfer size; measure with -n or -k")
 	case bidir && st.Reverse != 0:

@@ -36,6 +36,10 @@ type Manifest struct {
 	// Measured describes how a measured dataset (commcal measure, commcal agent) was made.
 	Measured *MeasurementInfo `json:"measured,omitempty"`
 	Notes    []string         `json:"notes,omitempty"`
+	// HockneyBreaks are the message sizes (B) at which the MPI stack changes protocol, from a
+	// SimGrid breakpoints file among the sources; estimate starts Hockney's segments there
+	// unless told otherwise.
+	HockneyBreaks []float64 `json:"hockney_breaks_bytes,omitempty"`
 }
 
 // MeasurementInfo is how a dataset was measured: the launcher, every host and its TCP
@@ -75,12 +79,17 @@ type MeasuredHost struct {
 type SourceInfo struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	// Table names the table the rows went to; several, comma-separated, for a benchmark
+	// output of several blocks; empty for a file of no rows (a note says what it holds).
 	Table  string `json:"table"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
 	Rows   int64  `json:"rows"`
 	// Provenance says where outside data came from (licence, origin), when known.
 	Provenance string `json:"provenance,omitempty"`
+	// Notes say how a benchmark's output became rows: one-way or round trip, units, what a
+	// row is an average of, what was left out.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // TableInfo is one table file of a dataset.

@@ -120,6 +120,9 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	in.HockneyBreaks = opts.HockneyBreaks
+	if in.HockneyBreaks == nil {
+		in.HockneyBreaks = ds.Manifest.HockneyBreaks // a SimGrid breakpoints file among the inputs
+	}
 	s, err := Summarize(ds, in, opts.Rule)
 	if err != nil {
 		return nil, err

@@ -211,6 +211,9 @@ func startDatasetJob(ctx context.Context, dataset string, noVerify bool, breaks 
 	if err == nil {
 		var in estimate.Inputs
 		if in, err = pipeline.LoadTables(ctx, ds); err == nil {
+			if breaks == nil {
+				breaks = ds.Manifest.HockneyBreaks // a SimGrid breakpoints file ingested with the data
+			}
 			in.HockneyBreaks = breaks
 			return &datasetJob{params: params, out: out, ds: ds, in: in}, nil
 		}

@@ -24,9 +24,26 @@ description, and writes a dataset directory: one Parquet file per table and mani
 Inputs (the format is told from the extension, then the content; --format forces it):
    Parquet          a file whose columns are those of one table (any order, extra ignored)
    CSV              the same with a header line
-   iperf3 --json    one client run is one transfer; a directory of runs is a sweep
-   SimGrid CSV      headerless operation,size,start,duration ping-pong rows (--src, --dst)
+   iperf3 --json    one client run is one transfer; a directory of runs over sizes is a sweep
+   simgrid          the calibration program's output directory: *_PingPong.csv ping-pongs
+                    become round trips; Recv, Isend, Test, Iprobe, Wtime timings and the
+                    sizes list are noted in the manifest; *_breakpoints become the Hockney
+                    breaks estimate uses
+   osu              osu_latency, osu_multi_lat (one-way latency), osu_bw (bytes/bandwidth),
+                    osu_mbw_mr with one pair: p2p_sweep transfers; osu_bibw: bidir_nic
+   imb              IMB-MPI1 PingPong: p2p_sweep (t = half the round trip); PingPing,
+                    Sendrecv, Exchange on 2 processes: bidir_nic; Scatter, Gather: collectives
+   skampi           Pingpong_* results: half the round trip, p2p_sweep
+   netpipe          np.out (bytes Mbps seconds) or NetPIPE's stdout: p2p_sweep
+   mpiblib          MPIBlib p2p (half of T, p2p_sweep) and scatter/gather (collectives)
    dataset dir      a commcal dataset directory: its tables are read again
+
+The MPI benchmarks' outputs do not name hosts: --src is the node of rank 0 (it sends
+first), --dst that of rank 1. Times in µs become seconds; MB/s are 10^6 B/s (OSU, IMB
+2021). A row the tool averaged is one row (repetition 0; a second run of the same sizes
+gives repetition 1); the manifest's notes say what each row is an average of. 0-byte
+rows are left out of transfers. A file that holds no transfer time (iperf3 UDP, a failed
+run, a SimGrid timing of single calls alone) is refused with what it is.
 
 A bad row stops the ingest with its file, row, line and column; nothing is written.
 The output appears only when complete. SOURCE_DATE_EPOCH pins the manifest's time.
@@ -34,7 +51,10 @@ The output appears only when complete. SOURCE_DATE_EPOCH pins the manifest's tim
 EXAMPLES:
    commcal ingest --cluster cluster.toml --out ds logs/transfers.csv logs/roundtrips.parquet
    commcal ingest --cluster graphene --src graphene-1 --dst graphene-2 --out ds graphene_eth_PingPong.csv
-   commcal ingest --cluster lab.toml --experiment p2p_sweep --out ds iperf-runs/`,
+   commcal ingest --cluster lab.toml --experiment p2p_sweep --out ds iperf-runs/
+   commcal ingest --cluster lab.toml --src a --dst b --out ds osu_latency.txt
+   commcal ingest --cluster lab.toml --src a --dst b --out ds IMB-MPI1.out
+   commcal ingest --cluster lab.toml --src a --dst b --out ds calibration-output/`,
 		Flags: append(append(sourceFlags(), outFlags("COMMCAL_INGEST_OUT", "", "dataset directory to write")...),
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),
@@ -90,11 +110,29 @@ func printManifest(w io.Writer, dir string, m *datasets.Manifest) error {
 	fmt.Fprintf(w, "dataset %s (cluster %s)\n\n", dir, m.Cluster.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tformat\ttable\trows")
+	var notes []string
 	for _, s := range m.Sources {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Path, s.Format, s.Table, s.Rows)
+		table := s.Table
+		if table == "" {
+			table = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Path, s.Format, table, s.Rows)
+		for _, n := range s.Notes {
+			notes = append(notes, s.Path+": "+n)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "notes:")
+		for _, n := range notes {
+			fmt.Fprintln(w, "  "+n)
+		}
+		if len(m.HockneyBreaks) > 0 {
+			fmt.Fprintf(w, "  Hockney breaks from the breakpoints file: %v B\n", m.HockneyBreaks)
+		}
+		fmt.Fprintln(w)
+	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tfile\trows")
 	for _, t := range m.Tables {

@@ -266,8 +266,8 @@ func sourceFlags() []cli.Flag {
 			Usage: "input format: " + strings.Join(datasets.Formats, ", ")},
 		&cli.StringFlag{Name: "table", Usage: "table of CSV/Parquet inputs (default: inferred from the columns): " +
 			strings.Join(datasets.TableNames(), ", ")},
-		&cli.StringFlag{Name: "src", Usage: "sending node of SimGrid ping-pong and iperf3 inputs (iperf3 default: by address)"},
-		&cli.StringFlag{Name: "dst", Usage: "receiving node of SimGrid ping-pong and iperf3 inputs"},
+		&cli.StringFlag{Name: "src", Usage: "node of rank 0 (the sender) of MPI benchmark and SimGrid outputs, sending node of iperf3 runs (iperf3 default: by address)"},
+		&cli.StringFlag{Name: "dst", Usage: "node of rank 1 (the receiver) of MPI benchmark and SimGrid outputs, receiving node of iperf3 runs"},
 		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
 		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
 	}

@@ -1,0 +1,355 @@
+package datasets
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+// benchIngest ingests testdata/benchmarks files (as given, detected by content) into a fresh
+// dataset of the ccpe-testbed cluster and returns its manifest and tables.
+func benchIngest(t *testing.T, src Source, files ...string) (*Manifest, []Transfer, []Collective, []RoundTrip, error) {
+	t.Helper()
+	cl := testCluster(t, "ccpe-testbed")
+	var srcs []Source
+	for _, f := range files {
+		s := src
+		s.Path = filepath.Join("testdata", "benchmarks", f)
+		srcs = append(srcs, s)
+	}
+	if st, err := os.Stat(srcs[0].Path); err == nil && st.IsDir() {
+		var err error
+		if srcs, err = ExpandSources([]string{srcs[0].Path}, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime, BatchRows: 2})
+	if err != nil {
+		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+			t.Fatalf("output left after error %v", err)
+		}
+		return nil, nil, nil, nil, err
+	}
+	ds, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err1 := ReadAll[Transfer](context.Background(), ds, TransfersTable)
+	co, err2 := ReadAll[Collective](context.Background(), ds, CollectivesTable)
+	rt, err3 := ReadAll[RoundTrip](context.Background(), ds, RoundTripsTable)
+	for _, err := range []error{err1, err2, err3} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, tr, co, rt, nil
+}
+
+// sweepPoint is what a p2p_sweep or bidirectional row must be.
+type sweepPoint struct {
+	bytes   int64
+	seconds float64
+}
+
+// checkSweep compares a dataset's transfers with the points expected, in order, each with
+// flows flows (1 for p2p_sweep). Times are compared to 1e-12 relative: they are the file's
+// decimal figures times a power of ten, or divided by a rate, in float64.
+func checkSweep(t *testing.T, got []Transfer, exp string, flows int, want []sweepPoint) {
+	t.Helper()
+	if len(got) != flows*len(want) {
+		t.Fatalf("%d transfers, want %d: %+v", len(got), flows*len(want), got)
+	}
+	for i, tr := range got {
+		w := want[i/flows]
+		if tr.Experiment != exp || tr.Bytes != w.bytes || tr.TStart != 0 || !scalar.EqualWithinAbsOrRel(tr.TEnd, w.seconds, 0, 1e-12) {
+			t.Errorf("row %d: %+v, want %s of %d B taking %g s", i, tr, exp, w.bytes, w.seconds)
+		}
+	}
+}
+
+func hasNote(m *Manifest, sub string) bool {
+	for _, s := range m.Sources {
+		for _, n := range s.Notes {
+			if strings.Contains(n, sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var x1y1 = Source{Src: "X1", Dst: "Y1"}
+
+// Each adapter on outputs written from the tools' documented formats: the rows, their units
+// (µs to s, MB/s as 10⁶ B/s, half round trips), formats told by content, and the notes.
+func TestBenchmarkOutputs(t *testing.T) {
+	t.Run("osu5 latency", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "osu5_latency.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The 0-byte row is left out; µs become seconds; one-way times as printed.
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 1e-6}, {2, 1.02e-6}, {1024, 2.5e-6}, {65536, 30e-6}})
+		if m.Sources[0].Format != FormatOSU || m.Sources[0].Table != "transfers" || !hasNote(m, "0-byte row is left out") {
+			t.Errorf("source %+v", m.Sources[0])
+		}
+		if tr[0].Src != "X1" || tr[0].Dst != "Y1" || tr[0].PatternID != "X1>Y1:1" || tr[0].Rep != 0 {
+			t.Errorf("first row %+v", tr[0])
+		}
+	})
+	t.Run("osu7 latency full format", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "osu7_latency_full.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 2e-6}, {4096, 6e-6}, {1048576, 110e-6}})
+		if !hasNote(m, "over 100–1000 iterations") {
+			t.Errorf("notes %q do not give the iterations", m.Sources[0].Notes)
+		}
+	})
+	t.Run("osu7 latency percentiles and validation", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "osu7_latency_z.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 2e-6}, {4096, 6e-6}, {1048576, 110e-6}})
+		if !hasNote(m, "percentile columns") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("osu multi_lat 7.1", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "osu71_multi_lat.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 4e-6}, {2, 4.1e-6}, {4096, 12e-6}})
+		if !hasNote(m, "every pair that ran") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("osu bibw", func(t *testing.T) {
+		_, tr, _, _, err := benchIngest(t, x1y1, "osu7_bibw.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each direction: 2·bytes / (MB/s · 10⁶). X1 and Y1 are in different racks.
+		checkSweep(t, tr, "bidir_backbone", 2, []sweepPoint{{1, 2 / 2e6}, {1024, 2048 / 1000e6}, {1048576, 2 * 1048576 / 20000e6}})
+		if tr[0].Src != "X1" || tr[1].Src != "Y1" || tr[1].FlowID != 1 || tr[0].PatternID != "X1<>Y1:1" {
+			t.Errorf("flows %+v %+v", tr[0], tr[1])
+		}
+	})
+	t.Run("osu mbw_mr one pair", func(t *testing.T) {
+		_, tr, _, _, err := benchIngest(t, x1y1, "osu7_mbw_mr_1pair.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 1 / 2e6}, {1024, 1024 / 1024e6}, {4194304, 4194304 / 10000e6}})
+	})
+	t.Run("imb sections", func(t *testing.T) {
+		m, tr, co, _, err := benchIngest(t, x1y1, "imb_sections.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// PingPong (0 B left out), then PingPing: one flow each way of t[usec].
+		checkSweep(t, tr[:3], "p2p_sweep", 1, []sweepPoint{{1, 1.6e-6}, {4096, 4e-6}, {1048576, 200e-6}})
+		checkSweep(t, tr[3:], "bidir_backbone", 2, []sweepPoint{{1, 1.9e-6}, {1048576, 300e-6}})
+		// Scatter at 2 and 4 processes and Gather at 4: t_max, root --src, bytes per process.
+		want := []Collective{{Op: "scatter", Procs: 2, Bytes: 0, Seconds: 0.7e-6}, {Op: "scatter", Procs: 2, Bytes: 1024, Seconds: 4e-6},
+			{Op: "scatter", Procs: 4, Bytes: 0, Seconds: 1e-6}, {Op: "scatter", Procs: 4, Bytes: 1024, Seconds: 8e-6},
+			{Op: "gather", Procs: 4, Bytes: 1024, Seconds: 9e-6}}
+		if len(co) != len(want) {
+			t.Fatalf("collectives %+v", co)
+		}
+		for i, c := range co {
+			w := want[i]
+			if c.Op != w.Op || c.Procs != w.Procs || c.Bytes != w.Bytes || c.Root != "X1" || !scalar.EqualWithinAbsOrRel(c.Seconds, w.Seconds, 0, 1e-12) {
+				t.Errorf("collective %d: %+v, want %+v", i, c, w)
+			}
+		}
+		if s := m.Sources[0]; s.Table != "transfers,collectives" || s.Rows != int64(len(tr)+len(co)) {
+			t.Errorf("source %+v", s)
+		}
+		if !hasNote(m, "Sendrecv on 4 processes, Exchange on 4 processes, Alltoall on 4 processes") || !hasNote(m, "IMB-MPI1 2019") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("imb twice: repetitions", func(t *testing.T) {
+		// The same output twice is two runs: its rows again, as repetition 1.
+		_, tr, co, _, err := benchIngest(t, x1y1, "imb_sections.txt", "imb_sections.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(tr) / 2
+		if tr[0].Rep != 0 || tr[n].Rep != 1 || tr[n].PatternID != tr[0].PatternID || co[len(co)/2].Rep != 1 {
+			t.Errorf("repetitions %+v %+v", tr[0], tr[n])
+		}
+	})
+	t.Run("skampi", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "skampi_two_blocks.ski")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Half the round trip; bytes from the second value; the size measured twice is
+		// repetitions 0 and 1.
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{4, 50e-6}, {1024, 100e-6}, {1024, 101e-6}, {1048576, 9000e-6}})
+		if tr[1].Rep != 0 || tr[2].Rep != 1 {
+			t.Errorf("repetitions %d %d", tr[1].Rep, tr[2].Rep)
+		}
+		if !hasNote(m, "left out, no table holds them: MPI_Bcast") || !hasNote(m, "SKaMPI 5.0.4") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("netpipe output file", func(t *testing.T) {
+		_, tr, _, _, err := benchIngest(t, x1y1, "netpipe_np.out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 8e-6}, {2, 8e-6}, {1024, 20e-6}, {1048576, 1e-3}})
+	})
+	t.Run("netpipe stdout names its hosts", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, Source{}, "netpipe_named.stdout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 8e-6}, {1024, 20e-6}, {1048576, 1e-3}})
+		if tr[0].Src != "X1" || tr[0].Dst != "Y1" || !hasNote(m, "20–1000 round trips") {
+			t.Errorf("%+v, notes %q", tr[0], m.Sources[0].Notes)
+		}
+	})
+	t.Run("mpiblib p2p", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "mpiblib_p2p.out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1024, 20e-6}, {2048, 30e-6}, {3072, 40e-6}})
+		if !hasNote(m, "over 5–100 repetitions") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("mpiblib scatter", func(t *testing.T) {
+		_, _, co, _, err := benchIngest(t, Source{}, "mpiblib_scatter.out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(co) != 2 || co[1] != (Collective{Cluster: "ccpe-testbed", Op: "scatter", Root: "Y1", Procs: 4, Bytes: 1024, Seconds: 3e-5}) || co[0].Bytes != 0 {
+			t.Errorf("collectives %+v", co)
+		}
+	})
+	t.Run("simgrid calibration directory", func(t *testing.T) {
+		m, _, _, rt, err := benchIngest(t, x1y1, "sgcal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rt) != 2 || rt[1].BytesOut != 100000 || !scalar.EqualWithinAbsOrRel(rt[1].Seconds, 1e-4, 0, 1e-12) {
+			t.Errorf("round trips %+v", rt)
+		}
+		if !slices.Equal(m.HockneyBreaks, []float64{1420, 65536}) {
+			t.Errorf("breaks %v", m.HockneyBreaks)
+		}
+		if !hasNote(m, "MPI_Wtime calls alone: the cost of reading the clock") || !hasNote(m, "MPI_Recv calls alone") || !hasNote(m, "breakpoints file") {
+			t.Errorf("notes %+v", m.Sources)
+		}
+		for _, s := range m.Sources {
+			if s.Format != FormatSimGrid {
+				t.Errorf("%s read as %s", s.Path, s.Format)
+			}
+		}
+	})
+}
+
+// Files that hold no transfer time, or that the adapters cannot map honestly, are refused
+// with what they are; bad content names the line and the column.
+func TestBenchmarkOutputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cl := testCluster(t, "ccpe-testbed")
+	osuHead := "# OSU MPI Latency Test v7.4\n# Datatype: MPI_CHAR.\n# Size       Avg Latency(us)\n"
+	imbHead := "# Benchmarking PingPong\n# #processes = 2\n       #bytes #repetitions      t[usec]   Mbytes/sec\n"
+	cases := []struct {
+		name, file, content string
+		src                 Source
+		kind                ErrKind
+		want                []string
+	}{
+		{"osu many pairs", "", "", x1y1, ErrUnsupported, []string{"4 pairs"}},
+		{"osu without nodes", "l.txt", osuHead + "1 2.0\n", Source{}, ErrUnsupported, []string{"--src", "rank 0"}},
+		{"osu bad number", "l.txt", osuHead + "1 fast\n", x1y1, ErrWrongType, []string{"line 4", `column "Avg Latency(us)"`, `"fast"`}},
+		{"osu zero latency", "l.txt", osuHead + "1 0.00\n", x1y1, ErrNonPositive, []string{"line 4"}},
+		{"osu ragged row", "l.txt", osuHead + "1 2.0 3.0\n", x1y1, ErrRaggedRow, []string{"line 4", "header of line 3"}},
+		{"osu row before header", "l.txt", "# OSU MPI Latency Test v7.4\n1 2.0\n", x1y1, ErrMissingColumn, []string{"line 2"}},
+		{"osu collective", "a.txt", "# OSU MPI Allreduce Latency Test v7.4\n# Size Avg Latency(us)\n1 2.0\n", x1y1, ErrUnsupported, []string{"Allreduce"}},
+		{"osu failed validation", "l.txt", "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)        Validation\n1 2.0 Fail\n", x1y1, ErrCorrupt, []string{"Validation"}},
+		{"imb only alltoall", "i.txt", "# Benchmarking Alltoall\n# #processes = 4\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n 8 10 1.0 2.0 1.5\n", x1y1, ErrUnsupported, []string{"Alltoall on 4 processes"}},
+		{"imb negative size", "i.txt", imbHead + "-8 10 1.0 0.1\n", x1y1, ErrNegative, []string{"line 4", `column "#bytes"`}},
+		{"imb no processes", "i.txt", "# Benchmarking PingPong\n #bytes #repetitions t[usec] Mbytes/sec\n 8 10 1.0 0.1\n", x1y1, ErrMissingColumn, []string{"#processes"}},
+		{"skampi row outside block", "s.ski", "# SKaMPI Version 5\ncount= 1 1 2.0 0.1 4 2.0 2.0\n", x1y1, ErrMissingColumn, []string{"line 2"}},
+		{"skampi short row", "s.ski", "# begin result \"Pingpong_Send_Recv\"\ncount= 1 1 2.0\n", x1y1, ErrRaggedRow, []string{"line 2"}},
+		{"netpipe bad line", "np.stdout", "Now starting the main loop\n  0:       1 bytes  29026 times -->      1.30 Mbps in  soon usec\n", x1y1, ErrWrongType, []string{"line 2"}},
+		{"netpipe hosts not nodes", "np.stdout", "0: vm\n1: vm2\n  0:       1 bytes  29026 times -->      1.30 Mbps in  5.86 usec\n", Source{}, ErrUnsupported, []string{`"vm"`, "--src"}},
+		{"mpiblib coarse clock", "m.out", "#p2p adaptive benchmark 0-1\n#msg\ttime\t\twtick\treps\tci\n8\t1e-6\t0\t5\t1e-8\n", x1y1, ErrCorrupt, []string{"wtick"}},
+		{"mpiblib bcast", "m.out", "#nodes\t\t4\n#root\t\t0\n#operation\tMPI_Bcast\n#msg\ttime\t\twtick\treps\tci\n8\t1e-6\t1\t5\t1e-8\n", x1y1, ErrUnsupported, []string{"MPI_Bcast"}},
+		{"simgrid wtime alone", "lab_Wtime.csv", "MPI_Wtime,1,0.03,5e-08\n", Source{}, ErrUnsupported, []string{"cost of reading the clock", "*_PingPong.csv"}},
+		{"simgrid breakpoints alone", "lab_breakpoints", "Limit, Name\n1420, Small\n", Source{}, ErrUnsupported, []string{"--hockney-breaks"}},
+		{"simgrid mixed calls", "lab_Recv.csv", "MPI_Recv,1,0.03,5e-08\nMPI_Isend,1,0.03,5e-08\n", Source{}, ErrWrongType, []string{"line 2", `column "operation"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join("testdata", "benchmarks", "osu7_mbw_mr_4pairs.txt")
+			if c.file != "" {
+				path = write(c.file, c.content)
+			}
+			src := c.src
+			src.Path = path
+			out := filepath.Join(t.TempDir(), "ds")
+			_, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: []Source{src}, Out: out, Created: fixedTime})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			ie := checkInputError(t, err, path)
+			if ie.Kind != c.kind {
+				t.Errorf("kind %s, want %s: %v", ie.Kind, c.kind, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+			if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+				t.Error("output written")
+			}
+		})
+	}
+}
+
+// TestDetectBenchmarkFormats: every file is told by its content, whatever its name.
+func TestDetectBenchmarkFormats(t *testing.T) {
+	want := map[string]string{
+		"osu5_latency.txt": FormatOSU, "osu7_bibw.txt": FormatOSU, "osu71_multi_lat.txt": FormatOSU,
+		"imb_sections.txt": FormatIMB, "skampi_two_blocks.ski": FormatSKaMPI, "netpipe_np.out": FormatNetPIPE,
+		"netpipe_named.stdout": FormatNetPIPE, "mpiblib_p2p.out": FormatMPIBlib, "mpiblib_scatter.out": FormatMPIBlib,
+		"sgcal/lab_PingPong.csv": FormatSimGrid, "sgcal/lab_Wtime.csv": FormatSimGrid, "sgcal/lab_breakpoints": FormatSimGrid,
+	}
+	for name, format := range want {
+		f, err := os.Open(filepath.Join("testdata", "benchmarks", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := detectFormat("renamed", f)
+		f.Close()
+		if err != nil || got != format {
+			t.Errorf("%s: %q, %v; want %s", name, got, err, format)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+)
+
+// The text outputs of MPI benchmarks (OSU, IMB, SKaMPI, NetPIPE, MPIBlib) are small tables
+// printed for people: a header of comment lines, then one line per message size. Each adapter
+// (osu.go, imb.go, ...) reads a whole output into a textOut, and ingester.text writes it. No Go
+// library reads these formats; they are parsed by hand, by content rather than by position,
+// since their headers change across versions and flags.
+//
+// Conventions shared by every text adapter:
+//   - A one-way time (half a round trip, as OSU, IMB PingPong and NetPIPE print it, or a round
+//     trip halved, as SKaMPI's and MPIBlib's) becomes a p2p_sweep transfer: one flow of
+//     pattern "src>dst:bytes", t_start_s 0 and t_end_s the time. That is the table Hockney's
+//     fit (estimate.FitHockney) reads.
+//   - A row that the tool averaged over N iterations is one row; its repetition number counts
+//     the rows of the same pattern across the whole ingest (0 for the first), so two runs of
+//     one benchmark become repetitions 0 and 1. The source's notes in the manifest say what
+//     the rows are averages of.
+//   - These outputs do not name hosts (except where said): --src is the node of rank 0, the
+//     rank that sends first, and --dst that of rank 1.
+//   - Times are converted from µs to seconds (×10⁻⁶); a rate in MB/s is 10⁶ bytes per second
+//     unless the adapter says otherwise.
+//   - A 0-byte row is left out of transfers (a transfer moves at least one byte), and a note
+//     says so.
+
+// textOut is what a text adapter read from one file.
+type textOut struct {
+	tool        string // what the file is, for messages: "OSU osu_latency v7.4"
+	transfers   []Transfer
+	roundtrips  []RoundTrip
+	collectives []Collective
+	// lines holds, by table, the input line of each row.
+	lines map[*Table][]int64
+	notes []string
+	// breaks are protocol thresholds (SimGrid's *_breakpoints file).
+	breaks []float64
+	// aux, when set, says that the file holds no transfer times: what it is and what to use
+	// instead. Alone it is refused with this error; beside files that have rows, it is kept as
+	// a note of the manifest.
+	aux *InputError
+}
+
+func newTextOut(tool string) *textOut { return &textOut{tool: tool, lines: map[*Table][]int64{}} }
+
+func (o *textOut) note(format string, a ...any) { o.notes = append(o.notes, fmt.Sprintf(format, a...)) }
+
+func (o *textOut) rows() int {
+	return len(o.transfers) + len(o.roundtrips) + len(o.collectives)
+}
+
+// textReader gives the context a text adapter needs: where the file is, the nodes the flags
+// name, and the cluster.
+type textReader struct {
+	path     string
+	src, dst string
+	cl       *cluster.Cluster
+	// from and to are the nodes settled by the first call of nodes.
+	from, to string
+}
+
+func (r *textReader) at(line int64) Location { return Location{File: r.path, Line: line} }
+
+// errAt is an InputError at a line of the file.
+func (r *textReader) errAt(line int64, column string, kind ErrKind, format string, a ...any) *InputError {
+	return inputErr(r.at(line), column, kind, format, a...)
+}
+
+// nodes returns the sender (rank 0) and receiver (rank 1) nodes: the flags, or hosts the file
+// names when both are nodes of the cluster (named may be nil). The first answer holds for the
+// whole file.
+func (r *textReader) nodes(tool string, named []string) (string, string, error) {
+	switch {
+	case r.from != "":
+	case r.src != "" && r.dst != "":
+		r.from, r.to = r.src, r.dst
+	case len(named) >= 2 && r.src == "" && r.dst == "" && named[0] != named[1] && r.hasNode(named[0]) && r.hasNode(named[1]):
+		r.from, r.to = named[0], named[1]
+	}
+	if r.from != "" {
+		return r.from, r.to, nil
+	}
+	what := "does not name its nodes"
+	if len(named) >= 2 {
+		what = fmt.Sprintf("names hosts %s and %s, which are not two nodes of cluster %s", quote(named[0]), quote(named[1]), r.cl.Name())
+	}
+	return "", "", inputErr(Location{File: r.path}, "", ErrUnsupported,
+		"%s output %s; give them (--src: the node of rank 0, which sends first; --dst: the node of rank 1)", tool, what)
+}
+
+func (r *textReader) hasNode(name string) bool {
+	_, ok := r.cl.Node(name)
+	return ok
+}
+
+// sweep appends a p2p_sweep transfer of bytes taking seconds one way.
+func (r *textReader) sweep(o *textOut, line int64, src, dst string, bytes int64, seconds float64) {
+	o.transfers = append(o.transfers, Transfer{Cluster: r.cl.Name(), Experiment: "p2p_sweep",
+		PatternID: contention.PairID(src, dst, bytes), Src: src, Dst: dst, Bytes: bytes, TEnd: seconds})
+	o.lines[TransfersTable] = append(o.lines[TransfersTable], line)
+}
+
+// bidir appends one repetition of a bidirectional pattern: perWay flows of bytes from src to
+// dst and as many from dst to src, all starting together and each taking seconds. The
+// experiment is bidir_nic, or bidir_backbone when the nodes are in different racks; the
+// pattern is "src<>dst:bytes", or "src<>dst:bytes×k" with k flows each way.
+func (r *textReader) bidir(o *textOut, line int64, src, dst string, bytes int64, perWay int, seconds float64) {
+	exp := "bidir_nic"
+	if c, err := r.cl.Class(src, dst); err == nil && c == cluster.InterRack {
+		exp = "bidir_backbone"
+	}
+	pattern := fmt.Sprintf("%s<>%s:%d", src, dst, bytes)
+	if perWay > 1 {
+		pattern += fmt.Sprintf("×%d", perWay)
+	}
+	for f := range 2 * perWay {
+		s, d := src, dst
+		if f >= perWay {
+			s, d = dst, src
+		}
+		o.transfers = append(o.transfers, Transfer{Cluster: r.cl.Name(), Experiment: exp, PatternID: pattern,
+			FlowID: int64(f), Src: s, Dst: d, Bytes: bytes, TEnd: seconds})
+		o.lines[TransfersTable] = append(o.lines[TransfersTable], line)
+	}
+}
+
+// collective appends a scatter or gather sweep point.
+func (r *textReader) collective(o *textOut, line int64, op, root string, procs, bytes int64, seconds float64) {
+	o.collectives = append(o.collectives, Collective{Cluster: r.cl.Name(), Op: op, Root: root, Procs: procs, Bytes: bytes, Seconds: seconds})
+	o.lines[CollectivesTable] = append(o.lines[CollectivesTable], line)
+}
+
+// textLine is one line of a text file, without its line end.
+type textLine struct {
+	n    int64 // 1-based
+	text string
+}
+
+// splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark. Text
+// that is not UTF-8 or holds NUL bytes is not a benchmark's output and is refused.
+func splitLines(path string, data []byte) ([]textLine, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, inputErr(Location{File: path, Line: int64(bytes.Count(data[:i], []byte("\n")) + 1)}, "", ErrCorrupt, "a NUL byte: binary content, not a benchmark's text output")
+	}
+	raw := strings.Split(string(data), "\n")
+	if len(raw) > 0 && raw[len(raw)-1] == "" {
+		raw = raw[:len(raw)-1]
+	}
+	out := make([]textLine, len(raw))
+	for i, l := range raw {
+		out[i] = textLine{n: int64(i + 1), text: strings.TrimSuffix(l, "\r")}
+	}
+	return out, nil
+}
+
+// parseSize reads a message size in bytes (an integer ≥ 0).
+func (r *textReader) parseSize(line int64, column, s string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil:
+		return 0, r.errAt(line, column, ErrWrongType, "%q is not a message size in bytes (an integer)", s)
+	case v < 0:
+		return 0, r.errAt(line, column, ErrNegative, "message size %d, want ≥ 0", v)
+	}
+	return v, nil
+}
+
+// parsePositive reads a finite number > 0 (a time or a rate); unit names it in messages.
+func (r *textReader) parsePositive(line int64, column, unit, s string) (float64, error) {
+	v, err := r.parseFloat(line, column, s)
+	if err != nil {
+		return 0, err
+	}
+	if !(v > 0) {
+		return 0, r.errAt(line, column, ErrNonPositive, "%s %s: want a %s > 0", column, s, unit)
+	}
+	return v, nil
+}
+
+// parseFloat reads a finite number.
+func (r *textReader) parseFloat(line int64, column, s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, r.errAt(line, column, ErrWrongType, "%q is not a number", s)
+	case math.IsNaN(v):
+		return 0, r.errAt(line, column, ErrNaN, "got NaN, want a number")
+	case math.IsInf(v, 0) || errors.Is(err, strconv.ErrRange) && v != 0:
+		return 0, r.errAt(line, column, ErrInfinite, "%s is out of range, want a finite number", s)
+	}
+	return v, nil
+}
+
+// parseCount reads a repetition count (an integer > 0).
+func (r *textReader) parseCount(line int64, column, s string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil:
+		return 0, r.errAt(line, column, ErrWrongType, "%q is not a count (an integer)", s)
+	case v <= 0:
+		return 0, r.errAt(line, column, ErrNonPositive, "count %d, want > 0", v)
+	}
+	return v, nil
+}
+
+// counts summarises the iteration counts of averaged rows for a note: "1000", or "40–200".
+type counts struct{ lo, hi int64 }
+
+func (c *counts) add(n int64) {
+	if c.lo == 0 || n < c.lo {
+		c.lo = n
+	}
+	c.hi = max(c.hi, n)
+}
+
+func (c counts) String() string {
+	if c.lo == c.hi {
+		return strconv.FormatInt(c.lo, 10)
+	}
+	return fmt.Sprintf("%d–%d", c.lo, c.hi)
+}
+
+// isNumber reports whether s parses as a number.
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// text writes what a text adapter read: each table's rows, their repetitions numbered per
+// key across the whole ingest (ing.reps), in batches of BatchRows.
+func (ing *ingester) text(src Source, o *textOut, idx int32) ([]string, int64, error) {
+	var tables []string
+	var total int64
+	for _, t := range Tables {
+		var n int
+		var err error
+		switch t {
+		case TransfersTable:
+			n, err = emitTextRows(ing, src, t, o.transfers, o.lines[t], idx, func(r *Transfer) (string, bool) {
+				return "t\x00" + r.Experiment + "\x00" + r.PatternID, r.FlowID == 0
+			}, func(r *Transfer, rep int64) { r.Rep = rep })
+		case RoundTripsTable:
+			n, err = emitTextRows(ing, src, t, o.roundtrips, o.lines[t], idx, func(r *RoundTrip) (string, bool) {
+				return fmt.Sprintf("r\x00%s\x00%s\x00%d\x00%d", r.I, r.J, r.BytesOut, r.BytesBack), true
+			}, func(r *RoundTrip, rep int64) { r.Rep = rep })
+		case CollectivesTable:
+			n, err = emitTextRows(ing, src, t, o.collectives, o.lines[t], idx, func(r *Collective) (string, bool) {
+				return fmt.Sprintf("c\x00%s\x00%s\x00%d\x00%d", r.Op, r.Root, r.Procs, r.Bytes), true
+			}, func(r *Collective, rep int64) { r.Rep = rep })
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if n > 0 {
+			tables = append(tables, t.Name)
+			total += int64(n)
+		}
+	}
+	return tables, total, nil
+}
+
+// emitTextRows numbers the repetitions of rows (key gives a row's key without rep, and whether
+// the row starts a new repetition; the flows of one repetition follow its first) and writes
+// them in batches.
+func emitTextRows[R any](ing *ingester, src Source, t *Table, rows []R, lines []int64, idx int32,
+	key func(*R) (string, bool), setRep func(*R, int64)) (int, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	rb := newRowBuilder(t, ing.opts.Mem)
+	defer rb.release()
+	var rep int64
+	for start := 0; start < len(rows); start += ing.opts.BatchRows {
+		end := min(start+ing.opts.BatchRows, len(rows))
+		for i := start; i < end; i++ {
+			k, first := key(&rows[i])
+			if first {
+				rep = ing.reps[k]
+				ing.reps[k]++
+			}
+			setRep(&rows[i], rep)
+			rb.appendStruct(reflect.ValueOf(&rows[i]).Elem())
+		}
+		if _, err := ing.emit(t, rb, batchLoc{file: src.Path, firstRow: int64(start) + 1, lines: slices.Clone(lines[start:end])}, idx); err != nil {
+			return 0, err
+		}
+	}
+	return len(rows), nil
+}
