@@ -13,7 +13,9 @@ import (
 // were started: listen, let the agents be started or found (Started), wait for every agent,
 // measure the catalogue, end the run, write the dataset.
 type CampaignRun struct {
-	Cluster     *cluster.Cluster
+	Cluster *cluster.Cluster
+	// Size is the number of agents launched (0: one per node, as the emulator starts them).
+	Size        int
 	Catalogue   Catalogue
 	Token       Token
 	Listen      string
@@ -37,7 +39,10 @@ func Coordinate(ctx context.Context, o CampaignRun) (*datasets.Manifest, *Result
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.Socket.Timeout = o.Catalogue.Reps.Timeout
-	co, err := Listen(ctx, CoordinatorConfig{Cluster: o.Cluster, Size: len(o.Cluster.Nodes()), Token: o.Token, Listen: o.Listen,
+	if o.Size == 0 {
+		o.Size = len(o.Cluster.Nodes())
+	}
+	co, err := Listen(ctx, CoordinatorConfig{Cluster: o.Cluster, Size: o.Size, Token: o.Token, Listen: o.Listen,
 		Socket: o.Socket, JoinTimeout: o.JoinTimeout, Logger: o.Logger})
 	if err != nil {
 		return nil, nil, err

@@ -192,7 +192,7 @@ func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch
 	var unpublish func()
 	prog, clear := e.campaignProgress()
 	defer clear()
-	m, _, err := engine.Coordinate(ctx, engine.CampaignRun{Cluster: cl, Catalogue: cat, Token: tok, Listen: listen, JoinTimeout: o.JoinTimeout,
+	m, _, err := engine.Coordinate(ctx, engine.CampaignRun{Cluster: cl, Size: launch.Size, Catalogue: cat, Token: tok, Listen: listen, JoinTimeout: o.JoinTimeout,
 		Socket: o.Campaign.Socket, Logger: e.log, Progress: prog,
 		Dataset: engine.DatasetOptions{Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Launcher: launch.Launcher,
 			Provenance: fmt.Sprintf("commcal agent on %d nodes, started by %s", launch.Size, launch.Launcher)},
