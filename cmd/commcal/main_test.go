@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/commcal/commcal/engine"
 )
 
 // TestMain lets the test binary stand in for commcal when a command under test starts
@@ -13,4 +16,26 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	os.Exit(m.Run())
+}
+
+// TestMeasureHelpCatalogueParses keeps the catalogue example of measure's help a valid
+// catalogue file.
+func TestMeasureHelpCatalogueParses(t *testing.T) {
+	desc := measureCommand().Description
+	a := strings.Index(desc, "is not measured:\n")
+	b := strings.Index(desc, "\nEXAMPLES:")
+	if a < 0 || b < a {
+		t.Fatal("no catalogue example in measure's help")
+	}
+	var lines []string
+	for _, l := range strings.Split(desc[a+len("is not measured:\n"):b], "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "   "))
+	}
+	c, err := engine.ParseCatalogue([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LMO.Bytes == 0 || len(c.Collectives.Sizes) == 0 || len(c.PingPong.Pairs) == 0 || len(c.Random) == 0 || c.StaticSync.Graphs == 0 {
+		t.Errorf("the help's example selects too little: %+v", c)
+	}
 }
