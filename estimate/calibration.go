@@ -151,8 +151,13 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 	if c.LMO, err = FitLMO(in.RoundTrips, in.OneToTwo); err != nil {
 		skip("lmo", err)
 		skip("thresholds", fmt.Errorf("κ1 and κ2 need the LMO parameters, which were not fitted (see lmo)"))
-	} else if c.Thresholds, err = FitThresholds(in.Collectives, c.LMO); err != nil {
-		skip("thresholds", err)
+	} else if w := c.LMO.nicBoundWarning(); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
+	if c.LMO != nil {
+		if c.Thresholds, err = FitThresholds(in.Collectives, c.LMO); err != nil {
+			skip("thresholds", err)
+		}
 	}
 	if c.L, err = FitL(in.PingPongPairs); err != nil {
 		skip("l", err)

@@ -34,9 +34,20 @@ type LMONodeFit struct {
 
 // LMOLinkFit is one link's transmission rate, the same both ways.
 type LMOLinkFit struct {
-	I       string `json:"i"`
-	J       string `json:"j"`
-	RateBps Param  `json:"rate_bps"`
+	I string `json:"i"`
+	J string `json:"j"`
+	// RateBps is 8β_ij in bit/s where the fitted inverse rate is positive, +Inf where not
+	// (NICBound).
+	RateBps Param `json:"rate_bps"`
+	// InverseRate is the fitted 1/β_ij (s/B), the value the model computes with.
+	InverseRate Param `json:"inverse_rate_s_per_byte"`
+	// NICBound is set when 1/β_ij ≤ 0. Where the senders' NICs, not the CPUs, bound the
+	// transfers (any TCP network today), a one-to-two experiment takes about twice a round
+	// trip with the message, so t_i comes out as the NIC's serialisation time 1/R, and the
+	// round trip T_ij(M) ≈ M/R leaves 1/β_ij ≈ −1/R once t_i and t_j are taken off. The fit
+	// still reproduces the round trips (that is what the model is fitted to), but β_ij is no
+	// link rate there; the calibration says so instead of refusing the model.
+	NICBound bool `json:"nic_bound,omitempty"`
 }
 
 // meanVar is a measurement's mean and the variance of that mean (s²/reps).
@@ -326,19 +337,47 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 			inv /= float64(k)
 			v /= float64(k * k)
 			half := tq * math.Sqrt(math.Max(v, 0))
-			link := LMOLinkFit{I: names[i], J: names[j], RateBps: Param{Value: 8 / inv, N: k}}
-			if inv-half > 0 {
-				link.RateBps.CILow, link.RateBps.CIHigh = 8/(inv+half), 8/(inv-half)
-			} else {
-				link.RateBps.CILow, link.RateBps.CIHigh = 8/(inv+half), math.Inf(1)
+			if math.IsNaN(inv) || math.IsInf(inv, 0) {
+				return nil, fmt.Errorf("estimate: LMO: link %s–%s: 1/β = %g s/B", names[i], names[j], inv)
 			}
-			if !(inv > 0) {
-				return nil, fmt.Errorf("estimate: LMO: link %s–%s: 1/β = %g s/B is not positive; the round trips are too short for the node delays", names[i], names[j], inv)
+			link := LMOLinkFit{I: names[i], J: names[j], InverseRate: Param{Value: inv, CILow: inv - half, CIHigh: inv + half, N: k},
+				RateBps: Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: k}, NICBound: !(inv > 0)}
+			// The rate is 8/(1/β); an interval of 1/β reaching 0 or below leaves it unbounded.
+			if inv > 0 {
+				link.RateBps.Value = 8 / inv
+			}
+			if inv+half > 0 {
+				link.RateBps.CILow = 8 / (inv + half)
+			}
+			if inv-half > 0 {
+				link.RateBps.CIHigh = 8 / (inv - half)
 			}
 			fit.Links = append(fit.Links, link)
 		}
 	}
 	return fit, nil
+}
+
+// nicBoundWarning says, when some links came out NIC-bound, how many and what the per-byte
+// delays t_i say instead; empty when none did.
+func (f *LMOFit) nicBoundWarning() string {
+	k := 0
+	for _, l := range f.Links {
+		if l.NICBound {
+			k++
+		}
+	}
+	if k == 0 {
+		return ""
+	}
+	ts := make([]float64, len(f.Nodes))
+	for i, n := range f.Nodes {
+		ts[i] = n.T.Value
+	}
+	slices.Sort(ts)
+	med := ts[len(ts)/2]
+	return fmt.Sprintf("lmo: %d of %d links have 1/β ≤ 0: the one-to-two experiments put the senders' NIC serialisation into t_i (median %.4g ns/B, %.4g Mbit/s), so β_ij is no link rate there; the model keeps the fitted values, which reproduce the round trips",
+		k, len(f.Links), med*1e9, 8/med/1e6)
 }
 
 // tripletSD is the standard deviation of x_jk = (T_ij + T_ik − T_jk)/4 over the pairs {j, k}

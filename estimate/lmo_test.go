@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -195,5 +196,53 @@ func BenchmarkLMO1000(b *testing.B) {
 		if _, err := FitLMO(rts, o2t); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLMONICBound fits round trips and one-to-two experiments as a network whose senders'
+// NICs bound every transfer measures them: a round trip with M bytes takes 4C + M/R, a
+// one-to-two experiment 6C + 2M/R (the root's NIC sends both messages). The closed forms
+// give t_i = 1/R and 1/β_ij = −1/R exactly (the model's double count); the fit keeps them,
+// flags every link and warns instead of refusing the model.
+func TestLMONICBound(t *testing.T) {
+	const c, m, r = 50e-6, 65536.0, 12.5e6 // 50 µs, 64 KiB, 100 Mbit/s in bytes/s
+	nodes := []string{"a", "b", "c", "d"}
+	var rts []datasets.RoundTrip
+	var ots []datasets.OneToTwo
+	for rep := range int64(3) {
+		jitter := 1 + 1e-4*float64(rep-1) // tiny spread, so that intervals exist
+		for i := range nodes {
+			for j := i + 1; j < len(nodes); j++ {
+				rts = append(rts,
+					datasets.RoundTrip{I: nodes[i], J: nodes[j], Rep: rep, Seconds: 4 * c * jitter},
+					datasets.RoundTrip{I: nodes[i], J: nodes[j], BytesOut: m, Rep: rep, Seconds: (4*c + m/r) * jitter})
+			}
+		}
+		for root := range nodes {
+			for j := range nodes {
+				for k := j + 1; k < len(nodes); k++ {
+					if j != root && k != root {
+						ots = append(ots, datasets.OneToTwo{Root: nodes[root], J: nodes[j], K: nodes[k], Bytes: m, Rep: rep, Seconds: (6*c + 2*m/r) * jitter})
+					}
+				}
+			}
+		}
+	}
+	fit, err := FitLMO(rts, ots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range fit.Nodes {
+		if !scalar.EqualWithinRel(n.T.Value, 1/r, 1e-3) || !scalar.EqualWithinRel(n.C.Value, c, 1e-3) {
+			t.Errorf("node %s: C %g s, t %g s/B; want %g and 1/R = %g", n.Name, n.C.Value, n.T.Value, c, 1/r)
+		}
+	}
+	for _, l := range fit.Links {
+		if !l.NICBound || !scalar.EqualWithinRel(l.InverseRate.Value, -1/r, 1e-3) || !math.IsInf(l.RateBps.Value, 1) {
+			t.Errorf("link %s–%s: %+v, want NIC-bound with 1/β = −1/R = %g", l.I, l.J, l, -1/r)
+		}
+	}
+	if w := fit.nicBoundWarning(); !strings.Contains(w, "6 of 6 links") || !strings.Contains(w, "100 Mbit/s") {
+		t.Errorf("warning %q", w)
 	}
 }

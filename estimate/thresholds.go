@@ -139,8 +139,7 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 	}
 	inv := map[string]Param{}
 	for _, l := range lmo.Links {
-		p := Param{Value: 8 / l.RateBps.Value, CILow: 8 / l.RateBps.CIHigh, CIHigh: 8 / l.RateBps.CILow}
-		inv[l.I+"\x00"+l.J], inv[l.J+"\x00"+l.I] = p, p
+		inv[l.I+"\x00"+l.J], inv[l.J+"\x00"+l.I] = l.InverseRate, l.InverseRate
 	}
 	se := func(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
 	r := lmo.Nodes[root]

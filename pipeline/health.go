@@ -312,7 +312,9 @@ func implausible(cl *cluster.Cluster, cal *estimate.Calibration) []Finding {
 			}
 		}
 		for _, ln := range l.Links {
-			above("lmo "+ln.I+"–"+ln.J+" rate", ln.RateBps.Value, nic, "slowest NIC")
+			if !ln.NICBound { // a NIC-bound link's rate is unbounded by construction (the calibration warns)
+				above("lmo "+ln.I+"–"+ln.J+" rate", ln.RateBps.Value, nic, "slowest NIC")
+			}
 		}
 	}
 	if p := cal.Penalties; p != nil && finite(p.Alpha) && p.Alpha <= 0 {
