@@ -20,10 +20,12 @@ type CampaignRun struct {
 	Token       Token
 	Listen      string
 	JoinTimeout time.Duration
-	Socket      SocketOptions
-	Dataset     DatasetOptions
-	Logger      *slog.Logger
-	Progress    func(done, total int, left time.Duration)
+	// Addrs are nodes' addresses the description does not give (CoordinatorConfig.Addrs).
+	Addrs    map[string]string
+	Socket   SocketOptions
+	Dataset  DatasetOptions
+	Logger   *slog.Logger
+	Progress func(done, total int, left time.Duration)
 	// Started is called once the coordinator listens, with its port: it starts the agents
 	// (the emulator) or publishes the rendezvous (rank 0 of a launch). An error ends the run.
 	Started func(port int) error
@@ -43,7 +45,7 @@ func Coordinate(ctx context.Context, o CampaignRun) (*datasets.Manifest, *Result
 		o.Size = len(o.Cluster.Nodes())
 	}
 	co, err := Listen(ctx, CoordinatorConfig{Cluster: o.Cluster, Size: o.Size, Token: o.Token, Listen: o.Listen,
-		Socket: o.Socket, JoinTimeout: o.JoinTimeout, Logger: o.Logger})
+		Socket: o.Socket, JoinTimeout: o.JoinTimeout, Addrs: o.Addrs, Logger: o.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,7 +25,10 @@ type CoordinatorConfig struct {
 	Socket SocketOptions
 	// JoinTimeout bounds the wait for every agent (default one minute).
 	JoinTimeout time.Duration
-	Logger      *slog.Logger
+	// Addrs, when set, gives nodes' addresses that the description does not (the emulator's,
+	// which are not the user's to write): agents are mapped by them and data goes to them.
+	Addrs  map[string]string
+	Logger *slog.Logger
 }
 
 // AgentInfo is what the coordinator knows of an agent that joined.
@@ -231,8 +234,8 @@ func (c *Coordinator) handshake(conn net.Conn) joinResult {
 		return fail(true, "engine: %s: sent %q instead of its data port", who, r.Type)
 	}
 	ip := ""
-	if n, ok := c.cfg.Cluster.Node(node); ok && n.Addr != "" {
-		ip = n.Addr
+	if a := c.addrOf(node); a != "" {
+		ip = a
 	} else if len(m.Addrs) > 0 {
 		ip = m.Addrs[0]
 	} else {
@@ -257,6 +260,11 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 		if n, ok := cl.NodeByAddr(a); ok {
 			return n, nil
 		}
+		for n, na := range c.cfg.Addrs {
+			if na == a {
+				return n, nil
+			}
+		}
 	}
 	short, _, _ := strings.Cut(m.Host, ".")
 	for _, h := range []string{m.Host, short} {
@@ -266,6 +274,14 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 	}
 	return "", fmt.Errorf("no node of the cluster description is named %q or has one of its addresses (%s); give the agent --node or the node an addr",
 		m.Host, strings.Join(m.Addrs, ", "))
+}
+
+// addrOf is a node's address from the description or Addrs; empty when neither gives one.
+func (c *Coordinator) addrOf(node string) string {
+	if n, ok := c.cfg.Cluster.Node(node); ok && n.Addr != "" {
+		return n.Addr
+	}
+	return c.cfg.Addrs[node]
 }
 
 // admit files a joined agent under its rank and node, refusing duplicates.

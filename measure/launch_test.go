@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/engine"
 )
 
 // The launcher tests start real agents with the cluster's launchers — Slurm's srun (daemons
@@ -207,6 +208,7 @@ func runLauncher(t *testing.T, env []string, timeout time.Duration, argv ...stri
 
 func TestLaunchSrun(t *testing.T) {
 	env := slurm(t)
+	t.Run("measure", func(t *testing.T) { measureThrough(t, LaunchSrun, env) })
 	s := setupLaunch(t)
 	out, err := runLauncher(t, env, 3*time.Minute, append([]string{"srun", "-n", "4", "--kill-on-bad-exit=1"}, s.args...)...)
 	if err != nil {
@@ -218,6 +220,7 @@ func TestLaunchSrun(t *testing.T) {
 
 func TestLaunchMpirun(t *testing.T) {
 	need(t, "mpirun")
+	t.Run("measure", func(t *testing.T) { measureThrough(t, LaunchMpirun, os.Environ()) })
 	s := setupLaunch(t)
 	out, err := runLauncher(t, os.Environ(), 3*time.Minute,
 		append([]string{"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4"}, s.args...)...)
@@ -226,6 +229,34 @@ func TestLaunchMpirun(t *testing.T) {
 	}
 	checkTwoByTwo(t, s, "openmpi")
 	noAgentsLeft(t, s)
+}
+
+// measureThrough runs commcal measure's emulated campaign with the agents started by a
+// launcher: they find their namespaces by rank and the coordinator maps them by address.
+func measureThrough(t *testing.T, launcher string, env []string) {
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == "SLURM_CONF" {
+			t.Setenv(k, v)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "ds")
+	m, err := Measure(context.Background(), Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Socket: DefaultSocket,
+		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, Launcher: launcher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi := m.Measured; mi == nil || mi.Launcher != "emulated+"+launcher || len(mi.Hosts) != 4 || m.Rows("transfers") == 0 {
+		t.Errorf("measured through %s: %+v", launcher, mi)
+	}
+	hosts := map[string]int{}
+	for _, h := range m.Measured.Hosts {
+		hosts[h.Node] = h.Rank
+	}
+	for i, n := range []string{"a1", "a2", "b1", "b2"} {
+		if r, ok := hosts[n]; !ok || r != i {
+			t.Errorf("node %s measured by rank %d (%v), want rank %d in its namespace", n, r, ok, i)
+		}
+	}
 }
 
 // TestLaunchFailures starts agents that cannot make a run through srun: a cluster
@@ -239,6 +270,12 @@ func TestLaunchFailures(t *testing.T) {
 		short := strings.Replace(string(desc), `nodes = ["b1", "b2"]`, `nodes = ["b1"]`, 1)
 		short = short[:strings.LastIndex(short, "[[node]]")]
 		os.WriteFile(s.args[len(s.args)-5], []byte(short), 0o644)
+		// Rank 0 fails before publishing itself: the others give up at their connect timeout.
+		for i, a := range s.args {
+			if a == "--connect-timeout" {
+				s.args[i+1] = "5s"
+			}
+		}
 		out, err := runLauncher(t, env, time.Minute, append([]string{"srun", "-n", "4"}, s.args...)...)
 		if err == nil || !strings.Contains(out, "the cluster description has 3 nodes and the launch 4 agents") {
 			t.Errorf("srun: %v\n%s", err, out)

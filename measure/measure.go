@@ -3,10 +3,12 @@ package measure
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,7 +37,21 @@ type Options struct {
 	// Agent makes the command that starts one agent with the given arguments; nil: this
 	// executable's `agent` command (commcal agent ARGS).
 	Agent func(args []string) *exec.Cmd
+	// Launcher starts the agents: LaunchExec (default) starts each itself; LaunchSrun and
+	// LaunchMpirun through the cluster launcher, as on a real cluster (Slurm must be
+	// configured for this machine; SLURM_CONF is passed on).
+	Launcher string
 }
+
+// The launchers of an emulated cluster's agents.
+const (
+	LaunchExec   = "exec"
+	LaunchSrun   = "srun"
+	LaunchMpirun = "mpirun"
+)
+
+// Launchers lists the launchers Options.Launcher takes.
+var Launchers = []string{LaunchExec, LaunchSrun, LaunchMpirun}
 
 // DefaultSocket is CUBIC (this machine's default is BBR) with the kernel's buffer autotuning.
 var DefaultSocket = engine.SocketOptions{Congestion: "cubic"}
@@ -66,25 +82,39 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 		return nil, err
 	}
 	defer em.Close()
+	if o.Launcher == "" {
+		o.Launcher = LaunchExec
+	}
+	if !slices.Contains(Launchers, o.Launcher) {
+		return nil, fmt.Errorf("measure: unknown launcher %q (want one of %s)", o.Launcher, strings.Join(Launchers, ", "))
+	}
 	tok := engine.NewToken()
 	procs := &agents{log: o.Logger}
-	defer procs.stop()
+	addrs := map[string]string{}
+	for _, n := range o.Cluster.Nodes() {
+		addrs[n.Name] = em.NodeIP(n.Name).String()
+	}
+	launcher := "emulated"
+	if o.Launcher != LaunchExec {
+		launcher += "+" + o.Launcher
+	}
+	defer procs.stop(errors.New("measure ended early")) // a no-op after the stop below
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	run := engine.CampaignRun{Cluster: o.Cluster, Catalogue: o.Catalogue, Token: tok, Listen: "127.0.0.1:0", JoinTimeout: 30 * time.Second,
-		Socket: o.Socket, Logger: o.Logger, Progress: o.Progress,
-		Dataset: engine.DatasetOptions{Out: o.Out, Force: o.Force, Version: o.Version, Created: o.Created, Launcher: "emulated",
+		Addrs: addrs, Socket: o.Socket, Logger: o.Logger, Progress: o.Progress,
+		Dataset: engine.DatasetOptions{Out: o.Out, Force: o.Force, Version: o.Version, Created: o.Created, Launcher: launcher,
 			Provenance: "commcal measure on an emulated cluster of network namespaces",
 			Notes: []string{
-				fmt.Sprintf("emulation: Linux %s, veth pairs shaped by tbf at %g × the nominal rates (burst max(64 KiB, 2 ms), queue %g s)",
-					strings.TrimSpace(string(kernel)), o.Shaping.Scale, o.Shaping.Latency),
+				fmt.Sprintf("emulation: Linux %s, veth pairs shaped by tbf at %g × the nominal rates (burst max(64 KiB, 2 ms), peak rate %g × the rate with a %d B peak bucket on the nodes' ends, queue %g s)",
+					strings.TrimSpace(string(kernel)), o.Shaping.Scale, peakRatio, peakBurst, o.Shaping.Latency),
 				fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads at the veth defaults (%s)",
 					o.Socket.Congestion, bufferNote(o.Socket.Buffer), em.Offloads()),
 			}},
-		Started: func(port int) error { return procs.start(em, o.Agent, port, tok) },
+		Started: func(port int) error { return procs.start(em, o.Launcher, o.Agent, port, tok) },
 		Check:   func(ctx context.Context, co *engine.Coordinator) (string, error) { return checkHeadroom(ctx, em, co) },
 	}
 	m, res, err := engine.Coordinate(ctx, run)
-	if werr := procs.stop(); err == nil && werr != nil {
+	if werr := procs.stop(err); err == nil && werr != nil {
 		err = werr
 	}
 	if err != nil {
@@ -104,52 +134,99 @@ func bufferNote(b int) string {
 	return fmt.Sprintf("SO_SNDBUF = SO_RCVBUF = %d B", b)
 }
 
-// agents are the agent processes of an emulation, one per node.
+// agents are the agent processes of an emulation: one per node, or the launcher that started
+// them.
 type agents struct {
 	log   *slog.Logger
-	mu    sync.Mutex
 	cmds  []*exec.Cmd
 	out   []*bytes.Buffer
-	nodes []string
+	names []string
 	done  chan struct{}
 	errs  []error
 }
 
 // start starts one agent per node, inside the node's namespace, told to join the
 // coordinator on this machine's loopback (the control channel stays in the host's
-// namespace) as that node. The token goes through the environment, not the command line,
-// which every user of the machine can read.
-func (a *agents) start(em *Emulation, mk func([]string) *exec.Cmd, port int, tok engine.Token) error {
+// namespace). Started directly, each agent is told its node and rank; through srun or
+// mpirun, the launcher gives the rank, rank i goes into node i's namespace, and the
+// coordinator maps each agent by its address, as on a real cluster. The token goes through
+// the environment, not the command line, which every user of the machine can read.
+func (a *agents) start(em *Emulation, launcher string, mk func([]string) *exec.Cmd, port int, tok engine.Token) error {
 	nodes := em.Cluster.Nodes()
-	a.done = make(chan struct{})
-	a.errs = make([]error, len(nodes))
-	var wg sync.WaitGroup
-	for i, n := range nodes {
-		cmd := mk([]string{"--rank", strconv.Itoa(i), "--size", strconv.Itoa(len(nodes)), "--node", n.Name,
-			"--netns", em.Namespace(n.Name), "--coordinator", fmt.Sprintf("127.0.0.1:%d", port), "--connect-timeout", "30s"})
-		cmd.Env = append(cmd.Environ(), "COMMCAL_TOKEN="+tok.String())
-		buf := &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = buf, buf
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("measure: starting the agent of %s: %w", n.Name, err)
+	n := strconv.Itoa(len(nodes))
+	common := []string{"--size", n, "--coordinator", fmt.Sprintf("127.0.0.1:%d", port), "--connect-timeout", "30s"}
+	env := func(c *exec.Cmd) *exec.Cmd {
+		c.Env = append(c.Environ(), "COMMCAL_TOKEN="+tok.String())
+		return c
+	}
+	switch launcher {
+	case LaunchExec:
+		for i, nd := range nodes {
+			c := env(mk(append([]string{"--rank", strconv.Itoa(i), "--node", nd.Name, "--netns", em.Namespace(nd.Name)}, common...)))
+			if err := a.run(c, nd.Name); err != nil {
+				return err
+			}
 		}
-		a.mu.Lock()
-		a.cmds, a.out, a.nodes = append(a.cmds, cmd), append(a.out, buf), append(a.nodes, n.Name)
-		a.mu.Unlock()
+	default:
+		// Node i's namespace ends in n<i> (Build); the launcher's rank i goes there.
+		ns := strings.TrimSuffix(em.Namespace(nodes[0].Name), "n0") + "n{rank}"
+		agent := env(mk(append([]string{"--netns", ns}, common...)))
+		var argv []string
+		if launcher == LaunchSrun {
+			argv = []string{"srun", "-n", n, "--kill-on-bad-exit=1"}
+		} else {
+			argv = []string{"mpirun", "--oversubscribe", "-np", n}
+			if os.Geteuid() == 0 {
+				argv = append(argv, "--allow-run-as-root")
+			}
+			// mpirun passes on only the variables it is told to.
+			base := map[string]bool{}
+			for _, kv := range os.Environ() {
+				base[kv] = true
+			}
+			for _, kv := range agent.Env {
+				if !base[kv] {
+					name, _, _ := strings.Cut(kv, "=")
+					argv = append(argv, "-x", name)
+				}
+			}
+		}
+		c := exec.Command(argv[0], append(append(argv[1:], agent.Path), agent.Args[1:]...)...)
+		c.Env = agent.Env
+		if err := a.run(c, launcher); err != nil {
+			return err
+		}
+	}
+	a.done = make(chan struct{})
+	a.errs = make([]error, len(a.cmds))
+	var wg sync.WaitGroup
+	for i, c := range a.cmds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.errs[i] = cmd.Wait()
+			a.errs[i] = c.Wait()
 		}()
 	}
 	go func() { wg.Wait(); close(a.done) }()
 	return nil
 }
 
+// run starts one process, its output kept for the log.
+func (a *agents) run(c *exec.Cmd, name string) error {
+	buf := &bytes.Buffer{}
+	c.Stdout, c.Stderr = buf, buf
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("measure: starting the agent of %s: %w", name, err)
+	}
+	a.cmds, a.out, a.names = append(a.cmds, c), append(a.out, buf), append(a.names, name)
+	return nil
+}
+
 // stop waits for the agents to leave (the coordinator has ended the run, or died), killing
-// any still there after ten seconds, and logs what a failed agent said. Its error is the
-// first agent that failed although the run did not.
-func (a *agents) stop() error {
+// any still there after ten seconds. When the run failed (runErr), the agents' exits follow
+// from it and are logged at debug level; when it did not, an agent that failed is a warning
+// and the error.
+func (a *agents) stop(runErr error) error {
 	if a.done == nil {
 		return nil
 	}
@@ -162,12 +239,16 @@ func (a *agents) stop() error {
 		<-a.done
 	}
 	a.done = nil
+	level := slog.LevelWarn
+	if runErr != nil {
+		level = slog.LevelDebug
+	}
 	var first error
 	for i, err := range a.errs {
 		if err != nil {
-			a.log.Warn("agent failed", "node", a.nodes[i], "status", err.Error(), "output", strings.TrimSpace(a.out[i].String()))
+			a.log.Log(context.Background(), level, "agent failed", "agent", a.names[i], "status", err.Error(), "output", strings.TrimSpace(a.out[i].String()))
 			if first == nil {
-				first = fmt.Errorf("measure: the agent of %s: %v: %s", a.nodes[i], err, lastLine(a.out[i].String()))
+				first = fmt.Errorf("measure: the agent of %s: %v: %s", a.names[i], err, lastLine(a.out[i].String()))
 			}
 		}
 	}

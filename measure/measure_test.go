@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,7 +55,7 @@ func agentMain(args []string) int {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	var cfg engine.AgentConfig
 	var coord string
-	fs.IntVar(&cfg.Rank, "rank", 0, "")
+	fs.IntVar(&cfg.Rank, "rank", -1, "")
 	fs.IntVar(&cfg.Size, "size", 0, "")
 	fs.StringVar(&cfg.Node, "node", "", "")
 	fs.StringVar(&cfg.NetNS, "netns", "", "")
@@ -68,6 +70,15 @@ func agentMain(args []string) int {
 		return 2
 	}
 	cfg.Token, cfg.Coordinator = tok, []string{coord}
+	if cfg.Rank < 0 { // started by srun or mpirun
+		l, err := engine.DetectLaunch(os.Getenv)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		cfg.Rank = l.Rank
+		cfg.NetNS = strings.ReplaceAll(cfg.NetNS, "{rank}", strconv.Itoa(l.Rank))
+	}
 	if err := engine.RunAgent(context.Background(), cfg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -101,7 +112,7 @@ func deploy(t *testing.T, cl *cluster.Cluster) (*Emulation, *engine.Coordinator)
 	procs := &agents{log: slog.New(slog.DiscardHandler)}
 	t.Cleanup(func() {
 		co.Shutdown("")
-		if err := procs.stop(); err != nil {
+		if err := procs.stop(nil); err != nil {
 			t.Error(err)
 		}
 		if err := em.Close(); err != nil {
@@ -111,7 +122,7 @@ func deploy(t *testing.T, cl *cluster.Cluster) (*Emulation, *engine.Coordinator)
 			t.Errorf("left after teardown: %v", left)
 		}
 	})
-	if err := procs.start(em, testAgent, co.Port(), tok); err != nil {
+	if err := procs.start(em, LaunchExec, testAgent, co.Port(), tok); err != nil {
 		t.Fatal(err)
 	}
 	if err := co.Join(ctx); err != nil {

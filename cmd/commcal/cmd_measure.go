@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -53,10 +55,12 @@ A catalogue file (TOML) has one table per experiment; an experiment left out is 
 EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
    sudo commcal measure --cluster lab.toml --catalogue nightly.toml --out measured
+   sudo SLURM_CONF=/etc/slurm/slurm.conf commcal measure --cluster lab.toml --launcher srun --out measured
    sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno`,
 		Flags: append(append([]cli.Flag{
 			clusterFlag(""),
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
+			&cli.StringFlag{Name: "launcher", Value: measure.LaunchExec, Usage: "start the agents directly (exec) or through srun or mpirun, as on a real cluster"},
 		}, campaignFlags()...), outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
@@ -64,6 +68,9 @@ EXAMPLES:
 			}
 			if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 				return usagef("measure: --scale must be in (0, 1]")
+			}
+			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
+				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))
 			}
 			e, err := envFrom(c)
 			if err != nil {
@@ -73,7 +80,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Campaign: camp})
+			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Launcher: c.String("launcher"), Campaign: camp})
 		},
 	})
 }
@@ -163,6 +170,7 @@ type measureOptions struct {
 	Cluster  string
 	Output   outputOptions
 	Scale    float64 // emulated rate as a fraction of the nominal rates
+	Launcher string  // how the agents start (measure.Launchers)
 	Campaign campaignOptions
 }
 
@@ -189,7 +197,7 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	prog, clear := e.campaignProgress()
 	defer clear()
 	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Socket: o.Campaign.Socket, Catalogue: cat,
-		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog})
+		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog, Launcher: o.Launcher})
 	clear()
 	if err != nil {
 		return err
