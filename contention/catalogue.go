@@ -35,6 +35,8 @@ type RandomDesign struct {
 	D        int     `json:"d"`
 	Patterns int     `json:"patterns"`
 	Sizes    []int64 `json:"sizes"`
+	// Tag names a second design of the same setting (RandomSpec.Tag).
+	Tag string `json:"tag,omitempty"`
 }
 
 // StaticSyncDesign sets up the static-synchronous graphs (StaticSyncPatterns): Graphs random
@@ -62,7 +64,7 @@ func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}
 	for _, r := range c.Random {
-		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes}, r.Patterns, c.Seed)
+		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes, Tag: r.Tag}, r.Patterns, c.Seed)
 		if err != nil {
 			return nil, err
 		}

@@ -91,3 +91,37 @@ func TestCatalogueJSON(t *testing.T) {
 		t.Errorf("got %s, want %s", data, got)
 	}
 }
+
+// TestRandomTagsDrawTheirOwnPatterns: two designs of one setting, one tagged, draw different
+// patterns with different IDs that still read as the same setting; the untagged one keeps the
+// patterns it always drew.
+func TestRandomTagsDrawTheirOwnPatterns(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 2, Sizes: []int64{4 << 20}}, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 2, Sizes: []int64{1 << 20, 4 << 20}, Tag: "mixed"}, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain[0].ID != "N10-d2-000" || tagged[0].ID != "N10-d2-mixed-000" {
+		t.Errorf("IDs %s and %s", plain[0].ID, tagged[0].ID)
+	}
+	if n, d, ok := RandomSetting(tagged[2].ID); !ok || n != 10 || d != 2 {
+		t.Errorf("setting of %s: %d, %d, %v", tagged[2].ID, n, d, ok)
+	}
+	same := len(plain[0].Flows) == len(tagged[0].Flows)
+	for i := 0; same && i < len(plain[0].Flows); i++ {
+		same = plain[0].Flows[i].Src == tagged[0].Flows[i].Src && plain[0].Flows[i].Dst == tagged[0].Flows[i].Dst
+	}
+	if same {
+		t.Error("the tagged design drew the untagged one's first pattern")
+	}
+	if _, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 2, Tag: "Mixed-1"}, 1, 1); err == nil {
+		t.Error("a tag with a hyphen and capitals was accepted")
+	}
+}

@@ -2,6 +2,7 @@ package contention
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -27,6 +28,9 @@ type RandomSpec struct {
 	Racks int // racks used (default 2, as on both of the paper's platforms)
 	// Sizes are the message sizes in bytes, drawn uniformly per transfer (default 10 MB).
 	Sizes []int64
+	// Tag, when set, names a second design of the same setting (other sizes, say): it joins
+	// the IDs ("N10-d2-mixed-003") and draws its own patterns.
+	Tag string
 }
 
 // RandomPatterns draws count random patterns: |N| nodes are taken equally from the first racks
@@ -54,7 +58,20 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		}
 		nodes = append(nodes, rack[:per]...)
 	}
-	rng := rand.New(rand.NewPCG(seed, uint64(spec.Nodes)<<32|uint64(spec.D)))
+	if spec.Tag != "" && !validTag(spec.Tag) {
+		return nil, fmt.Errorf("contention: random pattern tag %q: want lower-case letters and digits", spec.Tag)
+	}
+	stream := uint64(spec.Nodes)<<32 | uint64(spec.D)
+	if spec.Tag != "" {
+		h := fnv.New64a()
+		h.Write([]byte(spec.Tag))
+		stream ^= h.Sum64()
+	}
+	rng := rand.New(rand.NewPCG(seed, stream))
+	prefix := fmt.Sprintf("N%d-d%d-", spec.Nodes, spec.D)
+	if spec.Tag != "" {
+		prefix += spec.Tag + "-"
+	}
 	out := make([]Pattern, 0, count)
 	for len(out) < count {
 		var flows []Flow
@@ -73,9 +90,20 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		if len(flows) == 0 {
 			continue
 		}
-		out = append(out, Pattern{ID: fmt.Sprintf("N%d-d%d-%03d", spec.Nodes, spec.D, len(out)), Experiment: experiments.Random, Flows: flows})
+		out = append(out, Pattern{ID: fmt.Sprintf("%s%03d", prefix, len(out)), Experiment: experiments.Random, Flows: flows})
 	}
 	return out, nil
+}
+
+// validTag says whether a random design's tag is lower-case letters and digits (a hyphen
+// would break RandomSetting's reading of the IDs).
+func validTag(tag string) bool {
+	for _, r := range tag {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return tag != ""
 }
 
 // RandomSetting recovers (|N|, d) from a random pattern's ID; ok is false for IDs of another

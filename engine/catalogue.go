@@ -139,6 +139,7 @@ type catalogueFile struct {
 		D        int     `toml:"d"`
 		Patterns int     `toml:"patterns"`
 		Sizes    []int64 `toml:"sizes"`
+		Tag      string  `toml:"tag"`
 	} `toml:"random"`
 	LMO *struct {
 		Bytes      int64 `toml:"bytes"`
@@ -211,7 +212,7 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 		c.StaticSync = contention.StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}
 	}
 	for _, r := range f.Random {
-		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes})
+		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Tag: r.Tag})
 	}
 	if f.LMO != nil {
 		c.LMO = LMODesign{Bytes: f.LMO.Bytes, Nodes: f.LMO.Nodes, Sequential: f.LMO.Sequential}
