@@ -7,10 +7,10 @@ import (
 	"os"
 	"reflect"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/commcal/commcal/internal/atomicio"
 )
@@ -33,6 +33,7 @@ func (rb *rowBuilder) appendInt(col int, v int64) { rb.b.Field(col).(*array.Int6
 func (rb *rowBuilder) appendFloat(col int, v float64) {
 	rb.b.Field(col).(*array.Float64Builder).Append(v)
 }
+func (rb *rowBuilder) appendBool(col int, v bool) { rb.b.Field(col).(*array.BooleanBuilder).Append(v) }
 
 // appendStruct appends one row struct (a value of the table's row type).
 func (rb *rowBuilder) appendStruct(v reflect.Value) {
@@ -45,6 +46,8 @@ func (rb *rowBuilder) appendStruct(v reflect.Value) {
 			rb.appendInt(i, f.Int())
 		case Float:
 			rb.appendFloat(i, f.Float())
+		case Bool:
+			rb.appendBool(i, f.Bool())
 		}
 	}
 	rb.n++
@@ -93,6 +96,8 @@ func AppendRows[R any](t *Table, rec arrow.Record, dst []R) []R {
 				f.SetInt(col.(*array.Int64).Value(r))
 			case Float:
 				f.SetFloat(col.(*array.Float64).Value(r))
+			case Bool:
+				f.SetBool(col.(*array.Boolean).Value(r))
 			}
 		}
 	}
@@ -105,7 +110,7 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 	rec := RecordFromRows(t, rows, memory.DefaultAllocator)
 	defer rec.Release()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(t), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(t, nil), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}
