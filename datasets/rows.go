@@ -129,6 +129,44 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 // ReadParquetFile reads a whole Parquet file of table t (an output table) into row structs.
 // A missing, damaged or foreign file is an *InputError naming it, never a panic.
 func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
+	var rows []R
+	err := ScanParquetFile(context.Background(), path, t, memory.DefaultAllocator, func(rec arrow.Record) error {
+		rows = AppendRows(t, rec, rows)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// ScanParquetFile streams a Parquet file of table t (an output table, or a dataset's table
+// file read without its manifest) to fn, record batch by record batch, with the checks of
+// Dataset.Scan: a file whose columns are not t's is an *InputError (schema-mismatch), a
+// damaged one an *InputError (corrupt), never a panic. Records are released after fn returns.
+func ScanParquetFile(ctx context.Context, path string, t *Table, mem memory.Allocator, fn func(arrow.Record) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return inputErr(Location{File: path}, "", ErrMissingFile, "no such file")
+		}
+		return fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return readTable(ctx, path, f, t, mem, fn)
+}
+
+// TableKey is the key of the Parquet file metadata entry that names the commcal table a file
+// holds (every file commcal writes has it).
+const TableKey = "commcal.table"
+
+// ParquetTable finds the table of a Parquet file that commcal wrote, by the file's TableKey
+// metadata, among DefinedTables. A file without it, or of a table this program does not
+// define, is an *InputError.
+func ParquetTable(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -137,13 +175,22 @@ func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	var rows []R
-	err = readTable(context.Background(), path, f, t, memory.DefaultAllocator, func(rec arrow.Record) error {
-		rows = AppendRows(t, rec, rows)
-		return nil
-	})
+	pr, err := openParquet(path, f, 1, false, memory.DefaultAllocator)
 	if err != nil {
 		return nil, err
 	}
-	return rows, nil
+	defer pr.close()
+	v := pr.rdr.MetaData().KeyValueMetadata().FindValue(TableKey)
+	if v == nil {
+		return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "not a table commcal wrote: no %q in the file's metadata", TableKey)
+	}
+	name := *v
+	var names []string
+	for _, t := range DefinedTables() {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "table %q, want one of %s", name, list(names))
 }

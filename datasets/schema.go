@@ -228,7 +228,7 @@ func DefineTable[R any](name string, key ...string) *Table {
 		}
 		t.keyIdx = append(t.keyIdx, i)
 	}
-	md := arrow.NewMetadata([]string{"commcal.table"}, []string{name})
+	md := arrow.NewMetadata([]string{TableKey}, []string{name})
 	t.schema = arrow.NewSchema(fields, &md)
 	return t
 }

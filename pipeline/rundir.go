@@ -104,3 +104,20 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 	}
 	return nil
 }
+
+// RunTable is a Parquet table file of a run directory, beside its dataset's.
+type RunTable struct {
+	File  string
+	Table *datasets.Table
+}
+
+// RunTables lists the Parquet files a run directory may hold besides its dataset's tables,
+// with their tables, in the order the run writes them.
+func RunTables() []RunTable {
+	return []RunTable{
+		{RunMeasurementsFile, MeasurementsTable},
+		{LMONodesFile, lmoNodesTable},
+		{LMOLinksFile, lmoLinksTable},
+		{PredictionsFile, validate.PredictionsTable},
+	}
+}
