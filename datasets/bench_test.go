@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/commcal/commcal/cluster"
 )
@@ -165,7 +165,7 @@ func pqarrowCopy(b *testing.B, path string, write bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fw, err = pqarrow.NewFileWriter(rr.Schema(), out, parquetProps(TransfersTable), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		fw, err = pqarrow.NewFileWriter(rr.Schema(), out, parquetProps(TransfersTable, nil), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func pqarrowCopy(b *testing.B, path string, write bool) {
 			}
 		}
 	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) { // v15 reports the end as io.EOF
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) { // some versions report the end as io.EOF
 		b.Fatal(err)
 	}
 	if n != benchRows {

@@ -9,8 +9,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/parquet/metadata"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
 // fuzzIngest ingests one file and checks the all-or-nothing contract: either a dataset whose

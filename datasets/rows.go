@@ -7,10 +7,10 @@ import (
 	"os"
 	"reflect"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/commcal/commcal/internal/atomicio"
 )
@@ -33,6 +33,7 @@ func (rb *rowBuilder) appendInt(col int, v int64) { rb.b.Field(col).(*array.Int6
 func (rb *rowBuilder) appendFloat(col int, v float64) {
 	rb.b.Field(col).(*array.Float64Builder).Append(v)
 }
+func (rb *rowBuilder) appendBool(col int, v bool) { rb.b.Field(col).(*array.BooleanBuilder).Append(v) }
 
 // appendStruct appends one row struct (a value of the table's row type).
 func (rb *rowBuilder) appendStruct(v reflect.Value) {
@@ -45,6 +46,8 @@ func (rb *rowBuilder) appendStruct(v reflect.Value) {
 			rb.appendInt(i, f.Int())
 		case Float:
 			rb.appendFloat(i, f.Float())
+		case Bool:
+			rb.appendBool(i, f.Bool())
 		}
 	}
 	rb.n++
@@ -93,6 +96,8 @@ func AppendRows[R any](t *Table, rec arrow.Record, dst []R) []R {
 				f.SetInt(col.(*array.Int64).Value(r))
 			case Float:
 				f.SetFloat(col.(*array.Float64).Value(r))
+			case Bool:
+				f.SetBool(col.(*array.Boolean).Value(r))
 			}
 		}
 	}
@@ -105,7 +110,7 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 	rec := RecordFromRows(t, rows, memory.DefaultAllocator)
 	defer rec.Release()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(t), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(t.schema, &buf, parquetProps(t, nil), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}
@@ -124,6 +129,44 @@ func WriteParquetFile[R any](path string, t *Table, rows []R) error {
 // ReadParquetFile reads a whole Parquet file of table t (an output table) into row structs.
 // A missing, damaged or foreign file is an *InputError naming it, never a panic.
 func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
+	var rows []R
+	err := ScanParquetFile(context.Background(), path, t, memory.DefaultAllocator, func(rec arrow.Record) error {
+		rows = AppendRows(t, rec, rows)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// ScanParquetFile streams a Parquet file of table t (an output table, or a dataset's table
+// file read without its manifest) to fn, record batch by record batch, with the checks of
+// Dataset.Scan: a file whose columns are not t's is an *InputError (schema-mismatch), a
+// damaged one an *InputError (corrupt), never a panic. Records are released after fn returns.
+func ScanParquetFile(ctx context.Context, path string, t *Table, mem memory.Allocator, fn func(arrow.Record) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return inputErr(Location{File: path}, "", ErrMissingFile, "no such file")
+		}
+		return fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return readTable(ctx, path, f, t, mem, fn)
+}
+
+// TableKey is the key of the Parquet file metadata entry that names the commcal table a file
+// holds (every file commcal writes has it).
+const TableKey = "commcal.table"
+
+// ParquetTable finds the table of a Parquet file that commcal wrote, by the file's TableKey
+// metadata, among DefinedTables. A file without it, or of a table this program does not
+// define, is an *InputError.
+func ParquetTable(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -132,13 +175,22 @@ func ReadParquetFile[R any](path string, t *Table) ([]R, error) {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	var rows []R
-	err = readTable(context.Background(), path, f, t, memory.DefaultAllocator, func(rec arrow.Record) error {
-		rows = AppendRows(t, rec, rows)
-		return nil
-	})
+	pr, err := openParquet(path, f, 1, false, memory.DefaultAllocator)
 	if err != nil {
 		return nil, err
 	}
-	return rows, nil
+	defer pr.close()
+	v := pr.rdr.MetaData().KeyValueMetadata().FindValue(TableKey)
+	if v == nil {
+		return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "not a table commcal wrote: no %q in the file's metadata", TableKey)
+	}
+	name := *v
+	var names []string
+	for _, t := range DefinedTables() {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "table %q, want one of %s", name, list(names))
 }

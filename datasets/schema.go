@@ -3,8 +3,9 @@ package datasets
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
-	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Transfer is one transfer of a concurrent pattern, in one repetition. All transfers of a
@@ -13,8 +14,8 @@ type Transfer struct {
 	Cluster    string  `col:"cluster" check:"cluster" doc:"cluster name, as in the description"`
 	Experiment string  `col:"experiment" check:"experiment" doc:"experiment kind (closed set, see Experiments)"`
 	PatternID  string  `col:"pattern_id" check:"nonempty" doc:"pattern identifier, unique within the experiment"`
-	Rep        int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
-	FlowID     int64   `col:"flow_id" check:"nonneg" doc:"transfer number within the pattern, from 0"`
+	Rep        int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
+	FlowID     int64   `col:"flow_id" unit:"1" check:"nonneg" doc:"transfer number within the pattern, from 0"`
 	Src        string  `col:"src_node" check:"node" doc:"sending node"`
 	Dst        string  `col:"dst_node" check:"node" doc:"receiving node"`
 	Bytes      int64   `col:"bytes" unit:"B" check:"positive" doc:"message size"`
@@ -32,7 +33,7 @@ type RoundTrip struct {
 	J         string  `col:"j" check:"node" doc:"node that replies"`
 	BytesOut  int64   `col:"bytes_out" unit:"B" check:"nonneg" doc:"message size i to j"`
 	BytesBack int64   `col:"bytes_back" unit:"B" check:"nonneg" doc:"reply size j to i"`
-	Rep       int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Rep       int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
 	Seconds   float64 `col:"seconds" unit:"s" check:"positive" doc:"round-trip time seen by i"`
 }
 
@@ -44,7 +45,7 @@ type OneToTwo struct {
 	J       string  `col:"j" check:"node" doc:"first receiver"`
 	K       string  `col:"k" check:"node" doc:"second receiver"`
 	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size sent to each receiver"`
-	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Rep     int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
 	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"time until both replies arrived"`
 }
 
@@ -53,9 +54,9 @@ type Collective struct {
 	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
 	Op      string  `col:"op" check:"op" doc:"scatter or gather"`
 	Root    string  `col:"root" check:"node" doc:"root node"`
-	Procs   int64   `col:"procs" check:"atleast2" doc:"processes taking part, root included"`
+	Procs   int64   `col:"procs" unit:"1" check:"atleast2" doc:"processes taking part, root included"`
 	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size per non-root process"`
-	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Rep     int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
 	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"execution time"`
 }
 
@@ -64,9 +65,9 @@ type Collective struct {
 // (L = RTT/2 − Os − Or − Ur).
 type PingPongPairs struct {
 	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
-	Pairs   int64   `col:"pairs" check:"positive" doc:"concurrent ping-pong pairs"`
+	Pairs   int64   `col:"pairs" unit:"1" check:"positive" doc:"concurrent ping-pong pairs"`
 	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size"`
-	Rep     int64   `col:"rep" check:"nonneg" doc:"repetition number, from 0"`
+	Rep     int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
 	RTT     float64 `col:"rtt_s" unit:"s" check:"positive" doc:"round-trip time"`
 	Os      float64 `col:"os_s" unit:"s" check:"nonneg" doc:"send overhead"`
 	Or      float64 `col:"or_s" unit:"s" check:"nonneg" doc:"receive overhead"`
@@ -91,18 +92,38 @@ var CollectiveOps = []string{"scatter", "gather"}
 // ColType is a column's logical type.
 type ColType uint8
 
-// Column types; on disk they are Arrow utf8, int64 and float64.
+// Column types; on disk they are Arrow utf8, int64, float64 and boolean (Parquet BYTE_ARRAY
+// with the STRING logical type, INT64, DOUBLE and BOOLEAN).
 const (
 	String ColType = iota
 	Int
 	Float
+	Bool
 )
+
+// Numeric says whether values of the type are numbers, which carry a unit.
+func (t ColType) Numeric() bool { return t == Int || t == Float }
+
+// String names the type as the tables' documentation does.
+func (t ColType) String() string {
+	switch t {
+	case String:
+		return "string"
+	case Int:
+		return "int64"
+	case Float:
+		return "float64"
+	case Bool:
+		return "bool"
+	}
+	return fmt.Sprintf("ColType(%d)", uint8(t))
+}
 
 // Column describes one column of a table.
 type Column struct {
 	Name  string
 	Type  ColType
-	Unit  string // "s", "B" or empty
+	Unit  string // "s", "B", "bit/s", "s/B", "1" (a count or a ratio); empty for strings and booleans
 	Doc   string
 	Check string // see check.go
 	field int    // index of the struct field
@@ -164,10 +185,17 @@ func TableNames() []string {
 
 // DefineTable derives a table from its row struct's tags: col (name), unit, doc, and check
 // (input tables only; see check.go). Other packages use it for their output tables. Row
-// structs have string, int64 and float64 fields only.
+// structs have string, int64, float64 and bool fields only. Every numeric column has a unit
+// ("1" for counts, indices and ratios); TestEveryNumericColumnHasAUnit in cmd/commcal checks
+// every table of the program. The table is added to DefinedTables.
 func DefineTable[R any](name string, key ...string) *Table {
 	rt := reflect.TypeFor[R]()
 	t := &Table{Name: name, Key: key, rowType: rt, colIdx: map[string]int{}}
+	defer func() {
+		definedMu.Lock()
+		defined = append(defined, t)
+		definedMu.Unlock()
+	}()
 	var fields []arrow.Field
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)
@@ -180,6 +208,8 @@ func DefineTable[R any](name string, key ...string) *Table {
 			c.Type, at = Int, arrow.PrimitiveTypes.Int64
 		case reflect.Float64:
 			c.Type, at = Float, arrow.PrimitiveTypes.Float64
+		case reflect.Bool:
+			c.Type, at = Bool, arrow.FixedWidthTypes.Boolean
 		default:
 			panic(fmt.Sprintf("datasets: %s.%s: unsupported field type %s", rt.Name(), f.Name, f.Type))
 		}
@@ -198,7 +228,20 @@ func DefineTable[R any](name string, key ...string) *Table {
 		}
 		t.keyIdx = append(t.keyIdx, i)
 	}
-	md := arrow.NewMetadata([]string{"commcal.table"}, []string{name})
+	md := arrow.NewMetadata([]string{TableKey}, []string{name})
 	t.schema = arrow.NewSchema(fields, &md)
 	return t
+}
+
+var (
+	definedMu sync.Mutex
+	defined   []*Table
+)
+
+// DefinedTables lists every table DefineTable has made so far, in the order they were
+// defined: the five input tables and the output tables of the packages the program links.
+func DefinedTables() []*Table {
+	definedMu.Lock()
+	defer definedMu.Unlock()
+	return append([]*Table(nil), defined...)
 }

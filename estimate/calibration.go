@@ -10,8 +10,13 @@ import (
 	"github.com/commcal/commcal/experiments"
 )
 
-// CalibrationFormat versions calibration.json.
-const CalibrationFormat = "commcal-calibration/1"
+// CalibrationFormat versions calibration.json. Version 2 writes a value or bound that is not
+// finite as null with a "nonfinite" flag (see Param); version 1 wrote the strings "inf",
+// "-inf" and "nan" in number fields. Both are read (CalibrationFormats).
+const CalibrationFormat = "commcal-calibration/2"
+
+// CalibrationFormats are the format tags of the calibrations commcal reads.
+var CalibrationFormats = []string{"commcal-calibration/1", CalibrationFormat}
 
 // Calibration is every parameter a dataset's calibration experiments determine, each with its
 // interval and the observations behind it, and the contention parameters derived from them.

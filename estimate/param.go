@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,28 +22,98 @@ type Param struct {
 // Covers says whether the interval contains v.
 func (p Param) Covers(v float64) bool { return p.CILow <= v && v <= p.CIHigh }
 
-// paramJSON is Param's JSON form: a bound that is infinite (no interval, or a one-sided one)
-// is written as the string "inf" or "-inf", which JSON numbers cannot hold.
+// Param's JSON form. JSON numbers cannot hold infinities or NaN, and a string inside a number
+// field makes strict readers (JSON Schema validators, typed decoders) refuse the file, so a
+// value or bound that is not finite is written as null and named in the object's "nonfinite"
+// flag, which says what it is:
+//
+//	{"value": 9.4e+08, "ci_low": 9.1e+08, "ci_high": null, "n": 4, "nonfinite": {"ci_high": "+inf"}}
+//
+// The flag is left out when all three are finite. Each of its keys (value, ci_low, ci_high)
+// is "+inf", "-inf" or "nan" and goes with a null; a null without its flag, or a flag over a
+// number, is an error. A bound that does not exist (a regime measured at one point, a
+// capacity never reached) is the infinite one. Calibrations of format commcal-calibration/1
+// wrote the strings "inf", "-inf" and "nan" in the number fields instead; they are still
+// read.
 type paramJSON struct {
+	Value     *float64       `json:"value"`
+	CILow     *float64       `json:"ci_low"`
+	CIHigh    *float64       `json:"ci_high"`
+	N         int            `json:"n"`
+	Nonfinite *nonfiniteJSON `json:"nonfinite,omitempty"`
+}
+
+// nonfiniteJSON names the fields of a Param that are null because they are not finite.
+type nonfiniteJSON struct {
+	Value  string `json:"value,omitempty"`
+	CILow  string `json:"ci_low,omitempty"`
+	CIHigh string `json:"ci_high,omitempty"`
+}
+
+// Values of the nonfinite flag.
+const (
+	PlusInf  = "+inf"
+	MinusInf = "-inf"
+	NotANum  = "nan"
+)
+
+// splitFinite returns v as a JSON number (nil when not finite) and its flag ("" when finite).
+func splitFinite(v float64) (*float64, string) {
+	switch {
+	case math.IsInf(v, 1):
+		return nil, PlusInf
+	case math.IsInf(v, -1):
+		return nil, MinusInf
+	case math.IsNaN(v):
+		return nil, NotANum
+	}
+	return &v, ""
+}
+
+// joinFinite is splitFinite's inverse; name is the field, for errors.
+func joinFinite(name string, v *float64, flag string) (float64, error) {
+	switch {
+	case v != nil && flag != "":
+		return 0, fmt.Errorf("estimate: %s is a number and flagged nonfinite %q", name, flag)
+	case v != nil:
+		return *v, nil
+	}
+	switch flag {
+	case PlusInf:
+		return math.Inf(1), nil
+	case MinusInf:
+		return math.Inf(-1), nil
+	case NotANum:
+		return math.NaN(), nil
+	case "":
+		return 0, fmt.Errorf("estimate: %s is null without a nonfinite flag saying what it is", name)
+	}
+	return 0, fmt.Errorf("estimate: nonfinite %s is %q, want %q, %q or %q", name, flag, PlusInf, MinusInf, NotANum)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (p Param) MarshalJSON() ([]byte, error) {
+	var j paramJSON
+	var nf nonfiniteJSON
+	j.Value, nf.Value = splitFinite(p.Value)
+	j.CILow, nf.CILow = splitFinite(p.CILow)
+	j.CIHigh, nf.CIHigh = splitFinite(p.CIHigh)
+	j.N = p.N
+	if nf != (nonfiniteJSON{}) {
+		j.Nonfinite = &nf
+	}
+	return json.Marshal(j)
+}
+
+// legacyParamJSON is the form of commcal-calibration/1: "inf", "-inf" or "nan" as strings.
+type legacyParamJSON struct {
 	Value  any `json:"value"`
 	CILow  any `json:"ci_low"`
 	CIHigh any `json:"ci_high"`
 	N      int `json:"n"`
 }
 
-func jsonNumber(v float64) any {
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case math.IsNaN(v):
-		return "nan"
-	}
-	return v
-}
-
-func fromJSONNumber(v any) (float64, error) {
+func fromLegacyNumber(name string, v any) (float64, error) {
 	switch x := v.(type) {
 	case float64:
 		return x, nil
@@ -56,32 +127,62 @@ func fromJSONNumber(v any) (float64, error) {
 			return math.NaN(), nil
 		}
 	}
-	return 0, fmt.Errorf("estimate: %v is not a number, \"inf\", \"-inf\" or \"nan\"", v)
+	return 0, fmt.Errorf("estimate: %s is %v, not a number", name, v)
 }
 
-// MarshalJSON implements json.Marshaler.
-func (p Param) MarshalJSON() ([]byte, error) {
-	return json.Marshal(paramJSON{Value: jsonNumber(p.Value), CILow: jsonNumber(p.CILow), CIHigh: jsonNumber(p.CIHigh), N: p.N})
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler: the form above, or the legacy one. Unknown keys
+// are errors.
 func (p *Param) UnmarshalJSON(data []byte) error {
 	var j paramJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		if legacy, lerr := decodeLegacyParam(data); lerr == nil {
+			*p = legacy
+			return nil
+		}
 		return err
 	}
+	var nf nonfiniteJSON
+	if j.Nonfinite != nil {
+		nf = *j.Nonfinite
+	}
+	var q Param
 	var err error
-	if p.Value, err = fromJSONNumber(j.Value); err != nil {
+	if q.Value, err = joinFinite("value", j.Value, nf.Value); err != nil {
 		return err
 	}
-	if p.CILow, err = fromJSONNumber(j.CILow); err != nil {
+	if q.CILow, err = joinFinite("ci_low", j.CILow, nf.CILow); err != nil {
 		return err
 	}
-	if p.CIHigh, err = fromJSONNumber(j.CIHigh); err != nil {
+	if q.CIHigh, err = joinFinite("ci_high", j.CIHigh, nf.CIHigh); err != nil {
 		return err
+	}
+	q.N = j.N
+	*p = q
+	return nil
+}
+
+func decodeLegacyParam(data []byte) (Param, error) {
+	var j legacyParamJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return Param{}, err
+	}
+	var p Param
+	var err error
+	if p.Value, err = fromLegacyNumber("value", j.Value); err != nil {
+		return Param{}, err
+	}
+	if p.CILow, err = fromLegacyNumber("ci_low", j.CILow); err != nil {
+		return Param{}, err
+	}
+	if p.CIHigh, err = fromLegacyNumber("ci_high", j.CIHigh); err != nil {
+		return Param{}, err
 	}
 	p.N = j.N
-	return nil
+	return p, nil
 }
 
 // meanParam is the mean with its Student-t interval.

@@ -44,8 +44,12 @@ type ComparedModel struct {
 	Within10   []*float64 `json:"within_10pct"`
 }
 
+// CompareFormat is the format tag of compare.json.
+const CompareFormat = "commcal-compare/1"
+
 // Comparison is the content of compare.json.
 type Comparison struct {
+	Format   string          `json:"format"`
 	Runs     []string        `json:"runs"`
 	Clusters []string        `json:"clusters"`
 	Params   []ComparedParam `json:"params"`
@@ -172,7 +176,7 @@ func CompareRuns(ctx context.Context, rds []*RunDir, out string) (*Comparison, e
 // Contrast compares runs already read (each with a calibration), the first being the
 // reference: the work of Compare without the files.
 func Contrast(rds []*RunDir) *Comparison {
-	cmp := &Comparison{Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{},
+	cmp := &Comparison{Format: CompareFormat, Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{},
 		RunDrift: make([]bool, len(rds))}
 	var flat []map[string]estimate.Param
 	for _, rd := range rds {

@@ -32,19 +32,19 @@ type LMONodeRow struct {
 	CLow       float64 `col:"c_ci_low_s" unit:"s" doc:"95% CI of C, lower bound"`
 	CHigh      float64 `col:"c_ci_high_s" unit:"s" doc:"95% CI of C, upper bound"`
 	CTripletSD float64 `col:"c_triplet_sd_s" unit:"s" doc:"spread of C over the node's triplets"`
-	T          float64 `col:"t_s_per_byte" doc:"per-byte processing delay, s/B"`
-	TLow       float64 `col:"t_ci_low_s_per_byte" doc:"95% CI of t, lower bound"`
-	THigh      float64 `col:"t_ci_high_s_per_byte" doc:"95% CI of t, upper bound"`
+	T          float64 `col:"t_s_per_byte" unit:"s/B" doc:"per-byte processing delay"`
+	TLow       float64 `col:"t_ci_low_s_per_byte" unit:"s/B" doc:"95% CI of t, lower bound"`
+	THigh      float64 `col:"t_ci_high_s_per_byte" unit:"s/B" doc:"95% CI of t, upper bound"`
 }
 
 // LMOLinkRow is one link's LMO rate, as written to lmo_links.parquet.
 type LMOLinkRow struct {
 	I      string  `col:"i" doc:"node"`
 	J      string  `col:"j" doc:"node"`
-	Rate   float64 `col:"rate_bps" doc:"transmission rate, bit/s"`
-	Low    float64 `col:"ci_low_bps" doc:"95% CI, lower bound (bit/s)"`
-	High   float64 `col:"ci_high_bps" doc:"95% CI, upper bound (bit/s; +Inf when unbounded)"`
-	Values int64   `col:"sizes" doc:"message sizes averaged"`
+	Rate   float64 `col:"rate_bps" unit:"bit/s" doc:"transmission rate"`
+	Low    float64 `col:"ci_low_bps" unit:"bit/s" doc:"95% CI, lower bound"`
+	High   float64 `col:"ci_high_bps" unit:"bit/s" doc:"95% CI, upper bound (+Inf when unbounded)"`
+	Values int64   `col:"sizes" unit:"1" doc:"message sizes averaged"`
 }
 
 var (

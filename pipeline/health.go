@@ -80,11 +80,15 @@ type StartSkew struct {
 	Share      float64 `json:"share"`
 }
 
+// HealthFormat is the format tag of health.json.
+const HealthFormat = "commcal-health/1"
+
 // Health is what a reader must know before trusting a run, the top of its report: the
 // accuracy alarms and whether they pass, the estimators skipped and why, the fits that cannot
 // be physically right, how well each experiment met the stopping rule, the start skew, and
 // what changed since the previous run.
 type Health struct {
+	Format      string             `json:"format"`
 	Thresholds  []ThresholdSpec    `json:"thresholds"`
 	Checks      []ThresholdCheck   `json:"checks"`
 	Skipped     []estimate.Skipped `json:"skipped"`
@@ -151,7 +155,7 @@ func previousRun(cmp *Comparison) *PreviousRun {
 
 // checkHealth computes a run's health from what it measured, fitted and scored.
 func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *estimate.Calibration, acc *validate.Accuracy, hi healthInputs) *Health {
-	h := &Health{Thresholds: hi.Thresholds, Previous: hi.Previous, Checks: []ThresholdCheck{}, Skipped: []estimate.Skipped{},
+	h := &Health{Format: HealthFormat, Thresholds: hi.Thresholds, Previous: hi.Previous, Checks: []ThresholdCheck{}, Skipped: []estimate.Skipped{},
 		Implausible: []Finding{}, Stopping: []StoppingStatus{}}
 	if h.Thresholds == nil {
 		h.Thresholds = []ThresholdSpec{}

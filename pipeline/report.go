@@ -162,6 +162,9 @@ func readSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary
 	if err := datasets.ReadJSONFile(path, s); err != nil {
 		return nil, badinput.Wrap(path, err)
 	}
+	if err := checkFormat(path, s.Format, SummaryFormat); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -173,6 +176,9 @@ func readHealth(path string) (*Health, error) {
 	h := &Health{}
 	if err := datasets.ReadJSONFile(path, h); err != nil {
 		return nil, badinput.Wrap(path, err)
+	}
+	if err := checkFormat(path, h.Format, HealthFormat); err != nil {
+		return nil, err
 	}
 	return h, nil
 }

@@ -25,8 +25,12 @@ const (
 	RunMeasurementsFile = "measurements.parquet"
 )
 
-// RunResult is what a run found.
+// RunFormat is the format tag of what commcal run --json prints.
+const RunFormat = "commcal-run/1"
+
+// RunResult is what a run found (commcal run --json prints it).
 type RunResult struct {
+	Format      string                `json:"format"`
 	Summary     *Summary              `json:"summary"`
 	Calibration *estimate.Calibration `json:"calibration"`
 	Accuracy    *validate.Accuracy    `json:"accuracy"`
@@ -171,7 +175,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	res := &RunResult{Summary: s, Calibration: cal, Accuracy: acc}
+	res := &RunResult{Format: RunFormat, Summary: s, Calibration: cal, Accuracy: acc}
 	if opts.Previous != nil {
 		res.Drift = Contrast([]*RunDir{opts.Previous, {Dir: opts.Out, Calibration: cal, Accuracy: acc}})
 	}

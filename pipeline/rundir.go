@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
@@ -75,9 +76,19 @@ func ReadAccuracy(path string) (*validate.Accuracy, error) {
 	return acc, nil
 }
 
+// checkFormat checks the format tag of a run file that commcal writes and reads back. An
+// absent tag is a file of a run written before commcal tagged it (the same layout); another
+// tag is another kind of file, or a later version, and bad input.
+func checkFormat(path, got, want string) error {
+	if got != "" && got != want {
+		return badinput.Errorf(path, "format %q, want %q", got, want)
+	}
+	return nil
+}
+
 // checkedCalibration reports what is wrong with a calibration read from a file.
 func checkedCalibration(path string, cal *estimate.Calibration) error {
-	if cal.Format != estimate.CalibrationFormat {
+	if !slices.Contains(estimate.CalibrationFormats, cal.Format) {
 		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
 	}
 	if cal.Cluster == "" {
@@ -92,4 +103,21 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 		}
 	}
 	return nil
+}
+
+// RunTable is a Parquet table file of a run directory, beside its dataset's.
+type RunTable struct {
+	File  string
+	Table *datasets.Table
+}
+
+// RunTables lists the Parquet files a run directory may hold besides its dataset's tables,
+// with their tables, in the order the run writes them.
+func RunTables() []RunTable {
+	return []RunTable{
+		{RunMeasurementsFile, MeasurementsTable},
+		{LMONodesFile, lmoNodesTable},
+		{LMOLinksFile, lmoLinksTable},
+		{PredictionsFile, validate.PredictionsTable},
+	}
 }

@@ -19,17 +19,20 @@ type MeasurementRow struct {
 	Experiment string  `col:"experiment" doc:"experiment (transfers), op (collectives), round-trip kind, or the table name"`
 	Label      string  `col:"label" doc:"what was measured, e.g. X1>Y1:1024 or pattern/flow"`
 	Bytes      int64   `col:"bytes" unit:"B" doc:"message size"`
-	N          int64   `col:"n" doc:"repetitions"`
+	N          int64   `col:"n" unit:"1" doc:"repetitions"`
 	Mean       float64 `col:"mean_s" unit:"s" doc:"mean time"`
 	SD         float64 `col:"sd_s" unit:"s" doc:"standard deviation of the repetitions"`
 	CILow      float64 `col:"ci_low_s" unit:"s" doc:"95% CI of the mean, lower bound"`
 	CIHigh     float64 `col:"ci_high_s" unit:"s" doc:"95% CI of the mean, upper bound"`
-	RelWidth   float64 `col:"ci_rel_width" doc:"full CI width over the mean"`
+	RelWidth   float64 `col:"ci_rel_width" unit:"1" doc:"full CI width over the mean"`
 	Status     string  `col:"status" doc:"converged, capped or unconverged"`
 }
 
 // MeasurementsTable is the schema of measurements.parquet.
 var MeasurementsTable = datasets.DefineTable[MeasurementRow]("measurements")
+
+// SummaryFormat is the format tag of summary.json.
+const SummaryFormat = "commcal-summary/1"
 
 // ExperimentSummary aggregates the measurements of one experiment.
 type ExperimentSummary struct {
@@ -52,6 +55,7 @@ type ExperimentSummary struct {
 
 // Summary describes a dataset: its tables and, per experiment, how well measured it is.
 type Summary struct {
+	Format      string                `json:"format"`
 	Cluster     string                `json:"cluster"`
 	Racks       int                   `json:"racks"`
 	Nodes       int                   `json:"nodes"`
@@ -85,7 +89,7 @@ func (g grouper) add(table, experiment, label string, bytes int64, v float64) {
 // Summarize summarises each measurement of a dataset's tables over its repetitions under the
 // stopping rule.
 func Summarize(ds *datasets.Dataset, in estimate.Inputs, rule estimate.StoppingRule) (*Summary, error) {
-	s := &Summary{Cluster: ds.Cluster.Name(), Racks: len(ds.Cluster.Racks()), Nodes: len(ds.Cluster.Nodes()),
+	s := &Summary{Format: SummaryFormat, Cluster: ds.Cluster.Name(), Racks: len(ds.Cluster.Racks()), Nodes: len(ds.Cluster.Nodes()),
 		Tables: ds.Manifest.Tables, Sources: ds.Manifest.Sources, Rule: rule}
 	g := grouper{}
 	for _, r := range in.Transfers {

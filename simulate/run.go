@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
@@ -51,7 +51,9 @@ func Run(ctx context.Context, opts Options) (*datasets.Manifest, *Generated, err
 		}
 		m.Sources = append(m.Sources, datasets.SourceInfo{Path: src, Format: "synthetic", Table: tr.t.Name, Rows: int64(tr.n)})
 	}
-	if err := datasets.WriteJSONFile(filepath.Join(w.TempDir(), TruthFile), opts.Truth); err != nil {
+	truth := *opts.Truth
+	truth.Format = TruthFormat
+	if err := datasets.WriteJSONFile(filepath.Join(w.TempDir(), TruthFile), &truth); err != nil {
 		w.Abort()
 		return nil, nil, err
 	}

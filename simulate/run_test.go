@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
@@ -132,5 +132,37 @@ func TestSameSeedSameBytes(t *testing.T) {
 	}
 	if want := DefaultTruth(cl, 3); !reflect.DeepEqual(tr, want) {
 		t.Errorf("truth read back:\n%+v\nwant\n%+v", tr, want)
+	}
+}
+
+// truth.json is tagged commcal-truth/1; a truth without a tag (written by hand) reads, one
+// of another format does not.
+func TestTruthFormat(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	dir, _ := simulateDir(t, cl, 2)
+	path := filepath.Join(dir, TruthFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte("{\n  \"format\": \"commcal-truth/1\",")) {
+		t.Fatalf("truth.json starts %q", data[:min(len(data), 60)])
+	}
+	for _, c := range []struct {
+		format string
+		ok     bool
+	}{{"", true}, {"commcal-truth/2", false}, {"commcal-calibration/2", false}} {
+		doc := bytes.Replace(data, []byte(`"format": "commcal-truth/1",`), []byte(`"format": "`+c.format+`",`), 1)
+		if c.format == "" {
+			doc = bytes.Replace(data, []byte(`"format": "commcal-truth/1",`), nil, 1)
+		}
+		p := filepath.Join(t.TempDir(), "truth.json")
+		if err := os.WriteFile(p, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ReadTruth(p)
+		if c.ok != (err == nil) || (err == nil && tr.Cluster != "ccpe-testbed") {
+			t.Errorf("format %q: %v", c.format, err)
+		}
 	}
 }

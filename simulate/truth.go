@@ -6,14 +6,20 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // TruthFile is the name of the ground-truth file the generator writes beside the tables.
 const TruthFile = "truth.json"
 
+// TruthFormat is the format tag of truth.json and of what --help-truth prints.
+const TruthFormat = "commcal-truth/1"
+
 // Truth is a set of true model parameters from which the generator draws measurements.
 // Units: seconds, bytes, bits per second; t_i and β are in seconds per byte.
 type Truth struct {
+	// Format is TruthFormat in what commcal writes; a hand-written truth may leave it out.
+	Format  string `json:"format,omitempty"`
 	Cluster string `json:"cluster"`
 	// Seed draws the noise and the contention catalogue's random and static-synchronous
 	// patterns (DefaultTruth also draws the LMO parameters from it).
@@ -112,7 +118,7 @@ type LTruth struct {
 func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 	rng := rand.New(rand.NewPCG(seed, 0x7275746800000000))
 	nodes := cl.Nodes()
-	tr := &Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 10}
+	tr := &Truth{Format: TruthFormat, Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 10}
 	pow2 := func(lo, hi int) []int64 {
 		var s []int64
 		for e := lo; e <= hi; e++ {
@@ -163,11 +169,15 @@ func DefaultTruth(cl *cluster.Cluster, seed uint64) *Truth {
 	return tr
 }
 
-// ReadTruth reads a truth file (the layout of truth.json) strictly: unknown fields are errors.
+// ReadTruth reads a truth file (the layout of truth.json) strictly: unknown fields are errors,
+// and so is a format tag other than TruthFormat (a hand-written truth may have none).
 func ReadTruth(path string) (*Truth, error) {
 	var tr Truth
 	if err := datasets.ReadJSONFile(path, &tr); err != nil {
 		return nil, err
+	}
+	if tr.Format != "" && tr.Format != TruthFormat {
+		return nil, badinput.Errorf(path, "format %q, want %q", tr.Format, TruthFormat)
 	}
 	return &tr, nil
 }

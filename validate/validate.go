@@ -24,29 +24,29 @@ const Within = 0.10
 type Row struct {
 	Experiment string  `col:"experiment" doc:"experiment of the pattern"`
 	PatternID  string  `col:"pattern_id" doc:"pattern"`
-	FlowID     int64   `col:"flow_id" doc:"transfer within the pattern"`
+	FlowID     int64   `col:"flow_id" unit:"1" doc:"transfer within the pattern"`
 	Src        string  `col:"src_node" doc:"sending node"`
 	Dst        string  `col:"dst_node" doc:"receiving node"`
 	Bytes      int64   `col:"bytes" unit:"B" doc:"message size"`
 	Setting    string  `col:"setting" doc:"setting (|N|, d) as N<n>-d<d>, or all"`
-	Asymmetric int64   `col:"asymmetric_pattern" doc:"1 when the pattern has unequal traffic both ways on some link"`
-	Reps       int64   `col:"reps" doc:"repetitions measured"`
+	Asymmetric bool    `col:"asymmetric_pattern" doc:"true when the pattern has unequal traffic both ways on some link"`
+	Reps       int64   `col:"reps" unit:"1" doc:"repetitions measured"`
 	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
 
 	PredAsymmetric       float64 `col:"pred_asymmetric_s" unit:"s" doc:"asymmetric model"`
-	ErrAsymmetric        float64 `col:"err_asymmetric" doc:"signed relative error of asymmetric"`
+	ErrAsymmetric        float64 `col:"err_asymmetric" unit:"1" doc:"signed relative error of asymmetric"`
 	PredAsymmetricFitted float64 `col:"pred_asymmetric_fitted_s" unit:"s" doc:"asymmetric-fitted model"`
-	ErrAsymmetricFitted  float64 `col:"err_asymmetric_fitted" doc:"signed relative error of asymmetric-fitted"`
+	ErrAsymmetricFitted  float64 `col:"err_asymmetric_fitted" unit:"1" doc:"signed relative error of asymmetric-fitted"`
 	PredFair             float64 `col:"pred_fair_s" unit:"s" doc:"fair model"`
-	ErrFair              float64 `col:"err_fair" doc:"signed relative error of fair"`
+	ErrFair              float64 `col:"err_fair" unit:"1" doc:"signed relative error of fair"`
 	PredMaxMin           float64 `col:"pred_maxmin_s" unit:"s" doc:"maxmin model"`
-	ErrMaxMin            float64 `col:"err_maxmin" doc:"signed relative error of maxmin"`
+	ErrMaxMin            float64 `col:"err_maxmin" unit:"1" doc:"signed relative error of maxmin"`
 	PredPenalty          float64 `col:"pred_penalty_s" unit:"s" doc:"penalty model"`
-	ErrPenalty           float64 `col:"err_penalty" doc:"signed relative error of penalty"`
+	ErrPenalty           float64 `col:"err_penalty" unit:"1" doc:"signed relative error of penalty"`
 	PredPenaltyTable     float64 `col:"pred_penalty_table_s" unit:"s" doc:"penalty-table model"`
-	ErrPenaltyTable      float64 `col:"err_penalty_table" doc:"signed relative error of penalty-table"`
+	ErrPenaltyTable      float64 `col:"err_penalty_table" unit:"1" doc:"signed relative error of penalty-table"`
 	PredHockney          float64 `col:"pred_hockney_s" unit:"s" doc:"hockney model"`
-	ErrHockney           float64 `col:"err_hockney" doc:"signed relative error of hockney"`
+	ErrHockney           float64 `col:"err_hockney" unit:"1" doc:"signed relative error of hockney"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
@@ -203,7 +203,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		base := len(out)
 		for i, f := range p.Flows {
 			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
-				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: b2i(asym), Reps: p.Reps[i], Measured: p.Mean[i]})
+				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i]})
 		}
 		for j, m := range models {
 			pred := preds[k][j]
@@ -296,13 +296,6 @@ func CompareSettings(a, b string) int {
 		return 1
 	}
 	return cmp.Compare(a, b)
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // mean is the arithmetic mean, 0 for no values.

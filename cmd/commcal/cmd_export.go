@@ -18,8 +18,8 @@ import (
 func exportCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
 		Name:  "export",
-		Usage: "write a calibration in another tool's format",
-		Subcommands: []*cli.Command{withUsageErrors(&cli.Command{
+		Usage: "write a calibration or tables in other tools' formats",
+		Subcommands: []*cli.Command{exportCSVCommand(), withUsageErrors(&cli.Command{
 			Name:      "simgrid",
 			Usage:     "a SimGrid platform and the configurations that reproduce commcal's maxmin and the Hockney segments",
 			ArgsUsage: "[RUN_DIR]",

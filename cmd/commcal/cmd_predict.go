@@ -24,17 +24,26 @@ import (
 // --parquet.
 type predictionRow struct {
 	Pattern   string  `col:"pattern_id" json:"pattern" doc:"pattern: the file's name, its pattern column, or the workload's"`
-	FlowID    int64   `col:"flow_id" json:"flow_id" doc:"transfer, in the pattern's order from 0"`
+	FlowID    int64   `col:"flow_id" unit:"1" json:"flow_id" doc:"transfer, in the pattern's order from 0"`
 	Src       string  `col:"src_node" json:"src" doc:"sending node"`
 	Dst       string  `col:"dst_node" json:"dst" doc:"receiving node"`
 	Bytes     float64 `col:"bytes" unit:"B" json:"bytes" doc:"message size"`
 	Model     string  `col:"model" json:"model" doc:"model"`
 	Seconds   float64 `col:"seconds" unit:"s" json:"seconds" doc:"predicted completion time"`
 	FirstRate float64 `col:"first_rate_bps" unit:"bit/s" json:"first_rate_bps" doc:"rate during the first step"`
-	Steps     int64   `col:"steps" json:"steps" doc:"Algorithm-2 steps of the pattern under this model"`
+	Steps     int64   `col:"steps" unit:"1" json:"steps" doc:"Algorithm-2 steps of the pattern under this model"`
 }
 
 var predictionTable = datasets.DefineTable[predictionRow]("prediction")
+
+// predictFormat is the format tag of what predict --json prints.
+const predictFormat = "commcal-predict/1"
+
+// predictJSON is what predict --json prints: every transfer under every model.
+type predictJSON struct {
+	Format    string          `json:"format"`
+	Transfers []predictionRow `json:"transfers"`
+}
 
 // maxTableRows is the most transfers predict prints one line each; beyond, a line per
 // pattern and model (--json and --parquet always hold every transfer).
@@ -287,7 +296,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 			}
 		}
 		if o.JSON {
-			return e.printJSON(rows)
+			return e.printJSON(predictJSON{Format: predictFormat, Transfers: rows})
 		}
 	}
 	if o.Summary || total > maxTableRows {

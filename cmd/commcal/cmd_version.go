@@ -12,7 +12,11 @@ import (
 
 // buildInfo is what the binary knows of its build: the version set at link time and the
 // version-control stamp the Go toolchain records (go build in a git checkout).
+// versionFormat is the format tag of what version --json prints.
+const versionFormat = "commcal-version/1"
+
 type buildInfo struct {
+	Format   string `json:"format"`
 	Version  string `json:"version"`
 	Commit   string `json:"commit,omitempty"`
 	Time     string `json:"commit_time,omitempty"`
@@ -22,7 +26,7 @@ type buildInfo struct {
 }
 
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: pipeline.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b := buildInfo{Format: versionFormat, Version: pipeline.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {

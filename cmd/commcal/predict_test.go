@@ -22,15 +22,22 @@ func TestPredictManyPatterns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rows []struct {
-		Pattern string
-		FlowID  int64 `json:"flow_id"`
-		Model   string
-		Seconds float64
+	var doc struct {
+		Format    string
+		Transfers []struct {
+			Pattern string
+			FlowID  int64 `json:"flow_id"`
+			Model   string
+			Seconds float64
+		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
+	if doc.Format != "commcal-predict/1" {
+		t.Errorf("format %q", doc.Format)
+	}
+	rows := doc.Transfers
 	seen := map[string]bool{}
 	for _, r := range rows {
 		seen[r.Pattern] = true
@@ -44,11 +51,15 @@ func TestPredictManyPatterns(t *testing.T) {
 	// Table I's pattern, alone: pattern b of many.csv is e1, e3, e4, e5 of Table I.
 	write(t, filepath.Join(dir, "b.csv"), "src,dst,bytes\nX1,Y2,1e7\nX2,Y3,2e7\nX3,Y1,2e7\nY1,Y3,2e7\n")
 	code, stdout, _ = runCLI(t, "predict", "--cluster", "ccpe-testbed", "--models", "asymmetric,maxmin", "--json", filepath.Join(dir, "b.csv"))
-	var alone []struct {
-		Model   string
-		Seconds float64
+	var aloneDoc struct {
+		Transfers []struct {
+			Model   string
+			Seconds float64
+		}
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &alone) != nil || len(alone) != 8 {
+	err := json.Unmarshal([]byte(stdout), &aloneDoc)
+	alone := aloneDoc.Transfers
+	if code != 0 || err != nil || len(alone) != 8 {
 		t.Fatalf("alone: exit %d, %d rows", code, len(alone))
 	}
 	var inMany []float64

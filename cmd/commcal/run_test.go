@@ -113,11 +113,15 @@ func TestPredictTableI(t *testing.T) {
 		t.Error(err)
 	}
 	code, stdout, _ = runCLI(t, "predict", "--cluster", "testdata/table1.toml", "--efficiency", "1", "--json", "testdata/table1.csv")
-	var rows []struct {
-		Model   string
-		Seconds float64
+	var doc struct {
+		Transfers []struct {
+			Model   string
+			Seconds float64
+		}
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 35 || rows[2].Model != "asymmetric" {
+	err := json.Unmarshal([]byte(stdout), &doc)
+	rows := doc.Transfers
+	if code != 0 || err != nil || len(rows) != 35 || rows[2].Model != "asymmetric" {
 		t.Fatalf("predict --json: exit %d, %d rows", code, len(rows))
 	}
 	// Table I: e3 finishes at 0.4255 s (printed 0.425).
