@@ -3,6 +3,7 @@ package datasets
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/commcal/commcal/contention"
@@ -14,7 +15,9 @@ type MeasuredPattern struct {
 	Experiment, ID string
 	Flows          []contention.Flow
 	Mean           []float64 // seconds, per flow
-	Reps           []int64
+	// SD is each flow's sample standard deviation over its repetitions (0 for one).
+	SD   []float64
+	Reps []int64
 }
 
 // MeasuredPatterns groups the transfers of the given experiments by pattern, in
@@ -38,6 +41,7 @@ func MeasuredPatterns(rows []Transfer, experiments []string) ([]*MeasuredPattern
 		for int64(len(p.Flows)) <= r.FlowID {
 			p.Flows = append(p.Flows, contention.Flow{})
 			p.Mean = append(p.Mean, 0)
+			p.SD = append(p.SD, 0)
 			p.Reps = append(p.Reps, 0)
 		}
 		f := &p.Flows[r.FlowID]
@@ -47,8 +51,12 @@ func MeasuredPatterns(rows []Transfer, experiments []string) ([]*MeasuredPattern
 			return nil, fmt.Errorf("datasets: pattern %s/%s transfer %d: repetition %d is %s→%s %d B, an earlier one %s→%s %.0f B",
 				r.Experiment, r.PatternID, r.FlowID, r.Rep, r.Src, r.Dst, r.Bytes, f.Src, f.Dst, f.Bytes)
 		}
-		p.Mean[r.FlowID] += r.Seconds()
+		// Welford's update: Mean holds the running mean, SD the sum of squared deviations
+		// until the end.
 		p.Reps[r.FlowID]++
+		d := r.Seconds() - p.Mean[r.FlowID]
+		p.Mean[r.FlowID] += d / float64(p.Reps[r.FlowID])
+		p.SD[r.FlowID] += d * (r.Seconds() - p.Mean[r.FlowID])
 	}
 	slices.SortFunc(order, func(a, b key) int { return cmp.Or(cmp.Compare(a.exp, b.exp), cmp.Compare(a.id, b.id)) })
 	out := make([]*MeasuredPattern, 0, len(order))
@@ -58,7 +66,11 @@ func MeasuredPatterns(rows []Transfer, experiments []string) ([]*MeasuredPattern
 			if p.Reps[i] == 0 {
 				return nil, fmt.Errorf("datasets: pattern %s/%s has no transfer %d (flow_id must count from 0)", p.Experiment, p.ID, i)
 			}
-			p.Mean[i] /= float64(p.Reps[i])
+			if n := p.Reps[i]; n > 1 {
+				p.SD[i] = math.Sqrt(p.SD[i] / float64(n-1))
+			} else {
+				p.SD[i] = 0
+			}
 		}
 		out = append(out, p)
 	}

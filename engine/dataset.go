@@ -40,8 +40,13 @@ func WriteDataset(cl *cluster.Cluster, res *Results, agents []AgentInfo, o Datas
 	if err != nil {
 		return nil, err
 	}
+	mi := measurementInfo(res, agents, o)
+	// The same in a note, which survives re-ingesting the dataset (a run's health reads the
+	// largest start skew from it).
+	notes := append(slices.Clone(o.Notes), fmt.Sprintf("benchmark (%s): %d measurements, %d converged, %d repetitions in %.0f s; clock-sync error ≤ %.0f µs; start skew median %.3g ms, 99th percentile %.3g ms, largest start skew %.3g ms",
+		mi.Launcher, mi.Measurements, mi.Converged, mi.Repetitions, mi.ElapsedS, 1e6*mi.SyncErrorS, 1e3*mi.SkewMedianS, 1e3*mi.SkewP99S, 1e3*mi.SkewMaxS))
 	m := &datasets.Manifest{Format: datasets.ManifestFormat, Tool: "commcal", Version: o.Version,
-		Created: o.Created.UTC().Format(time.RFC3339), Cluster: cl.Description(), Measured: measurementInfo(res, agents, o), Notes: o.Notes}
+		Created: o.Created.UTC().Format(time.RFC3339), Cluster: cl.Description(), Measured: mi, Notes: notes}
 	tables := []struct {
 		t    *datasets.Table
 		n    int

@@ -240,7 +240,9 @@ func (a *agents) stop(runErr error) error {
 	}
 	a.done = nil
 	level := slog.LevelWarn
-	if runErr != nil {
+	if runErr != nil && a.names[0] != LaunchSrun && a.names[0] != LaunchMpirun {
+		// Agents the run's failure ended; a launcher's output, though, may say why the agents
+		// never came (srun waiting for resources, mpirun refusing to start).
 		level = slog.LevelDebug
 	}
 	var first error

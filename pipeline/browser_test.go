@@ -253,7 +253,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprint([]string{"ALARM", "STEADY", "SKIPPED", "IMPLAUSIBLE", "NOISY", "SKEW"}); fmt.Sprint(verdicts) != want {
+	if want := fmt.Sprint([]string{"ALARM", "STEADY", "ALL RAN", "IMPLAUSIBLE", "NOISY", "SKEW"}); fmt.Sprint(verdicts) != want {
 		t.Errorf("health verdicts %v, want %s", verdicts, want)
 	}
 	shots := []string{
@@ -261,8 +261,8 @@ func TestReportInChromium(t *testing.T) {
 		b.screenshot(t, "#health", out, "report-health.png", 800),
 		b.screenshot(t, "#errors_cdf", out, "report-figure.png", 400),
 	}
-	// Sorting: a click on "mean |ε| (%)" puts the lowest first (asymmetric-fitted, overall
-	// 8.53%... or a setting's lower one), a second click the highest (hockney, 44.00% on N4-d2).
+	// Sorting: a click on "mean |ε| (%)" puts the lowest first (penalty-table, 3.44% on
+	// N10-d1), a second click the highest (hockney, 54.46% on N10-d3).
 	sorted := func() (string, error) {
 		return chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => { const h = Array.from(document.querySelectorAll('#accuracy-table th')).findIndex(th => th.textContent.startsWith('mean |ε|'));
   const r = document.querySelector('#accuracy-table tbody tr'); return r.cells[2].textContent.trim() + ' ' + r.cells[h].textContent; })()`))
@@ -275,7 +275,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	last, _ := sorted()
-	if first != "asymmetric-fitted ★ 3.23" || last != "hockney 44.00" {
+	if first != "penalty-table ★ 3.44" || last != "hockney 54.46" {
 		t.Errorf("sorted by mean |ε|: first %q, then reversed %q", first, last)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {

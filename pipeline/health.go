@@ -215,22 +215,29 @@ func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *est
 // skewNote is how `commcal measure` records the largest start skew in a dataset's notes.
 var skewNote = regexp.MustCompile(`largest start skew ([0-9.eE+-]+) ms`)
 
-// startSkew reads the largest start skew from the dataset's notes (measured datasets carry
-// it; others do not, and have none) and sets it beside the shortest concurrent transfer.
+// startSkew reads the largest start skew from the dataset's measurement record (or, for
+// datasets measured before it existed, from its notes; other datasets have none) and sets it
+// beside the shortest concurrent transfer.
 func startSkew(m *datasets.Manifest, s *Summary) *StartSkew {
 	if m == nil {
 		return nil
 	}
+	skews := []float64{}
+	if mi := m.Measured; mi != nil && mi.Repetitions > 0 {
+		skews = append(skews, mi.SkewMaxS)
+	}
 	for _, note := range m.Notes {
-		sub := skewNote.FindStringSubmatch(note)
-		if sub == nil {
+		if sub := skewNote.FindStringSubmatch(note); sub != nil {
+			if ms, err := strconv.ParseFloat(sub[1], 64); err == nil {
+				skews = append(skews, ms/1e3)
+			}
+		}
+	}
+	for _, sec := range skews {
+		if !(sec >= 0) || math.IsInf(sec, 0) {
 			continue
 		}
-		ms, err := strconv.ParseFloat(sub[1], 64)
-		if err != nil || !(ms >= 0) || math.IsInf(ms, 0) {
-			continue
-		}
-		sk := &StartSkew{Seconds: ms / 1e3}
+		sk := &StartSkew{Seconds: sec}
 		for _, e := range s.Experiments {
 			if e.Table == "transfers" && e.Experiment != experiments.P2PSweep && (sk.Experiment == "" || e.ShortestMean < sk.Shortest) {
 				sk.Shortest, sk.Experiment = e.ShortestMean, e.Experiment

@@ -20,6 +20,9 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.2f%%\t%.2f%%\t%+.2f%%\t%.1f%%\t%d\t%.2f%%\n", setting, pats, m.Model,
 				m.Transfers, m.MeanSteps, 100*m.MeanAbsErr, 100*m.SEAbsErr, 100*m.MeanErr, 100*m.Within10, m.AsymTransfers, 100*m.AsymMeanAbsErr)
 		}
+		if nl := s.NoiseLimit; nl.Transfers > 0 {
+			fmt.Fprintf(tw, "\t\t(noise limit)\t%d\t\t%.2f%%\t\t\t%.1f%%\t\t\n", nl.Transfers, 100*nl.MeanAbsErr, 100*nl.Within10)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -111,6 +111,47 @@ type SettingAccuracy struct {
 	D        int             `json:"d,omitempty"`
 	Patterns int             `json:"patterns"`
 	Models   []ModelAccuracy `json:"models"`
+	// NoiseLimit is what no model can beat on these measurements (NoiseLimit).
+	NoiseLimit NoiseLimit `json:"noise_limit"`
+}
+
+// NoiseLimit is what a perfect predictor of every transfer's expected time would score
+// against the measured means, given the spread of the repetitions (design §6): a transfer's
+// mean over r repetitions misses its expectation μ by a normal error of standard deviation
+// σ/√r, so the perfect prediction μ has |ε| = |μ − x̄|/x̄ with expectation √(2/π)·σ/(√r·x̄)
+// and lies within ±10% with probability erf(0.1·x̄·√r/(σ√2)). σ is estimated by the sample
+// standard deviation s over c4(r) (s underestimates σ: c4(3) = 0.886); averaged over the
+// transfers with at least two repetitions. With three repetitions each transfer's s is rough
+// (about ±50%), the average over a setting's transfers much less so.
+type NoiseLimit struct {
+	Transfers  int     `json:"transfers"`
+	MeanAbsErr float64 `json:"mean_abs_err"`
+	Within10   float64 `json:"within_10pct"`
+}
+
+// noiseTally gathers the noise terms of a setting's transfers.
+type noiseTally struct{ abs, within []float64 }
+
+func (n *noiseTally) limit() NoiseLimit {
+	return NoiseLimit{Transfers: len(n.abs), MeanAbsErr: mean(n.abs), Within10: mean(n.within)}
+}
+
+// noiseTerms are one transfer's contributions to the noise limit: its expected |ε| and its
+// probability of |ε| ≤ Within under a perfect predictor; ok is false below two repetitions.
+func noiseTerms(mean, sd float64, reps int64) (absErr, within float64, ok bool) {
+	if reps < 2 || !(mean > 0) {
+		return 0, 0, false
+	}
+	n := float64(reps)
+	// c4(n) = √(2/(n−1))·Γ(n/2)/Γ((n−1)/2), through log-gamma.
+	lg1, _ := math.Lgamma(n / 2)
+	lg2, _ := math.Lgamma((n - 1) / 2)
+	c4 := math.Sqrt(2/(n-1)) * math.Exp(lg1-lg2)
+	rel := sd / c4 / math.Sqrt(n) / mean
+	if rel == 0 {
+		return 0, 1, true
+	}
+	return rel * math.Sqrt(2/math.Pi), math.Erf(Within / (rel * math.Sqrt2)), true
 }
 
 // AccuracyFormat is the format tag of accuracy.json.
@@ -170,6 +211,8 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		errs, asymErrs []float64
 		steps          []float64
 	}
+	noiseBy := map[string]*noiseTally{}
+	overallNoise := &noiseTally{}
 	// Patterns are independent: predict them on all cores, each into its own slot, then
 	// score them in order, so that the result is the serial one byte for byte.
 	preds := make([][]*contention.Prediction, len(pats))
@@ -200,6 +243,16 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		}
 		patterns[setting]++
 		asym := asymmetricTraffic(cl, p.Flows)
+		if noiseBy[setting] == nil {
+			noiseBy[setting] = &noiseTally{}
+		}
+		for i := range p.Flows {
+			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
+				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise} {
+					nz.abs, nz.within = append(nz.abs, a), append(nz.within, w)
+				}
+			}
+		}
 		base := len(out)
 		for i, f := range p.Flows {
 			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
@@ -255,7 +308,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	slices.SortFunc(settings, CompareSettings)
 	overall := map[string]*tally{}
 	for _, s := range settings {
-		sa := SettingAccuracy{Setting: s, Patterns: patterns[s]}
+		sa := SettingAccuracy{Setting: s, Patterns: patterns[s], NoiseLimit: noiseBy[s].limit()}
 		if n, d, ok := contention.RandomSetting(s); ok {
 			sa.Nodes, sa.D = n, d
 		}
@@ -273,7 +326,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		}
 		acc.Settings = append(acc.Settings, sa)
 	}
-	acc.Overall = SettingAccuracy{Setting: "overall", Patterns: len(pats)}
+	acc.Overall = SettingAccuracy{Setting: "overall", Patterns: len(pats), NoiseLimit: overallNoise.limit()}
 	for _, m := range models {
 		if t := overall[m.Name()]; t != nil {
 			acc.Overall.Models = append(acc.Overall.Models, score(m.Name(), t))

@@ -2,9 +2,12 @@ package validate
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -154,5 +157,41 @@ func TestValidateParallelIsSerial(t *testing.T) {
 	}
 	if !reflect.DeepEqual(serialRows, parRows) || !reflect.DeepEqual(serialAcc, parAcc) {
 		t.Error("the parallel validation differs from the serial one")
+	}
+}
+
+// TestNoiseLimitMatchesAPerfectPredictor draws transfers whose repetitions scatter normally
+// around a known expectation and checks that the noise limit computed from the repetitions
+// alone is what the perfect predictor (the expectation itself) scores against the means.
+func TestNoiseLimitMatchesAPerfectPredictor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const mu, sigma, reps, transfers = 1.0, 0.15, 3, 20000
+	var nl noiseTally
+	var absErr, within float64
+	for range transfers {
+		x := make([]float64, reps)
+		for k := range x {
+			x[k] = mu + sigma*rng.NormFloat64()
+		}
+		m, sd := stat.MeanStdDev(x, nil)
+		a, w, ok := noiseTerms(m, sd, reps)
+		if !ok {
+			t.Fatal("three repetitions gave no noise terms")
+		}
+		nl.abs, nl.within = append(nl.abs, a), append(nl.within, w)
+		e := (mu - m) / m
+		absErr += math.Abs(e) / transfers
+		if math.Abs(e) <= Within {
+			within += 1.0 / transfers
+		}
+	}
+	got := nl.limit()
+	// The formulas take x̄ for μ in the denominator and average a nonlinear function of s:
+	// 5% on the mean |ε| and 3 points on the share are what that costs at σ/μ = 15%.
+	if math.Abs(got.MeanAbsErr-absErr)/absErr > 0.05 || math.Abs(got.Within10-within) > 0.03 {
+		t.Errorf("noise limit: mean |ε| %.4f, within %.3f; the perfect predictor scored %.4f and %.3f", got.MeanAbsErr, got.Within10, absErr, within)
+	}
+	if _, _, ok := noiseTerms(1, 0, 1); ok {
+		t.Error("one repetition gave noise terms")
 	}
 }

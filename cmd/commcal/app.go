@@ -148,6 +148,7 @@ run directory. Every command takes --help.
 			runCommand(),
 			predictCommand(),
 			compareCommand(),
+			leaderboardCommand(),
 			simulateCommand(),
 			measureCommand(),
 			agentCommand(),

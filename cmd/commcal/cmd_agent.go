@@ -220,6 +220,8 @@ func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch
 	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
 		return err
 	}
-	printMeasured(e.stdout, m.Measured)
+	for _, n := range m.Notes {
+		fmt.Fprintf(e.stdout, "  %s\n", n)
+	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
 	"github.com/commcal/commcal/measure"
 	"github.com/commcal/commcal/pipeline"
@@ -205,20 +203,8 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
 		return err
 	}
-	for _, n := range m.Notes {
+	for _, n := range m.Notes { // the last says how the measurement went (clock sync, skew)
 		fmt.Fprintf(e.stdout, "  %s\n", n)
 	}
-	printMeasured(e.stdout, m.Measured)
 	return nil
-}
-
-// printMeasured says how a measurement went: its agents, the clock agreement and the skew.
-func printMeasured(w io.Writer, mi *datasets.MeasurementInfo) {
-	if mi == nil {
-		return
-	}
-	fmt.Fprintf(w, "  measured by %d agents (%s): %d measurements, %d converged, %d repetitions in %.0f s\n",
-		len(mi.Hosts), mi.Launcher, mi.Measurements, mi.Converged, mi.Repetitions, mi.ElapsedS)
-	fmt.Fprintf(w, "  clock-sync error ≤ %.0f µs; start skew median %.0f µs, 99th percentile %.0f µs, largest %.0f µs\n",
-		1e6*mi.SyncErrorS, 1e6*mi.SkewMedianS, 1e6*mi.SkewP99S, 1e6*mi.SkewMaxS)
 }

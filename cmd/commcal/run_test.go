@@ -48,7 +48,7 @@ func TestRunSampleGolden(t *testing.T) {
 		Accuracy struct{ Settings []struct{ Setting string } }
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Summary.Cluster != "lab" || len(s.Summary.Experiments) < 7 ||
-		len(s.Accuracy.Settings) != 4 {
+		len(s.Accuracy.Settings) != 5 { // N4 and N10 × d 1, 2, and N10-d3
 		t.Errorf("run --json: exit %d, %q", code, stdout[:min(len(stdout), 200)])
 	}
 }

@@ -43,7 +43,7 @@ AccountingStorageType=accounting_storage/none
 ReturnToService=2
 SlurmdParameters=config_overrides
 KillWait=5
-NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=64 RealMemory=1000 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 : > "$dir/plugstack.conf"

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/pipeline"
+)
+
+func leaderboardCommand() *cli.Command {
+	return withUsageErrors(&cli.Command{
+		Name:      "leaderboard",
+		Usage:     "every model on every dataset, beside each setting's noise limit",
+		ArgsUsage: "DATASET...",
+		Description: `Calibrates each dataset on its own calibration experiments (as "commcal estimate" does) and
+scores every model on its held-out transfers (as "commcal validate" does), then prints the
+models ranked by their share of transfers within ±10% over all the datasets, and for every
+dataset and setting each model's share, mean |ε| and bias beside the noise limit: what a
+perfect predictor of each transfer's expected time would score given the repetitions' spread.
+Nothing is written; --json prints the leaderboard as JSON.
+
+EXAMPLES:
+   commcal leaderboard data/tcp/two-rack-1g data/tcp/two-rack-100m
+   commcal leaderboard --json runs/*/dataset > leaderboard.json`,
+		Flags: append(paramsFlags(), heldOutFlag(), noVerifyFlag(), &cli.BoolFlag{Name: "json", Usage: "print the leaderboard as JSON"}),
+		Action: func(c *cli.Context) error {
+			args, err := positional(c, 1, -1, "DATASET...")
+			if err != nil {
+				return err
+			}
+			held, err := heldOut(c)
+			if err != nil {
+				return err
+			}
+			e, err := envFrom(c)
+			if err != nil {
+				return err
+			}
+			return runLeaderboard(c.Context, e, leaderboardOptions{Datasets: args, Params: paramsFrom(c), HeldOut: held,
+				NoVerify: c.Bool("no-verify"), JSON: c.Bool("json")})
+		},
+	})
+}
+
+// leaderboardOptions are leaderboard's flags and arguments.
+type leaderboardOptions struct {
+	Datasets []string
+	Params   paramsOptions
+	HeldOut  []string
+	NoVerify bool
+	JSON     bool
+}
+
+func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
+	params, err := o.Params.load()
+	if err != nil {
+		return err
+	}
+	lb, err := pipeline.BuildLeaderboard(ctx, o.Datasets, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return e.printJSON(lb)
+	}
+	return lb.WriteText(e.stdout)
+}
