@@ -14,10 +14,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/strictjson"
+	"github.com/commcal/commcal/internal/stricttoml"
 )
 
 // Topologies of the inter-rack network.
@@ -161,16 +160,8 @@ func parse(data []byte, format string) (*Cluster, error) {
 	var d Description
 	switch format {
 	case "toml":
-		md, err := toml.Decode(string(data), &d)
-		if err != nil {
-			return nil, fmt.Errorf("cluster: %w", oneLine(err))
-		}
-		if und := md.Undecoded(); len(und) > 0 {
-			keys := make([]string, len(und))
-			for i, k := range und {
-				keys[i] = strconv.Quote(k.String())
-			}
-			return nil, fmt.Errorf("cluster: unknown key(s) %s", strings.Join(keys, ", "))
+		if err := stricttoml.Decode(data, &d); err != nil {
+			return nil, fmt.Errorf("cluster: %w", err)
 		}
 	case "json":
 		if err := strictjson.Decode(data, &d); err != nil {

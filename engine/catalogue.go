@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/stricttoml"
 )
 
 // Catalogue is everything a campaign measures: the concurrent-transfer designs shared with
@@ -180,16 +177,8 @@ func ReadCatalogue(path string) (*Catalogue, error) {
 // ParseCatalogue parses the TOML form of a catalogue (ReadCatalogue).
 func ParseCatalogue(data []byte) (*Catalogue, error) {
 	var f catalogueFile
-	md, err := toml.Decode(string(data), &f)
-	if err != nil {
-		return nil, fmt.Errorf("catalogue: %s", strings.ReplaceAll(err.Error(), "\n", " "))
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = strconv.Quote(k.String())
-		}
-		return nil, fmt.Errorf("catalogue: unknown key(s) %s", strings.Join(keys, ", "))
+	if err := stricttoml.Decode(data, &f); err != nil {
+		return nil, fmt.Errorf("catalogue: %w", err)
 	}
 	c := &Catalogue{Reps: defaultReps}
 	c.Seed = 1

@@ -147,59 +147,44 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 // sendAll writes n bytes, timing the write system calls alone (waits for buffer space are
 // not counted): the send overhead Os of seed 003.
 func sendAll(rc syscall.RawConn, buf []byte, n int64) (busy int64, err error) {
-	left := n
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for left > 0 {
-			t := now()
-			w, e := unix.Write(int(fd), buf[:min(left, int64(len(buf)))])
-			busy += now() - t
-			switch {
-			case e == unix.EAGAIN:
-				return false
-			case e == unix.EINTR:
-			case e != nil:
-				werr = e
-				return true
-			default:
-				left -= int64(w)
-			}
-		}
-		return true
-	})
-	if err == nil {
-		err = werr
-	}
-	return busy, err
+	return moveAll(rc.Write, unix.Write, buf, n)
 }
 
 // recvAll reads n bytes, timing the read system calls alone: the receive overhead Or.
 func recvAll(rc syscall.RawConn, buf []byte, n int64) (busy int64, err error) {
+	return moveAll(rc.Read, unix.Read, buf, n)
+}
+
+// moveAll moves n bytes through a non-blocking socket with one system call (unix.Write or
+// unix.Read) inside the runtime's poller wait (RawConn.Write or Read, which parks the
+// goroutine on EAGAIN and honours the deadline), and sums the time spent in the calls.
+func moveAll(wait func(func(uintptr) bool) error, call func(int, []byte) (int, error), buf []byte, n int64) (busy int64, err error) {
 	left := n
-	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
+	var cerr error
+	err = wait(func(fd uintptr) bool {
 		for left > 0 {
 			t := now()
-			r, e := unix.Read(int(fd), buf[:min(left, int64(len(buf)))])
+			k, e := call(int(fd), buf[:min(left, int64(len(buf)))])
 			busy += now() - t
 			switch {
 			case e == unix.EAGAIN:
 				return false
 			case e == unix.EINTR:
 			case e != nil:
-				rerr = e
+				cerr = e
 				return true
-			case r == 0:
-				rerr = fmt.Errorf("the peer closed the connection %d bytes short", left)
+			case k == 0:
+				// A read of nothing is the peer's end of stream (a write never returns 0).
+				cerr = fmt.Errorf("the peer closed the connection %d bytes short", left)
 				return true
 			default:
-				left -= int64(r)
+				left -= int64(k)
 			}
 		}
 		return true
 	})
 	if err == nil {
-		err = rerr
+		err = cerr
 	}
 	return busy, err
 }
