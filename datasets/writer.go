@@ -159,6 +159,42 @@ func (tw *tableWriter) finish() error {
 	return tw.err
 }
 
+// TableRows are one table's rows of a writer that fills several tables (the simulator, the
+// measurement engine): the table, how many rows, and how to write them.
+type TableRows struct {
+	Table *Table
+	N     int
+	write func(w *DirWriter, source string) error
+}
+
+// RowsOf wraps rows of t's row type as TableRows.
+func RowsOf[R any](t *Table, rows []R) TableRows {
+	return TableRows{t, len(rows), func(w *DirWriter, src string) error { return WriteRows(w, t, src, rows) }}
+}
+
+// MeasurementRows are rows of the five measurement tables, as a generator or a measurement makes them.
+type MeasurementRows struct {
+	Transfers     []Transfer
+	RoundTrips    []RoundTrip
+	OneToTwo      []OneToTwo
+	Collectives   []Collective
+	PingPongPairs []PingPongPairs
+}
+
+// Rows lists the tables in the order of a dataset's sources.
+func (t *MeasurementRows) Rows() []TableRows {
+	return []TableRows{
+		RowsOf(TransfersTable, t.Transfers),
+		RowsOf(RoundTripsTable, t.RoundTrips),
+		RowsOf(OneToTwoTable, t.OneToTwo),
+		RowsOf(CollectivesTable, t.Collectives),
+		RowsOf(PingPongPairsTable, t.PingPongPairs),
+	}
+}
+
+// Write writes the rows under a source name (WriteRows).
+func (r TableRows) Write(w *DirWriter, source string) error { return r.write(w, source) }
+
 // WriteRows checks and appends generated rows (the row type of t) under a source name used in
 // error messages.
 func WriteRows[R any](w *DirWriter, t *Table, source string, rows []R) error {

@@ -15,11 +15,7 @@ import (
 
 // Results are a campaign's rows, one slice per table, and what the manifest reports.
 type Results struct {
-	Transfers     []datasets.Transfer
-	RoundTrips    []datasets.RoundTrip
-	OneToTwo      []datasets.OneToTwo
-	Collectives   []datasets.Collective
-	PingPongPairs []datasets.PingPongPairs
+	datasets.MeasurementRows
 	// Repetitions is one entry per repetition of every measurement, with its start skew.
 	Repetitions []RepInfo
 	// Measurements counts the measurements (patterns, rounds, sweep points), Converged those

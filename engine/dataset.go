@@ -47,29 +47,16 @@ func WriteDataset(cl *cluster.Cluster, res *Results, agents []AgentInfo, o Datas
 		mi.Launcher, mi.Measurements, mi.Converged, mi.Repetitions, mi.ElapsedS, 1e6*mi.SyncErrorS, 1e3*mi.SkewMedianS, 1e3*mi.SkewP99S, 1e3*mi.SkewMaxS))
 	m := &datasets.Manifest{Format: datasets.ManifestFormat, Tool: "commcal", Version: o.Version,
 		Created: o.Created.UTC().Format(time.RFC3339), Cluster: cl.Description(), Measured: mi, Notes: notes}
-	tables := []struct {
-		t    *datasets.Table
-		n    int
-		rows func(src string) error
-	}{
-		{datasets.TransfersTable, len(res.Transfers), func(src string) error { return datasets.WriteRows(w, datasets.TransfersTable, src, res.Transfers) }},
-		{datasets.RoundTripsTable, len(res.RoundTrips), func(src string) error { return datasets.WriteRows(w, datasets.RoundTripsTable, src, res.RoundTrips) }},
-		{datasets.OneToTwoTable, len(res.OneToTwo), func(src string) error { return datasets.WriteRows(w, datasets.OneToTwoTable, src, res.OneToTwo) }},
-		{datasets.CollectivesTable, len(res.Collectives), func(src string) error { return datasets.WriteRows(w, datasets.CollectivesTable, src, res.Collectives) }},
-		{datasets.PingPongPairsTable, len(res.PingPongPairs), func(src string) error {
-			return datasets.WriteRows(w, datasets.PingPongPairsTable, src, res.PingPongPairs)
-		}},
-	}
-	for _, t := range tables {
-		if t.n == 0 {
+	for _, t := range res.Rows() {
+		if t.N == 0 {
 			continue
 		}
-		src := "measured:" + t.t.Name
-		if err := t.rows(src); err != nil {
+		src := "measured:" + t.Table.Name
+		if err := t.Write(w, src); err != nil {
 			w.Abort()
 			return nil, err
 		}
-		m.Sources = append(m.Sources, datasets.SourceInfo{Path: src, Format: "measured", Table: t.t.Name, Rows: int64(t.n), Provenance: o.Provenance})
+		m.Sources = append(m.Sources, datasets.SourceInfo{Path: src, Format: "measured", Table: t.Table.Name, Rows: int64(t.N), Provenance: o.Provenance})
 	}
 	reps := struct {
 		Format      string    `json:"format"`

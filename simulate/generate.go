@@ -13,11 +13,7 @@ import (
 
 // Generated holds the rows the generator drew, table by table.
 type Generated struct {
-	Transfers     []datasets.Transfer
-	RoundTrips    []datasets.RoundTrip
-	OneToTwo      []datasets.OneToTwo
-	Collectives   []datasets.Collective
-	PingPongPairs []datasets.PingPongPairs
+	datasets.MeasurementRows
 }
 
 // noise draws the multiplicative noise factors of one truth.

@@ -36,20 +36,20 @@ func Run(ctx context.Context, opts Options) (*datasets.Manifest, *Generated, err
 	m := &datasets.Manifest{Format: datasets.ManifestFormat, Tool: "commcal", Version: opts.Version,
 		Created: opts.Created.UTC().Format(time.RFC3339), Cluster: opts.Cluster.Description(),
 		Synth: &datasets.SynthesisInfo{Seed: opts.Truth.Seed, Noise: opts.Truth.Noise, TruthFile: TruthFile}}
-	for _, tr := range g.tables() {
-		if tr.n == 0 {
+	for _, tr := range g.Rows() {
+		if tr.N == 0 {
 			continue
 		}
-		src := "simulate:" + tr.t.Name
+		src := "simulate:" + tr.Table.Name
 		err := ctx.Err()
 		if err == nil {
-			err = tr.write(w, src)
+			err = tr.Write(w, src)
 		}
 		if err != nil {
 			w.Abort()
 			return nil, nil, err
 		}
-		m.Sources = append(m.Sources, datasets.SourceInfo{Path: src, Format: "synthetic", Table: tr.t.Name, Rows: int64(tr.n)})
+		m.Sources = append(m.Sources, datasets.SourceInfo{Path: src, Format: "synthetic", Table: tr.Table.Name, Rows: int64(tr.N)})
 	}
 	truth := *opts.Truth
 	truth.Format = TruthFormat
@@ -61,26 +61,4 @@ func Run(ctx context.Context, opts Options) (*datasets.Manifest, *Generated, err
 		return nil, nil, err
 	}
 	return m, g, nil
-}
-
-// generatedTable is one table of a Generated with a writer for its rows.
-type generatedTable struct {
-	t     *datasets.Table
-	n     int
-	write func(w *datasets.DirWriter, src string) error
-}
-
-func rowsOf[R any](t *datasets.Table, rows []R) generatedTable {
-	return generatedTable{t, len(rows), func(w *datasets.DirWriter, src string) error { return datasets.WriteRows(w, t, src, rows) }}
-}
-
-// tables lists the tables in the order of the dataset's sources.
-func (g *Generated) tables() []generatedTable {
-	return []generatedTable{
-		rowsOf(datasets.TransfersTable, g.Transfers),
-		rowsOf(datasets.RoundTripsTable, g.RoundTrips),
-		rowsOf(datasets.OneToTwoTable, g.OneToTwo),
-		rowsOf(datasets.CollectivesTable, g.Collectives),
-		rowsOf(datasets.PingPongPairsTable, g.PingPongPairs),
-	}
 }
