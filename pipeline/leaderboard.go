@@ -120,7 +120,11 @@ func (lb *Leaderboard) WriteText(w io.Writer) error {
 	for i, r := range lb.Ranking {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%.2f%%\n", i+1, r.Model, r.Transfers, 100*r.Within10, 100*r.MeanAbsErr)
 	}
-	fmt.Fprintln(tw, "\t\t\t\t")
+	if err := tw.Flush(); err != nil { // its own columns, not the wider table's below
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "dataset\tsetting\tmodel\ttransfers\t|ε| ≤ 10%\tmean |ε|\tbias\tnoise limit ≤ 10%\tnoise limit |ε|")
 	var last string
 	for _, e := range lb.Entries {

@@ -158,15 +158,7 @@ func agentToken(file string) (engine.Token, error) {
 
 // coordinate is rank 0's part: the coordinator, with rank 0's own agent beside it.
 func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch, self engine.AgentConfig) error {
-	cl, err := loadCluster(o.Cluster)
-	if err != nil {
-		return err
-	}
-	cat, err := o.Campaign.catalogue()
-	if err != nil {
-		return err
-	}
-	out, err := o.Output.claim(ctx, keepOutput, o.Cluster, o.Campaign.CatalogueFile)
+	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output)
 	if err != nil {
 		return err
 	}
@@ -217,11 +209,5 @@ func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch
 	if serr := <-selfDone; serr != nil {
 		return serr
 	}
-	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
-		return err
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(e.stdout, "  %s\n", n)
-	}
-	return nil
+	return printMeasured(e.stdout, o.Output.Out, m)
 }

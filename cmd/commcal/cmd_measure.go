@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -10,7 +11,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/measure"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -174,18 +178,10 @@ type measureOptions struct {
 
 // runMeasure builds the emulated cluster, measures the catalogue on it and writes the dataset.
 func runMeasure(ctx context.Context, e env, o measureOptions) error {
-	cl, err := loadCluster(o.Cluster)
-	if err != nil {
-		return err
-	}
-	cat, err := o.Campaign.catalogue()
-	if err != nil {
-		return err
-	}
 	if err := measure.Available(); err != nil {
 		return err
 	}
-	out, err := o.Output.claim(ctx, keepOutput, o.Cluster, o.Campaign.CatalogueFile)
+	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output)
 	if err != nil {
 		return err
 	}
@@ -200,11 +196,32 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := printManifest(e.stdout, o.Output.Out, m); err != nil {
+	return printMeasured(e.stdout, o.Output.Out, m)
+}
+
+// start loads what a campaign needs and claims its dataset: the cluster description, the
+// catalogue, and --out (never the description or the catalogue file).
+func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions) (*cluster.Cluster, engine.Catalogue, *atomicio.Claimed, error) {
+	cl, err := loadCluster(clusterRef)
+	if err != nil {
+		return nil, engine.Catalogue{}, nil, err
+	}
+	cat, err := o.catalogue()
+	if err != nil {
+		return nil, cat, nil, err
+	}
+	out, err := output.claim(ctx, keepOutput, clusterRef, o.CatalogueFile)
+	return cl, cat, out, err
+}
+
+// printMeasured prints a measured dataset and its notes, the last of which says how the
+// measurement went (agents, convergence, clock sync, start skew).
+func printMeasured(w io.Writer, out string, m *datasets.Manifest) error {
+	if err := printManifest(w, out, m); err != nil {
 		return err
 	}
-	for _, n := range m.Notes { // the last says how the measurement went (clock sync, skew)
-		fmt.Fprintf(e.stdout, "  %s\n", n)
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
 	}
 	return nil
 }

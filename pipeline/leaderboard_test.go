@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/simulate"
+)
+
+// TestLeaderboard ranks the models on two simulated datasets of one truth (asymmetric, 1%
+// noise): every model is scored on both, the ranking sums their transfers, is in order and
+// puts hockney (no contention at all) last, and every setting carries its noise limit.
+func TestLeaderboard(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, seed := range []uint64{1, 2} {
+		tr := simulate.DefaultTruth(cl, seed)
+		tr.Noise = 0.01
+		dir := filepath.Join(t.TempDir(), "sim")
+		if _, _, err := simulate.Run(context.Background(), simulate.Options{Cluster: cl, Truth: tr, Out: dir, Created: time.Unix(0, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lb.Ranking) != len(contention.Models()) {
+		t.Fatalf("%d models ranked, want %d", len(lb.Ranking), len(contention.Models()))
+	}
+	perDataset := map[string]int{}
+	for _, e := range lb.Entries {
+		if e.Setting == "overall" {
+			perDataset[e.Model] += e.Transfers
+		} else if !(e.NoiseWithin10 > 0 && e.NoiseMeanAbsErr > 0) {
+			t.Errorf("%s %s %s: no noise limit", e.Dataset, e.Setting, e.Model)
+		}
+	}
+	for i, r := range lb.Ranking {
+		if r.Transfers != perDataset[r.Model] || r.Transfers == 0 {
+			t.Errorf("%s: %d transfers ranked, the datasets scored %d", r.Model, r.Transfers, perDataset[r.Model])
+		}
+		if i > 0 && r.Within10 > lb.Ranking[i-1].Within10 {
+			t.Errorf("ranking out of order at %s", r.Model)
+		}
+	}
+	if lb.Ranking[len(lb.Ranking)-1].Model != "hockney" {
+		t.Errorf("last %s, want hockney (no contention at all)", lb.Ranking[len(lb.Ranking)-1].Model)
+	}
+	var buf bytes.Buffer
+	if err := lb.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "noise limit ≤ 10%") {
+		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+}
