@@ -40,7 +40,9 @@ var launchers = []struct {
 func DetectLaunch(getenv func(string) string) (Launch, error) {
 	for _, l := range launchers {
 		r, s := getenv(l.rank), getenv(l.size)
-		if r == "" {
+		if r == "" || s == "" {
+			// Half a launcher's pair says nothing (srun --mpi=pmix sets PMIX_RANK and no
+			// size; Slurm's own variables follow).
 			continue
 		}
 		rank, err1 := strconv.Atoi(r)
