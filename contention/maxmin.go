@@ -60,6 +60,23 @@ type fillEvent struct {
 	level float64
 }
 
+// staleTop drops or refreshes the top of a progressive filling's heap when it is out of date
+// (a resource with no unfrozen transfer left, or one whose level rose since it was pushed) and
+// says whether it did; when it returns false, the top is the next resource to saturate.
+func staleTop(h *minHeap[fillEvent], unfrozen []int32, level func(int32) float64) bool {
+	ev := h.top()
+	if unfrozen[ev.r] == 0 {
+		h.pop()
+		return true
+	}
+	if cur := level(ev.r); cur > ev.level {
+		h.items[0].level = cur
+		h.fixTop()
+		return true
+	}
+	return false
+}
+
 // lessFill orders fill events by level, then resource.
 func lessFill(a, b fillEvent) bool {
 	if a.level != b.level {
@@ -114,17 +131,10 @@ func (f *fill) rates() error {
 	f.heap.init()
 	ceiling := e.net.Ceiling
 	for left := e.left; left > 0 && f.heap.Len() > 0; {
-		ev := f.heap.top()
-		if f.unfrozen[ev.r] == 0 {
-			f.heap.pop()
+		if staleTop(&f.heap, f.unfrozen, f.level) {
 			continue
 		}
-		if cur := f.level(ev.r); cur > ev.level {
-			f.heap.items[0].level = cur
-			f.heap.fixTop()
-			continue
-		}
-		f.heap.pop()
+		ev := f.heap.pop()
 		lv := min(ev.level, ceiling)
 		on := f.on[ev.r]
 		for i := 0; i < len(on); {

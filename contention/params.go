@@ -2,6 +2,7 @@ package contention
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -30,6 +31,9 @@ type Params struct {
 	InverseBandwidth map[cluster.PathClass]float64 `json:"inverse_bandwidth_s_per_byte,omitempty"`
 	// PenaltyAlpha is the penalty models' α in seconds per byte; 0 means 8/ceiling.
 	PenaltyAlpha float64 `json:"penalty_alpha_s_per_byte,omitempty"`
+	// Learned holds the parameters of the models that learn the network (learned.go), each
+	// model's own, keyed by its name; a model without an entry runs as plain max-min.
+	Learned map[string]*LearnedParams `json:"learned,omitempty"`
 }
 
 // DefaultParams are the papers' Ethernet values: 94% efficiency, the full asymmetric rule.
@@ -116,6 +120,15 @@ func (p Params) Validate() error {
 			bad(key, "%g is not positive", v)
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.Learned)) {
+		if !slices.ContainsFunc(learnedModels, func(m Model) bool { return m.Name() == name }) {
+			bad("learned."+name, "not a learned model (%s)", strings.Join(LearnedNames(), ", "))
+			continue
+		}
+		if err := p.Learned[name].Validate(); err != nil {
+			bad("learned."+name, "%v", err)
+		}
+	}
 	if len(probs) == 0 {
 		return nil
 	}
@@ -132,6 +145,19 @@ func sortedClasses(m map[cluster.PathClass]float64) []cluster.PathClass {
 	return keys
 }
 
+// setCapacities sets every NIC direction's capacity to nic and every backbone or uplink
+// direction's to backbone, each when positive (measured capacities replacing nominal ones).
+func setCapacities(cl *cluster.Cluster, capacity []float64, nic, backbone float64) {
+	for i, r := range cl.Resources() {
+		switch {
+		case (r.Kind == cluster.NICOut || r.Kind == cluster.NICIn) && nic > 0:
+			capacity[i] = nic
+		case r.Kind >= cluster.UplinkUp && backbone > 0:
+			capacity[i] = backbone
+		}
+	}
+}
+
 // Network builds the models' view of a cluster from the parameters, after checking them
 // (Validate).
 func (p Params) Network(cl *cluster.Cluster) (*Network, error) {
@@ -143,14 +169,7 @@ func (p Params) Network(cl *cluster.Cluster) (*Network, error) {
 		eff = DefaultEfficiency
 	}
 	net := NewNetwork(cl, eff)
-	for i, r := range cl.Resources() {
-		switch {
-		case (r.Kind == cluster.NICOut || r.Kind == cluster.NICIn) && p.NICBps > 0:
-			net.Capacity[i] = p.NICBps
-		case r.Kind >= cluster.UplinkUp && p.BackboneBps > 0:
-			net.Capacity[i] = p.BackboneBps
-		}
-	}
+	setCapacities(cl, net.Capacity, p.NICBps, p.BackboneBps)
 	if p.NICBps > 0 {
 		net.Ceiling = p.NICBps
 	}
@@ -161,5 +180,6 @@ func (p Params) Network(cl *cluster.Cluster) (*Network, error) {
 	net.Latency = p.LatencyS
 	net.InverseBandwidth = p.InverseBandwidth
 	net.Penalty.Alpha = p.PenaltyAlpha
+	net.Learned = p.Learned
 	return net, nil
 }

@@ -152,6 +152,23 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 	return e, nil
 }
 
+// reset puts the engine back to its state before the first step, so that a model running
+// the step loop several times on one pattern (the learned models' weight samples) builds its
+// classes and routes once.
+func (e *engine) reset() {
+	nc := len(e.src)
+	clear(e.count)
+	e.act = e.act[:nc]
+	for c := range nc {
+		e.head[c], e.mult[c] = e.memOff[c], e.memOff[c+1]-e.memOff[c]
+		e.next[c], e.sent[c], e.act[c] = e.flows[e.mem[e.memOff[c]]].Bytes, 0, int32(c)
+		for _, r := range e.pathOf(int32(c)) {
+			e.count[r] += e.mult[c]
+		}
+	}
+	e.changed, e.left, e.steps = e.changed[:0], int32(len(e.flows)), 0
+}
+
 // nodePairs returns the node indices of every transfer's source and destination. A transfer
 // the cluster cannot carry (a node it does not have, a transfer from a node to itself, a size
 // that is not a positive finite number of bytes) is bad input (internal/badinput) naming the

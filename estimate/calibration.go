@@ -32,13 +32,15 @@ type Calibration struct {
 	HockneySegments []SegmentedHockney `json:"hockney_segments,omitempty"`
 	Fairness        []*FairnessFit     `json:"fairness,omitempty"`
 	Contra          *ContraFit         `json:"contra,omitempty"`
-	LMO             *LMOFit            `json:"lmo,omitempty"`
-	Thresholds      *ThresholdFit      `json:"thresholds,omitempty"`
-	L               *LFit              `json:"l,omitempty"`
-	Penalties       *PenaltyFit        `json:"penalties,omitempty"`
-	Params          contention.Params  `json:"params"`
-	Skipped         []Skipped          `json:"skipped,omitempty"`
-	Warnings        []string           `json:"warnings,omitempty"`
+	// Learned is the learned models' calibrations through the model, one per model.
+	Learned    []*LearnedFit     `json:"learned,omitempty"`
+	LMO        *LMOFit           `json:"lmo,omitempty"`
+	Thresholds *ThresholdFit     `json:"thresholds,omitempty"`
+	L          *LFit             `json:"l,omitempty"`
+	Penalties  *PenaltyFit       `json:"penalties,omitempty"`
+	Params     contention.Params `json:"params"`
+	Skipped    []Skipped         `json:"skipped,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
 }
 
 // Skipped names an estimator that could not run and why.
@@ -152,6 +154,18 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 		skip("contra-factor", err)
 	} else {
 		c.Params.ContraFactor = c.Contra.Phi
+	}
+	for _, m := range contention.LearnedModels() {
+		lf, err := FitLearned(cl, in.Transfers, c.Params, m)
+		if err != nil {
+			skip("learned:"+m.Name(), err)
+			continue
+		}
+		c.Learned = append(c.Learned, lf)
+		if c.Params.Learned == nil {
+			c.Params.Learned = map[string]*contention.LearnedParams{}
+		}
+		c.Params.Learned[m.Name()] = lf.Params
 	}
 	if c.LMO, err = FitLMO(in.RoundTrips, in.OneToTwo); err != nil {
 		skip("lmo", err)

@@ -101,6 +101,11 @@ func flatten(c *estimate.Calibration) map[string]estimate.Param {
 	if c.Contra != nil {
 		m["contra/phi"] = estimate.Param{Value: c.Contra.Phi, CILow: c.Contra.CILow, CIHigh: c.Contra.CIHigh, N: c.Contra.Transfers}
 	}
+	for _, f := range c.Learned {
+		for _, e := range f.Estimates() {
+			m["learned/"+f.Model+"/"+e.Name] = e.Param
+		}
+	}
 	if c.LMO != nil {
 		for _, n := range c.LMO.Nodes {
 			m["lmo/node/"+n.Name+"/c_s"] = n.C

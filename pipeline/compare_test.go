@@ -66,10 +66,11 @@ func TestCompareFlagsNICChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What a NIC rate changes in the generator's truth: Hockney β (0.94 of the NIC rate), the
-	// per-flow ceiling and the NIC capacity, the saturation point of the backbone (capacity
-	// over ceiling), and the LMO link rates (drawn as a share of the NIC rate).
+	// per-flow ceiling and the NIC capacity (the learned models' nic_bps too), the saturation
+	// point of the backbone (capacity over ceiling), and the LMO link rates (drawn as a share of
+	// the NIC rate).
 	changes := func(name string) bool {
-		return strings.HasSuffix(name, "beta_s_per_byte") || strings.HasSuffix(name, "ceiling_bps") ||
+		return strings.HasSuffix(name, "beta_s_per_byte") || strings.HasSuffix(name, "ceiling_bps") || strings.HasSuffix(name, "/nic_bps") ||
 			name == "fairness/fair_intra/capacity_bps" || name == "fairness/fair_inter/saturation_k" ||
 			strings.HasPrefix(name, "lmo/link/")
 	}
@@ -146,7 +147,7 @@ func TestCompareFiveNights(t *testing.T) {
 			t.Errorf("run %s: marked as drift %v", r[2], marked)
 		}
 	}
-	for _, name := range []string{"trend_hockney", "trend_fairness", "trend_contra", "trend_lmo_nodes", "trend_lmo_links", "trend_thresholds", "trend_l", "trend_accuracy"} {
+	for _, name := range []string{"trend_hockney", "trend_fairness", "trend_contra", "trend_lmo_nodes", "trend_lmo_links", "trend_thresholds", "trend_l", "trend_learned", "trend_accuracy"} {
 		svg, err := os.ReadFile(filepath.Join(out, name+".svg"))
 		if err != nil {
 			t.Error(err)
@@ -160,11 +161,11 @@ func TestCompareFiveNights(t *testing.T) {
 			t.Errorf("%s does not mark the drifted night", name)
 		}
 	}
-	// The page in Chromium: every table and figure (8 trends, 7 overlaid error
-	// distributions) visible, nothing wider than the page, no console errors.
+	// The page in Chromium: every table and figure (9 trends, 10 overlaid error
+	// distributions: one per model) visible, nothing wider than the page, no console errors.
 	b := openBrowser(t)
 	screen, _ := b.open(t, filepath.Join(out, CompareHTML))
-	checkLayout(t, "compare.html", screen, 3, 15)
+	checkLayout(t, "compare.html", screen, 3, 9+len(contention.Models()))
 	shot := b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
@@ -37,7 +39,7 @@ func TestHealthOfTheSample(t *testing.T) {
 	if h.HeldOutMeasurements != 141 || h.HeldOutUnconverged != 112 {
 		t.Errorf("held-out: %d of %d unconverged, want 112 of 141", h.HeldOutUnconverged, h.HeldOutMeasurements)
 	}
-	// One check per model for "all", one for asymmetric alone: 8; asymmetric's share within
+	// One check per model for "all", one for asymmetric alone; asymmetric's share within
 	// ±10% fails 80%, and the mean |ε| of penalty, penalty-table and hockney fail 25%.
 	var failed []string
 	for _, c := range h.Checks {
@@ -45,7 +47,7 @@ func TestHealthOfTheSample(t *testing.T) {
 			failed = append(failed, c.Model+" "+c.Measure)
 		}
 	}
-	if len(h.Checks) != 8 || !slices.Equal(failed, []string{"asymmetric " + MeasureWithin10, "penalty " + MeasureMeanAbsErr,
+	if len(h.Checks) != len(contention.Models())+1 || !slices.Equal(failed, []string{"asymmetric " + MeasureWithin10, "penalty " + MeasureMeanAbsErr,
 		"penalty-table " + MeasureMeanAbsErr, "hockney " + MeasureMeanAbsErr}) {
 		t.Errorf("%d checks, failed %v", len(h.Checks), failed)
 	}
@@ -78,7 +80,7 @@ func TestHealthOfTheSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="health"`, "4 of 8 checks failed", "112 of 141 held-out measurements", "drifted: fairness/fair_intra/capacity_bps",
+	for _, want := range []string{`id="health"`, fmt.Sprintf("4 of %d checks failed", len(contention.Models())+1), "112 of 141 held-out measurements", "drifted: fairness/fair_intra/capacity_bps",
 		"largest start skew 63.9 ms", "a latency cannot be negative"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the report does not say %q", want)
@@ -171,8 +173,8 @@ func TestReportTables(t *testing.T) {
 	// N10-d1 has no asymmetric transfers: its asym. mean |ε| is n/a on every model.
 	n10 := regexp.MustCompile(`<td class="nowrap">N10-d1</td>.*<td class="num">0</td>(<td[^>]*>[^<]*</td>)</tr>`)
 	cells := n10.FindAllStringSubmatch(page, -1)
-	if len(cells) != 7 {
-		t.Errorf("%d N10-d1 rows with no asymmetric transfers, want 7", len(cells))
+	if len(cells) != len(contention.Models()) {
+		t.Errorf("%d N10-d1 rows with no asymmetric transfers, want %d", len(cells), len(contention.Models()))
 	}
 	for _, c := range cells {
 		if c[1] != `<td class="na">n/a</td>` {

@@ -29,6 +29,17 @@ type Leaderboard struct {
 	// Ranking is every model's transfer-weighted share within ±10% and mean |ε| over every
 	// dataset, best share first.
 	Ranking []LeaderboardRank `json:"ranking"`
+	// CrossValidation is each dataset's cross-validation over its calibration experiments
+	// (CrossValidate); Selected the model with the best transfer-weighted cross-validated
+	// share within ±10% over every dataset: the choice made without held-out data.
+	CrossValidation []DatasetCV `json:"cross_validation"`
+	Selected        string      `json:"selected"`
+}
+
+// DatasetCV is one dataset's cross-validation.
+type DatasetCV struct {
+	Dataset string `json:"dataset"`
+	*CrossValidation
 }
 
 // LeaderboardEntry is one model on one setting of one dataset.
@@ -75,6 +86,11 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		}
 		in.HockneyBreaks = ds.Manifest.HockneyBreaks
 		cal := estimate.Calibrate(ds.Cluster, in, defaults, false)
+		cv, err := CrossValidate(ds.Cluster, in, defaults)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: filepath.Base(filepath.Clean(dir)), CrossValidation: cv})
 		_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
@@ -109,6 +125,27 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int {
 		return cmp.Or(cmp.Compare(b.Within10, a.Within10), cmp.Compare(a.MeanAbsErr, b.MeanAbsErr))
 	})
+	cvTotal := map[string]*sum{}
+	for _, d := range lb.CrossValidation {
+		for _, s := range d.Scores {
+			t := cvTotal[s.Model]
+			if t == nil {
+				t = &sum{}
+				cvTotal[s.Model] = t
+			}
+			t.n += s.Transfers
+			t.within += s.Within10 * float64(s.Transfers)
+			t.abs += s.MeanAbsErr * float64(s.Transfers)
+		}
+	}
+	best := -1.0
+	for _, m := range order { // model order breaks ties
+		if t := cvTotal[m]; t != nil && t.n > 0 {
+			if w := t.within / float64(t.n); w > best {
+				best, lb.Selected = w, m
+			}
+		}
+	}
 	return lb, nil
 }
 
@@ -124,6 +161,19 @@ func (lb *Leaderboard) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "cross-validation on calibration experiments (%d folds)\tmodel\ttransfers\t|ε| ≤ 10%%\tmean |ε|\tbias\n", CVFolds)
+	for _, d := range lb.CrossValidation {
+		name := fmt.Sprintf("%s (%d patterns)", d.Dataset, d.Patterns)
+		for _, s := range d.Scores {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.2f%%\t%+.2f%%\n", name, s.Model, s.Transfers, 100*s.Within10, 100*s.MeanAbsErr, 100*s.Bias)
+			name = ""
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "selected by cross-validation: %s\n\n", lb.Selected)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "dataset\tsetting\tmodel\ttransfers\t|ε| ≤ 10%\tmean |ε|\tbias\tnoise limit ≤ 10%\tnoise limit |ε|")
 	var last string

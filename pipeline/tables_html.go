@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
@@ -51,6 +52,15 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 	}
 	if c := cal.Contra; c != nil {
 		row("asymmetry", "asymmetric-fitted φ", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
+	}
+	for _, f := range cal.Learned {
+		for _, e := range f.Estimates() {
+			scale, unit := 1.0, ""
+			if strings.HasSuffix(e.Name, "_bps") {
+				scale, unit = 1e-6, "Mbit/s"
+			}
+			row("learned", f.Model+" "+strings.TrimSuffix(e.Name, "_bps"), e.Param, scale, unit)
+		}
 	}
 	if l := cal.LMO; l != nil {
 		var cs, ts float64

@@ -44,7 +44,7 @@ func paramFamily(name string) (family, prefix, title string) {
 	}
 	family, _, _ = strings.Cut(name, "/")
 	title = map[string]string{"hockney": "Hockney α and β over the runs", "fairness": "Ceilings, capacities and saturation over the runs",
-		"contra": "Asymmetry factor φ over the runs", "thresholds": "Scatter and gather thresholds over the runs", "l": "L(m, P) over the runs"}[family]
+		"contra": "Asymmetry factor φ over the runs", "learned": "The learned models' parameters over the runs", "thresholds": "Scatter and gather thresholds over the runs", "l": "L(m, P) over the runs"}[family]
 	if title == "" {
 		title = family + " over the runs"
 	}

@@ -17,7 +17,11 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 			if i > 0 {
 				setting, pats = "", ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.2f%%\t%.2f%%\t%+.2f%%\t%.1f%%\t%d\t%.2f%%\n", setting, pats, m.Model,
+			name := m.Model
+			if name == a.Default {
+				name += " *"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.2f%%\t%.2f%%\t%+.2f%%\t%.1f%%\t%d\t%.2f%%\n", setting, pats, name,
 				m.Transfers, m.MeanSteps, 100*m.MeanAbsErr, 100*m.SEAbsErr, 100*m.MeanErr, 100*m.Within10, m.AsymTransfers, 100*m.AsymMeanAbsErr)
 		}
 		if nl := s.NoiseLimit; nl.Transfers > 0 {
@@ -26,6 +30,9 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if a.Default != "" {
+		fmt.Fprintf(w, "* the default model (selected by cross-validation on real TCP calibration experiments; see the README)\n")
 	}
 	for _, warn := range a.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

@@ -47,6 +47,12 @@ type Row struct {
 	ErrPenaltyTable      float64 `col:"err_penalty_table" unit:"1" doc:"signed relative error of penalty-table"`
 	PredHockney          float64 `col:"pred_hockney_s" unit:"s" doc:"hockney model"`
 	ErrHockney           float64 `col:"err_hockney" unit:"1" doc:"signed relative error of hockney"`
+	PredStochastic       float64 `col:"pred_stochastic_s" unit:"s" doc:"stochastic model"`
+	ErrStochastic        float64 `col:"err_stochastic" unit:"1" doc:"signed relative error of stochastic"`
+	PredSurface          float64 `col:"pred_surface_s" unit:"s" doc:"surface model"`
+	ErrSurface           float64 `col:"err_surface" unit:"1" doc:"signed relative error of surface"`
+	PredDuplex           float64 `col:"pred_duplex_s" unit:"s" doc:"duplex model"`
+	ErrDuplex            float64 `col:"err_duplex" unit:"1" doc:"signed relative error of duplex"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
@@ -70,6 +76,12 @@ func (r *Row) columns(model string) (pred, err *float64) {
 		return &r.PredPenaltyTable, &r.ErrPenaltyTable
 	case "hockney":
 		return &r.PredHockney, &r.ErrHockney
+	case "stochastic":
+		return &r.PredStochastic, &r.ErrStochastic
+	case "surface":
+		return &r.PredSurface, &r.ErrSurface
+	case "duplex":
+		return &r.PredDuplex, &r.ErrDuplex
 	}
 	panic("validate: no column for model " + model)
 }
@@ -159,8 +171,10 @@ const AccuracyFormat = "commcal-accuracy/1"
 
 // Accuracy is the content of accuracy.json.
 type Accuracy struct {
-	Format   string            `json:"format"`
-	HeldOut  []string          `json:"held_out"`
+	Format  string   `json:"format"`
+	HeldOut []string `json:"held_out"`
+	// Default is the model reports put forward (contention.DefaultModel).
+	Default  string            `json:"default_model"`
 	Params   contention.Params `json:"params"`
 	Settings []SettingAccuracy `json:"settings"`
 	Overall  SettingAccuracy   `json:"overall"`
@@ -203,7 +217,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	if err != nil {
 		return nil, nil, err
 	}
-	acc := &Accuracy{Format: AccuracyFormat, HeldOut: heldOut, Params: params}
+	acc := &Accuracy{Format: AccuracyFormat, HeldOut: heldOut, Default: contention.DefaultModel, Params: params}
 	if len(pats) == 0 {
 		acc.Warnings = append(acc.Warnings, fmt.Sprintf("no transfers of the held-out experiments (%v): nothing to score", heldOut))
 	}

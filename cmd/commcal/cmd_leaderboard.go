@@ -19,6 +19,11 @@ scores every model on its held-out transfers (as "commcal validate" does), then 
 models ranked by their share of transfers within ±10% over all the datasets, and for every
 dataset and setting each model's share, mean |ε| and bias beside the noise limit: what a
 perfect predictor of each transfer's expected time would score given the repetitions' spread.
+
+Before that, the cross-validation that selects a model without looking at held-out data: each
+dataset's contention calibration patterns (fair_*, bidir_*, static_sync with two transfers or
+more) in 5 folds; each fold is predicted by every model calibrated on the rest of the dataset.
+The model with the best cross-validated share within ±10% over all datasets is "selected".
 Nothing is written; --json prints the leaderboard as JSON.
 
 EXAMPLES:

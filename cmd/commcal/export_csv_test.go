@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/validate"
@@ -181,7 +182,7 @@ func TestExportCSVRunAndFile(t *testing.T) {
 	if code, _, stderr := runCLI(t, "export", "csv", "--out", pout, pq); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if header, rows := readCSV(t, filepath.Join(pout, "prediction.csv")); len(rows) != 35 || header[0] != "pattern_id" {
+	if header, rows := readCSV(t, filepath.Join(pout, "prediction.csv")); len(rows) != 5*len(contention.Models()) || header[0] != "pattern_id" {
 		t.Errorf("prediction.csv: %d rows, header %v", len(rows), header)
 	}
 

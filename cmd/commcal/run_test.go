@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commcal/commcal/contention"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -121,7 +123,7 @@ func TestPredictTableI(t *testing.T) {
 	}
 	err := json.Unmarshal([]byte(stdout), &doc)
 	rows := doc.Transfers
-	if code != 0 || err != nil || len(rows) != 35 || rows[2].Model != "asymmetric" {
+	if code != 0 || err != nil || len(rows) != 5*len(contention.Models()) || rows[2].Model != "asymmetric" {
 		t.Fatalf("predict --json: exit %d, %d rows", code, len(rows))
 	}
 	// Table I: e3 finishes at 0.4255 s (printed 0.425).

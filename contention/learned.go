@@ -1,0 +1,480 @@
+package contention
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/commcal/commcal/cluster"
+)
+
+// The models that learn the network (design §5): max-min sharing corrected by what the
+// cluster's own calibration experiments show real TCP to do and max-min not.
+//
+//   - stochastic: TCP does not split a bottleneck evenly. Each transfer draws a weight
+//     w = exp(σ·Z), Z standard normal, and the rates are weighted max-min (progressive filling
+//     in which transfer i's rate rises as w_i·λ); a transfer's predicted time is its mean
+//     completion time over seeded samples of the weights. With unequal shares the first
+//     finisher gets more and the last one ends when the bottleneck has carried everything, so
+//     the mean completion time falls below the fluid fair-share time: the bias of the fluid
+//     models at d ≥ 2. σ is fitted on the fairness experiments.
+//   - surface: a directed resource carrying w transfers while its reverse direction carries c
+//     has capacity C·F_kind(w, c), F measured per kind (NIC out, NIC in, backbone or uplinks)
+//     from the bidirectional experiments instead of one asymmetry factor φ. F(w, 0) = 1.
+//     Counts beyond the measured range take the value of the nearest measured cell (counts
+//     clamped to the largest measured w and c): more contra-flow transfers than measured are
+//     assumed to hurt no more than the most measured. A kind with no measured cell has F = 1.
+//   - duplex: the two directions of a node's NIC share a joint budget: in + out ≤ (2 − κ)·C,
+//     with κ fitted from the bidirectional experiments (κ = 0 full duplex, κ = 1 half duplex).
+//
+// A variant combining all three was tried and dropped: on the two development datasets
+// (data/tcp) its cross-validated accuracy over the calibration experiments was the worst of
+// the rate-based models (79% and 73% of transfers within ±10%, against 92% for
+// asymmetric-fitted); the surface, fitted cell by cell, overfits the bidirectional patterns.
+// LearnedVariant can still express it.
+//
+// Every variant runs Algorithm 2's step loop with the weighted fill as its rate rule, each
+// transfer a class of its own (its weight is its own); the deterministic ones (σ = 0) run
+// one sample. The samples are a Latin hypercube drawn from a PCG with a fixed seed, so the
+// same pattern always gets the same weights: the predictions are deterministic, and a
+// parameter fit sees a smooth objective (common random numbers).
+
+// LearnedParams are the learned models' parameters (Params.Learned), fitted through the
+// models on the calibration experiments (estimate.FitLearned).
+type LearnedParams struct {
+	// CeilingBps, NICBps and BackboneBps, when set, replace the network's per-flow ceiling and
+	// the capacities of every NIC direction and of every backbone or uplink direction: the
+	// capacities fitted through this model.
+	CeilingBps  float64 `json:"ceiling_bps,omitempty"`
+	NICBps      float64 `json:"nic_bps,omitempty"`
+	BackboneBps float64 `json:"backbone_bps,omitempty"`
+	// Spread is σ of the log-normal share weights of stochastic.
+	Spread float64 `json:"spread"`
+	// Samples is the number of weight samples of the stochastic variants (DefaultSamples
+	// when 0).
+	Samples int `json:"samples,omitempty"`
+	// Coupling is κ of duplex.
+	Coupling float64 `json:"coupling"`
+	// Surface is the bidirectional surface of surface.
+	Surface []SurfaceCell `json:"surface,omitempty"`
+}
+
+// DefaultSamples is the number of weight samples when LearnedParams.Samples is 0: 64 samples
+// (a Latin hypercube) keep the sampling error of an expected time below 1% at σ = 0.3 on
+// the fairness patterns, and of an order statistic below 2.5% (TestStochasticSamplingError).
+const DefaultSamples = 64
+
+// SurfaceKinds are the kinds of directed resources a surface distinguishes: a NIC's outgoing
+// and incoming directions, and every resource between racks (backbone cable or uplinks).
+var SurfaceKinds = []string{"nic-out", "nic-in", "core"}
+
+// SurfaceKind is the surface kind of a resource kind.
+func SurfaceKind(k cluster.ResourceKind) string {
+	switch k {
+	case cluster.NICOut:
+		return "nic-out"
+	case cluster.NICIn:
+		return "nic-in"
+	}
+	return "core"
+}
+
+// SurfaceCell is one measured point of the bidirectional surface: a resource of Kind carrying
+// With transfers while its reverse carries Contra has Factor times its capacity.
+type SurfaceCell struct {
+	Kind   string  `json:"kind"`
+	With   int     `json:"with"`
+	Contra int     `json:"contra"`
+	Factor float64 `json:"factor"`
+}
+
+// Validate checks the learned parameters' ranges, naming each by its JSON key.
+func (lp *LearnedParams) Validate() error {
+	if lp == nil {
+		return nil
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"ceiling_bps", lp.CeilingBps}, {"nic_bps", lp.NICBps}, {"backbone_bps", lp.BackboneBps}} {
+		if !finite(c.v) || c.v < 0 {
+			return fmt.Errorf("%s: %g, want a positive finite rate (or 0 for the network's)", c.key, c.v)
+		}
+	}
+	switch {
+	case !finite(lp.Spread) || lp.Spread < 0 || lp.Spread > 3:
+		return fmt.Errorf("spread: %g outside [0, 3]", lp.Spread)
+	case lp.Samples < 0 || lp.Samples > 4096:
+		return fmt.Errorf("samples: %d outside [0, 4096]", lp.Samples)
+	case !finite(lp.Coupling) || lp.Coupling < 0 || lp.Coupling > 1:
+		return fmt.Errorf("coupling: %g outside [0, 1]", lp.Coupling)
+	}
+	for i, c := range lp.Surface {
+		switch {
+		case !slices.Contains(SurfaceKinds, c.Kind):
+			return fmt.Errorf("surface[%d].kind: %q, want one of %v", i, c.Kind, SurfaceKinds)
+		case c.With < 1 || c.Contra < 1:
+			return fmt.Errorf("surface[%d]: with %d and contra %d, want both at least 1", i, c.With, c.Contra)
+		case !finite(c.Factor) || c.Factor <= 0 || c.Factor > 2:
+			return fmt.Errorf("surface[%d].factor: %g outside (0, 2]", i, c.Factor)
+		}
+	}
+	return nil
+}
+
+// LearnedNames lists the learned models' names.
+func LearnedNames() []string {
+	names := make([]string, len(learnedModels))
+	for i, m := range learnedModels {
+		names[i] = m.Name()
+	}
+	return names
+}
+
+// network returns net with the capacities this model was fitted with, a copy when they
+// differ (net itself is shared by concurrent predictions and is not changed).
+func (lp *LearnedParams) network(net *Network) *Network {
+	if lp.CeilingBps == 0 && lp.NICBps == 0 && lp.BackboneBps == 0 {
+		return net
+	}
+	n := *net
+	n.Capacity = slices.Clone(net.Capacity)
+	setCapacities(net.Cluster, n.Capacity, lp.NICBps, lp.BackboneBps)
+	if lp.CeilingBps > 0 {
+		n.Ceiling = lp.CeilingBps
+	}
+	return &n
+}
+
+// surfaceTable is a surface as dense per-kind grids, for lookups in the step loop.
+type surfaceTable struct {
+	grid       [3][][]float64 // per kind: [with−1][contra−1], NaN where not measured
+	maxW, maxC [3]int
+}
+
+func kindIndex(kind string) int { return slices.Index(SurfaceKinds, kind) }
+
+func newSurfaceTable(cells []SurfaceCell) *surfaceTable {
+	if len(cells) == 0 {
+		return nil
+	}
+	t := &surfaceTable{}
+	for _, c := range cells {
+		k := kindIndex(c.Kind)
+		t.maxW[k], t.maxC[k] = max(t.maxW[k], c.With), max(t.maxC[k], c.Contra)
+	}
+	for k := range t.grid {
+		t.grid[k] = make([][]float64, t.maxW[k])
+		for w := range t.grid[k] {
+			t.grid[k][w] = make([]float64, t.maxC[k])
+			for c := range t.grid[k][w] {
+				t.grid[k][w][c] = math.NaN()
+			}
+		}
+	}
+	for _, c := range cells {
+		t.grid[kindIndex(c.Kind)][c.With-1][c.Contra-1] = c.Factor
+	}
+	return t
+}
+
+// factor is F_kind(w, c): 1 without contra-flow transfers or measurements; else the cell at
+// the counts clamped to the measured range, or, where that cell was not measured, the
+// nearest measured one (smallest |Δw| + |Δc|, then smaller counts first).
+func (t *surfaceTable) factor(kind, w, c int) float64 {
+	if t == nil || c == 0 || w == 0 || t.maxW[kind] == 0 {
+		return 1
+	}
+	w, c = min(w, t.maxW[kind]), min(c, t.maxC[kind])
+	g := t.grid[kind]
+	if f := g[w-1][c-1]; !math.IsNaN(f) {
+		return f
+	}
+	best, bestD := 1.0, math.MaxInt
+	for i := range g {
+		for j, f := range g[i] {
+			if d := abs(i+1-w) + abs(j+1-c); !math.IsNaN(f) && d < bestD {
+				best, bestD = f, d
+			}
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// LearnedVariant is the components a learned model combines.
+type LearnedVariant struct {
+	Stochastic, Surface, Duplex bool
+}
+
+// Learned is one of the models that learn the network (see above): stochastic, surface or
+// duplex.
+type Learned struct {
+	name string
+	v    LearnedVariant
+}
+
+// The learned variants.
+var (
+	Stochastic    = Learned{"stochastic", LearnedVariant{Stochastic: true}}
+	SurfaceModel  = Learned{"surface", LearnedVariant{Surface: true}}
+	Duplex        = Learned{"duplex", LearnedVariant{Duplex: true}}
+	learnedModels = []Model{Stochastic, SurfaceModel, Duplex}
+)
+
+// Name implements Model.
+func (m Learned) Name() string { return m.name }
+
+// Variant is the components the model combines.
+func (m Learned) Variant() LearnedVariant { return m.v }
+
+// LearnedModels lists the learned models.
+func LearnedModels() []Learned {
+	out := make([]Learned, len(learnedModels))
+	for i, m := range learnedModels {
+		out[i] = m.(Learned)
+	}
+	return out
+}
+
+// Predict implements Model: the mean over the weight samples of each transfer's completion
+// time (latencies included). Steps is the mean number of steps, rounded; FirstRates the mean
+// first-step rates.
+func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	out := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows))}
+	steps, n := 0, 0
+	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
+		steps, n = steps+p.Steps, samples
+		for i := range flows {
+			out.Times[i] += p.Times[i] / float64(samples)
+			out.FirstRates[i] += p.FirstRates[i] / float64(samples)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		out.Steps = int(math.Round(float64(steps) / float64(n)))
+	}
+	return out, nil
+}
+
+// OrderStatistics returns the model's expected order statistics of a pattern's completion
+// times: element j is the mean over the weight samples of the (j+1)-th smallest time. They
+// are what the spread σ is fitted to on the fairness experiments, whose transfers are
+// interchangeable: which one finishes first changes from repetition to repetition, so each
+// transfer's mean hides the spread that the sorted times show.
+func (m Learned) OrderStatistics(net *Network, flows []Flow) ([]float64, error) {
+	out := make([]float64, len(flows))
+	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
+		slices.Sort(p.Times)
+		for j, t := range p.Times {
+			out[j] += t / float64(samples)
+		}
+	})
+	return out, err
+}
+
+// eachSample runs the step loop once per weight sample and hands each prediction to use,
+// with the number of samples.
+func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
+	lp := net.Learned[m.name]
+	if lp == nil {
+		lp = &LearnedParams{}
+	}
+	net = lp.network(net)
+	samples, spread := 1, 0.0
+	if m.v.Stochastic && lp.Spread > 0 {
+		spread, samples = lp.Spread, lp.Samples
+		if samples == 0 {
+			samples = DefaultSamples
+		}
+	}
+	var surf *surfaceTable
+	if m.v.Surface {
+		surf = newSurfaceTable(lp.Surface)
+	}
+	coupling := 0.0
+	if m.v.Duplex {
+		coupling = lp.Coupling
+	}
+	// Latin hypercube samples: transfer i's normal deviates are one from each of the samples'
+	// equal-probability strata, in a seeded random order, so that every transfer's weights
+	// cover the distribution evenly whatever the number of samples.
+	z := make([][]float64, len(flows))
+	if spread > 0 {
+		rng := rand.New(rand.NewPCG(uint64(samples), 0x636f6d6d63616c))
+		for i := range z {
+			z[i] = make([]float64, samples)
+			for k, s := range rng.Perm(samples) {
+				z[i][k] = distuv.UnitNormal.Quantile((float64(s) + rng.Float64()) / float64(samples))
+			}
+		}
+	}
+	e, err := newEngine(net, flows, true)
+	if err != nil {
+		return err
+	}
+	f := newWFill(e, surf, coupling)
+	for s := range samples {
+		if s > 0 {
+			e.reset()
+		}
+		for c := range f.weight { // singleton classes: class c is transfer mem[c]
+			f.weight[c] = 1
+			if spread > 0 {
+				f.weight[c] = math.Exp(spread * z[e.mem[c]][s])
+			}
+		}
+		p, err := e.run(f)
+		if err != nil {
+			return err
+		}
+		use(p, samples)
+	}
+	return nil
+}
+
+// wfill is weighted progressive filling on singleton classes: class c's rate rises as
+// weight[c]·λ until a resource fills (its unfrozen classes freeze at the level λ it reached)
+// or the class reaches the ceiling. Resources are the network's, with capacities scaled by the
+// surface for the step's counts, plus, under duplex coupling, one joint resource per node
+// that both directions of its NIC cross. The heap of fill levels works as max-min's (fill):
+// a freeze only raises the other levels, so a stale key is a lower bound, refreshed when it
+// reaches the top; class ceilings are events of their own at level ceiling/weight.
+type wfill struct {
+	e        *engine
+	weight   []float64
+	surf     *surfaceTable
+	kinds    []int // surface kind of each network resource
+	capacity []float64
+	on       [][]int32 // classes per resource (network resources, then per-node joint ones)
+	used     []int32   // the resources some class crosses, in increasing order
+	path     [][]int32 // resources per class, joint ones included
+	usage    []float64
+	wsum     []float64
+	unfrozen []int32
+	frozen   []bool
+	heap     minHeap[fillEvent]
+}
+
+// newWFill sets up the fill of an engine; the caller sets the weights before each run.
+func newWFill(e *engine, surf *surfaceTable, coupling float64) *wfill {
+	net := e.net
+	nr := len(net.Capacity)
+	total := nr
+	if coupling > 0 {
+		total += e.nodeCount
+	}
+	f := &wfill{e: e, weight: make([]float64, len(e.src)), surf: surf, capacity: make([]float64, total),
+		on: make([][]int32, total), path: make([][]int32, len(e.src)), usage: make([]float64, total),
+		wsum: make([]float64, total), unfrozen: make([]int32, total), frozen: make([]bool, len(e.src)), heap: minHeap[fillEvent]{less: lessFill}}
+	res := net.Cluster.Resources()
+	f.kinds = make([]int, nr)
+	for i, r := range res {
+		f.kinds[i] = kindIndex(SurfaceKind(r.Kind))
+	}
+	copy(f.capacity, net.Capacity)
+	if coupling > 0 {
+		// Each node's joint budget: (2 − κ) times its NIC's capacity (its outgoing direction's).
+		for c := range e.src {
+			rt := e.routes[c]
+			f.capacity[nr+int(e.src[c])] = (2 - coupling) * net.Capacity[rt.res[0]]
+			f.capacity[nr+int(e.dst[c])] = (2 - coupling) * net.Capacity[rt.res[rt.n-1]]
+		}
+	}
+	for c := range e.src {
+		p := slices.Clone(e.pathOf(int32(c)))
+		if coupling > 0 {
+			p = append(p, int32(nr)+e.src[c], int32(nr)+e.dst[c])
+		}
+		f.path[c] = p
+		for _, r := range p {
+			f.on[r] = append(f.on[r], int32(c))
+		}
+	}
+	for r, on := range f.on {
+		if len(on) > 0 {
+			f.used = append(f.used, int32(r))
+		}
+	}
+	return f
+}
+
+func (f *wfill) level(r int32) float64 {
+	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
+}
+
+// rates is the weighted fill for the current step.
+func (f *wfill) rates() error {
+	e := f.e
+	nr := int32(len(e.net.Capacity))
+	for _, r := range f.used {
+		f.usage[r], f.wsum[r], f.unfrozen[r] = 0, 0, 0
+		// Capacities of the step: the network's, scaled by the surface at the current counts.
+		if f.surf != nil && r < nr {
+			f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+		}
+	}
+	for _, c := range e.act {
+		f.frozen[c] = false
+		for _, r := range f.path[c] {
+			f.wsum[r] += f.weight[c]
+			f.unfrozen[r]++
+		}
+	}
+	f.heap.items = f.heap.items[:0]
+	for _, r := range f.used {
+		if f.unfrozen[r] > 0 {
+			f.heap.items = append(f.heap.items, fillEvent{r: r, level: f.level(r)})
+		}
+	}
+	ceiling := e.net.Ceiling
+	ncls := int32(len(f.capacity))
+	for _, c := range e.act {
+		// A class's ceiling is an event beyond the resources: index len(capacity)+c.
+		f.heap.items = append(f.heap.items, fillEvent{r: ncls + c, level: ceiling / f.weight[c]})
+	}
+	f.heap.init()
+	left := len(e.act)
+	freeze := func(c int32, rate float64) {
+		f.frozen[c], e.rate[c] = true, rate
+		left--
+		for _, r := range f.path[c] {
+			f.usage[r] += rate
+			f.wsum[r] -= f.weight[c]
+			f.unfrozen[r]--
+		}
+	}
+	for left > 0 && f.heap.Len() > 0 {
+		ev := f.heap.top()
+		if ev.r >= ncls { // a class reaches the ceiling
+			f.heap.pop()
+			if c := ev.r - ncls; !f.frozen[c] {
+				freeze(c, ceiling)
+			}
+			continue
+		}
+		if staleTop(&f.heap, f.unfrozen, f.level) {
+			continue
+		}
+		f.heap.pop()
+		for _, c := range f.on[ev.r] {
+			if e.mult[c] == 0 || f.frozen[c] {
+				continue
+			}
+			freeze(c, min(f.weight[c]*ev.level, ceiling))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,594 @@
+package estimate
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/parallel"
+)
+
+// LearnedFit is one learned model's calibration through the model: every parameter chosen to
+// minimise that model's own prediction error, Σ log²(predicted/measured), on the calibration
+// experiments that determine it (Sources says which), the closed-form estimates serving only
+// as starting points.
+type LearnedFit struct {
+	Model string `json:"model"`
+	// Ceiling is the per-flow ceiling, NIC every NIC direction's capacity, Backbone every
+	// backbone or uplink direction's (absent when fair_inter never saturated it: the nominal
+	// rate × efficiency stays), in bits per second.
+	Ceiling  Param  `json:"ceiling_bps"`
+	NIC      Param  `json:"nic_bps"`
+	Backbone *Param `json:"backbone_bps,omitempty"`
+	// Spread is σ of the share weights (stochastic, learned); Coupling κ of the duplex budget
+	// (duplex, learned).
+	Spread   *Param `json:"spread,omitempty"`
+	Coupling *Param `json:"coupling,omitempty"`
+	// Surface is the bidirectional surface (surface, learned), one cell per measured
+	// (kind, with, contra).
+	Surface []SurfaceCellFit `json:"surface,omitempty"`
+	Sources []ParamSource    `json:"sources"`
+	// RMSLogErr is the root mean square of log(predicted/measured) over the transfers (or
+	// order statistics) of every source, at the fit.
+	RMSLogErr float64                   `json:"rms_log_err"`
+	Params    *contention.LearnedParams `json:"params"`
+}
+
+// NamedParam is an estimate with its name.
+type NamedParam struct {
+	Name string
+	Param
+}
+
+// Estimates lists the fit's estimates with intervals, in a fixed order: ceiling_bps, nic_bps,
+// then those the model has of backbone_bps, spread and coupling.
+func (f *LearnedFit) Estimates() []NamedParam {
+	out := []NamedParam{{"ceiling_bps", f.Ceiling}, {"nic_bps", f.NIC}}
+	for _, o := range []struct {
+		name string
+		p    *Param
+	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}} {
+		if o.p != nil {
+			out = append(out, NamedParam{o.name, *o.p})
+		}
+	}
+	return out
+}
+
+// SurfaceCellFit is one fitted cell of the bidirectional surface.
+type SurfaceCellFit struct {
+	contention.SurfaceCell
+	Experiment string `json:"experiment"`
+}
+
+// ParamSource says which experiments a parameter came from and what was fitted to them.
+type ParamSource struct {
+	Param       string   `json:"param"`
+	Experiments []string `json:"experiments"`
+	Patterns    int      `json:"patterns"`
+	Fitted      string   `json:"fitted_to"`
+}
+
+// learnedObs is a calibration pattern with what the fit compares the model to: each
+// transfer's mean time, or, for the fairness designs' interchangeable transfers, the mean
+// over repetitions of the sorted times (the order statistics).
+type learnedObs struct {
+	exp, id string
+	flows   []contention.Flow
+	target  []float64
+	order   bool
+}
+
+// learnedData is the calibration patterns, grouped by the parameter they determine.
+type learnedData struct {
+	lone, intra, inter, bidir []learnedObs
+}
+
+// loneMinBytes is the smallest sweep message that pins the ceiling: from 1 MiB on, a lone
+// transfer's time is its bytes over the rate within a few per cent of latency and slow start.
+const loneMinBytes = 1 << 20
+
+// learnedObservations collects the calibration patterns of rows.
+func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
+	exps := append([]string{experiments.P2PSweep}, experiments.Fairness()...)
+	exps = append(exps, experiments.Bidirectional()...)
+	pats, err := datasets.MeasuredPatterns(rows, exps)
+	if err != nil {
+		return nil, err
+	}
+	// Per repetition, the sorted times of the fairness patterns.
+	type key struct{ exp, id string }
+	reps := map[key]map[int64][]float64{}
+	for _, r := range rows {
+		if r.Experiment != experiments.FairIntra && r.Experiment != experiments.FairInter {
+			continue
+		}
+		k := key{r.Experiment, r.PatternID}
+		if reps[k] == nil {
+			reps[k] = map[int64][]float64{}
+		}
+		reps[k][r.Rep] = append(reps[k][r.Rep], r.Seconds())
+	}
+	d := &learnedData{}
+	for _, p := range pats {
+		o := learnedObs{exp: p.Experiment, id: p.ID, flows: p.Flows, target: p.Mean}
+		switch {
+		case p.Experiment == experiments.P2PSweep:
+			if p.Flows[0].Bytes >= loneMinBytes {
+				d.lone = append(d.lone, o)
+			}
+		case len(p.Flows) == 1:
+			d.lone = append(d.lone, o)
+		case slices.Contains(experiments.Fairness(), p.Experiment):
+			o.order, o.target = true, make([]float64, len(p.Flows))
+			n := 0
+			byRep := reps[key{p.Experiment, p.ID}]
+			for _, rep := range slices.Sorted(maps.Keys(byRep)) { // in order: same input, same sums
+				ts := byRep[rep]
+				if len(ts) != len(p.Flows) {
+					continue // an incomplete repetition has no order statistics
+				}
+				slices.Sort(ts)
+				for j, t := range ts {
+					o.target[j] += t
+				}
+				n++
+			}
+			if n == 0 {
+				continue
+			}
+			for j := range o.target {
+				o.target[j] /= float64(n)
+			}
+			if p.Experiment == experiments.FairIntra {
+				d.intra = append(d.intra, o)
+			} else {
+				d.inter = append(d.inter, o)
+			}
+		default:
+			d.bidir = append(d.bidir, o)
+		}
+	}
+	return d, nil
+}
+
+// learnedFitter evaluates one learned model's error on calibration patterns.
+type learnedFitter struct {
+	model contention.Learned
+	net   *contention.Network
+}
+
+// residuals are log(predicted/target) of every term, pattern by pattern.
+func (f *learnedFitter) residuals(obs []learnedObs) ([][]float64, error) {
+	out := make([][]float64, len(obs))
+	err := parallel.For(context.Background(), len(obs), 0, func(i int) error {
+		o := obs[i]
+		var pred []float64
+		if o.order {
+			var err error
+			if pred, err = f.model.OrderStatistics(f.net, o.flows); err != nil {
+				return fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
+			}
+		} else {
+			p, err := f.model.Predict(f.net, o.flows)
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
+			}
+			pred = p.Times
+		}
+		out[i] = make([]float64, len(pred))
+		for j, t := range pred {
+			out[i][j] = math.Log(t / o.target[j])
+		}
+		return nil
+	})
+	return out, err
+}
+
+// sse is Σ log²(predicted/target) over the patterns and the number of terms.
+func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
+	res, err := f.residuals(obs)
+	s, n := 0.0, 0
+	for _, r := range res {
+		for _, v := range r {
+			s += v * v
+		}
+		n += len(r)
+	}
+	return s, n, err
+}
+
+// minimise sets *x to the minimiser of the error on obs over [lo, hi] (golden section, to a
+// relative 1e-3 of the bracket), in log space when logScale.
+func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs []learnedObs) error {
+	var ferr error
+	cost := func(v float64) float64 {
+		if logScale {
+			v = math.Exp(v)
+		}
+		*x = v
+		s, _, err := f.sse(obs)
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		return s
+	}
+	if logScale {
+		lo, hi = math.Log(lo), math.Log(hi)
+	}
+	v := goldenSection(cost, lo, hi, 1e-3*(hi-lo))
+	if logScale {
+		v = math.Exp(v)
+	}
+	*x = v
+	return ferr
+}
+
+// FitLearned calibrates a learned model through the model on the calibration experiments of
+// rows, starting from base (the closed-form calibration, whose latencies it keeps):
+//
+//  1. the ceiling, on lone transfers: point-to-point sweeps from 1 MiB and the fairness
+//     designs' k = 1 (capacities held out of the way);
+//  2. the NIC capacity on fair_intra (k ≥ 2: k transfers of one pair), the backbone capacity
+//     on fair_inter when base's closed-form fit saw it saturate (else the nominal rate stays),
+//     and σ (stochastic variants) on both, by coordinate descent (three rounds), against the
+//     order statistics of the repetitions;
+//  3. κ (duplex variants) on the bidirectional experiments' transfer means;
+//  4. the surface cells (surface variants), one per (kind, with, contra) that the
+//     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
+//     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
+//     add to it (a cell the patterns do not constrain ends at 1).
+//
+// Intervals (steps 1–3): 95%, from the sandwich covariance of the log residuals with the
+// patterns as clusters, (JᵀJ)⁻¹·Σ_p (J_pᵀr_p)(J_pᵀr_p)ᵀ·(JᵀJ)⁻¹·P/(P−1), J the Jacobian by
+// central differences, and Student's t with P − 1 degrees of freedom for P patterns: the
+// analytic counterpart of a bootstrap over patterns (transfers of one pattern share its
+// conditions and are not independent), at 2·(parameters) model evaluations instead of
+// hundreds of refits; rates' intervals are taken on the log scale. A parameter the patterns do
+// not determine (a singular JᵀJ) gets infinite bounds. The surface cells, each determined by
+// one or two patterns, have none.
+func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
+	data, err := learnedObservations(rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(data.lone) == 0 || len(data.intra) == 0 {
+		return nil, fmt.Errorf("estimate: %s: needs lone transfers of at least 1 MiB (p2p_sweep or fairness k = 1) and fair_intra patterns with k ≥ 2; found %d and %d",
+			model.Name(), len(data.lone), len(data.intra))
+	}
+	base.Learned = nil
+	net, err := base.Network(cl)
+	if err != nil {
+		return nil, err
+	}
+	start := learnedStart(cl, net)
+	saturated := base.BackboneBps > 0
+	variant := model.Variant()
+	fit := func(d *learnedData, lp *contention.LearnedParams) error {
+		f := &learnedFitter{model: model, net: net}
+		net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
+		// 1. The ceiling, with the capacities out of the way.
+		nic, bb := lp.NICBps, lp.BackboneBps
+		lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
+		if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, true, d.lone); err != nil {
+			return err
+		}
+		lp.NICBps, lp.BackboneBps = nic, bb
+		if !saturated {
+			lp.BackboneBps = 0
+		}
+		// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
+		// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
+		if err := f.capacitiesAndSpread(lp, d, saturated, variant.Stochastic); err != nil {
+			return err
+		}
+		// 3. The duplex coupling.
+		if variant.Duplex && len(d.bidir) > 0 {
+			if err := f.minimise(&lp.Coupling, 0, 1, false, d.bidir); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lp := &contention.LearnedParams{NICBps: start.nic, BackboneBps: start.backbone, CeilingBps: start.ceiling}
+	if err := fit(data, lp); err != nil {
+		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+	}
+	out := &LearnedFit{Model: model.Name(), Params: lp}
+	// 4. The surface, on top of the rest.
+	if variant.Surface && len(data.bidir) > 0 {
+		f := &learnedFitter{model: model, net: net}
+		net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
+		cells := surfaceCells(cl, data.bidir)
+		lp.Surface = make([]contention.SurfaceCell, len(cells))
+		for i, c := range cells {
+			lp.Surface[i] = c.SurfaceCell
+		}
+		for range 2 {
+			for i := range lp.Surface {
+				if err := f.minimise(&lp.Surface[i].Factor, 0.3, 1, false, data.bidir); err != nil {
+					return nil, fmt.Errorf("estimate: %s: surface: %w", model.Name(), err)
+				}
+			}
+		}
+		for i := range cells {
+			cells[i].SurfaceCell = lp.Surface[i]
+		}
+		out.Surface = cells
+	}
+	// Intervals, stage by stage, at the fit.
+	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
+	f := &learnedFitter{model: model, net: net}
+	interval := func(obs []learnedObs, theta []float64, set func([]float64), logScale []bool) ([]Param, error) {
+		half, err := f.intervals(theta, set, obs)
+		if err != nil {
+			return nil, err
+		}
+		ps := make([]Param, len(theta))
+		for j, v := range theta {
+			lo, hi := v-half[j], v+half[j]
+			if logScale[j] {
+				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
+			} else {
+				lo = max(lo, 0) // σ and κ are not negative
+			}
+			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
+		}
+		return ps, nil
+	}
+	ceiling, err := interval(data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []bool{true})
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+	}
+	out.Ceiling = ceiling[0]
+	capObs, theta, setCap, logs := capacityStage(lp, data, saturated, variant.Stochastic)
+	caps, err := interval(capObs, theta, setCap, logs)
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+	}
+	out.NIC = caps[0]
+	out.Sources = []ParamSource{
+		source("ceiling_bps", data.lone, "each lone transfer's mean time"),
+		source("nic_bps", data.intra, "the order statistics of the repetitions"),
+	}
+	next := 1
+	if saturated && len(data.inter) > 0 {
+		out.Backbone = &caps[next]
+		next++
+		out.Sources = append(out.Sources, source("backbone_bps", data.inter, "the order statistics of the repetitions"))
+	}
+	if variant.Stochastic {
+		out.Spread = &caps[next]
+		out.Sources = append(out.Sources, source("spread", capObs, "the order statistics of the repetitions"))
+	}
+	if variant.Duplex && len(data.bidir) > 0 {
+		kappa, err := interval(data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []bool{false})
+		if err != nil {
+			return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+		}
+		out.Coupling = &kappa[0]
+		out.Sources = append(out.Sources, source("coupling", data.bidir, "each transfer's mean time"))
+	}
+	if len(out.Surface) > 0 {
+		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))
+	}
+	all := slices.Concat(data.lone, data.intra, data.inter, data.bidir)
+	s, n, err := f.sse(all)
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+	}
+	out.RMSLogErr = math.Sqrt(s / float64(n))
+	return out, nil
+}
+
+// capacityStage is what step 2 fits: the observations (fair_intra, with fair_inter when the
+// backbone saturated or σ is fitted), the parameter vector x = (log NIC, [log backbone], [σ])
+// at lp's values, how to set lp from x (σ read as |x| so that it stays positive), and which
+// elements are logarithms.
+func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) (obs []learnedObs, x0 []float64, set func([]float64), logScale []bool) {
+	withBackbone := saturated && len(d.inter) > 0
+	obs = d.intra
+	if withBackbone || stochastic {
+		obs = slices.Concat(d.intra, d.inter)
+	}
+	x0, logScale = []float64{math.Log(lp.NICBps)}, []bool{true}
+	if withBackbone {
+		x0, logScale = append(x0, math.Log(lp.BackboneBps)), append(logScale, true)
+	}
+	if stochastic {
+		x0, logScale = append(x0, lp.Spread), append(logScale, false)
+	}
+	set = func(x []float64) {
+		lp.NICBps = math.Exp(x[0])
+		i := 1
+		if withBackbone {
+			lp.BackboneBps = math.Exp(x[i])
+			i++
+		}
+		if stochastic {
+			lp.Spread = math.Abs(x[i])
+		}
+	}
+	return obs, x0, set, logScale
+}
+
+// capacitiesAndSpread is step 2: Nelder–Mead (gonum/optimize) on capacityStage's x, from
+// lp's values (σ from at least 0.1, so that the simplex explores it).
+func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) error {
+	obs, x0, set, _ := capacityStage(lp, d, saturated, stochastic)
+	if stochastic {
+		x0[len(x0)-1] = max(x0[len(x0)-1], 0.1)
+	}
+	var ferr error
+	prob := optimize.Problem{Func: func(x []float64) float64 {
+		set(x)
+		s, _, err := f.sse(obs)
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		return s
+	}}
+	// Steps of 10% in the capacities and 0.1 in σ; converged when the simplex's values agree
+	// to 1e-9 or after 400 evaluations.
+	res, err := optimize.Minimize(prob, x0, &optimize.Settings{FuncEvaluations: 400, Converger: &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 40}},
+		&optimize.NelderMead{SimplexSize: 0.1})
+	if ferr != nil {
+		return ferr
+	}
+	if err != nil && res == nil {
+		return err
+	}
+	set(res.X)
+	return nil
+}
+
+// intervals returns the half-widths of the 95% intervals of θ at the fit (see FitLearned),
+// set applying a θ to the model; θ is left at the fit.
+func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []learnedObs) ([]float64, error) {
+	p, g := len(theta), len(obs)
+	half := make([]float64, p)
+	inf := func() []float64 {
+		for j := range half {
+			half[j] = math.Inf(1)
+		}
+		return half
+	}
+	if g < 2 {
+		return inf(), nil
+	}
+	defer set(theta)
+	// Central differences: a 0.1% change of a rate, 0.001 of σ or κ.
+	const h = 1e-3
+	var cols [][][]float64 // per parameter, per pattern, per term: ∂r/∂θ_j
+	x := slices.Clone(theta)
+	for j := range p {
+		x[j] = theta[j] + h
+		set(x)
+		up, err := f.residuals(obs)
+		if err != nil {
+			return nil, err
+		}
+		x[j] = theta[j] - h
+		set(x)
+		down, err := f.residuals(obs)
+		if err != nil {
+			return nil, err
+		}
+		x[j] = theta[j]
+		col := make([][]float64, g)
+		for k := range g {
+			col[k] = make([]float64, len(up[k]))
+			for i := range up[k] {
+				col[k][i] = (up[k][i] - down[k][i]) / (2 * h)
+			}
+		}
+		cols = append(cols, col)
+	}
+	set(theta)
+	res, err := f.residuals(obs)
+	if err != nil {
+		return nil, err
+	}
+	jtj := mat.NewSymDense(p, nil)
+	meat := mat.NewSymDense(p, nil)
+	score := make([]float64, p)
+	for k := range g {
+		clear(score)
+		for i := range res[k] {
+			for a := range p {
+				score[a] += cols[a][k][i] * res[k][i]
+				for b := a; b < p; b++ {
+					jtj.SetSym(a, b, jtj.At(a, b)+cols[a][k][i]*cols[b][k][i])
+				}
+			}
+		}
+		for a := range p {
+			for b := a; b < p; b++ {
+				meat.SetSym(a, b, meat.At(a, b)+score[a]*score[b])
+			}
+		}
+	}
+	var bread mat.Dense
+	if err := bread.Inverse(jtj); err != nil {
+		return inf(), nil // not determined by these patterns
+	}
+	var cov mat.Dense
+	cov.Product(&bread, meat, &bread)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(g - 1)}.Quantile(0.975)
+	for j := range p {
+		half[j] = t * math.Sqrt(max(cov.At(j, j), 0)*float64(g)/float64(g-1))
+	}
+	return half, nil
+}
+
+// learnedStartValues are the closed-form calibration's rates a fit starts from.
+type learnedStartValues struct{ ceiling, nic, backbone float64 }
+
+func learnedStart(cl *cluster.Cluster, net *contention.Network) learnedStartValues {
+	var s learnedStartValues
+	s.ceiling = net.Ceiling
+	for i, r := range cl.Resources() {
+		switch {
+		case r.Kind == cluster.NICOut && s.nic == 0:
+			s.nic = net.Capacity[i]
+		case r.Kind >= cluster.UplinkUp && s.backbone == 0:
+			s.backbone = net.Capacity[i]
+		}
+	}
+	return s
+}
+
+// source describes the patterns behind a parameter.
+func source(param string, obs []learnedObs, fitted string) ParamSource {
+	var exps []string
+	for _, o := range obs {
+		if !slices.Contains(exps, o.exp) {
+			exps = append(exps, o.exp)
+		}
+	}
+	return ParamSource{Param: param, Experiments: exps, Patterns: len(obs), Fitted: fitted}
+}
+
+// surfaceCells lists the cells the bidirectional patterns start with: for every directed
+// resource a pattern loads both ways, its kind and its two counts, each cell once, in the
+// order first met, factor 1.
+func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
+	res := cl.Resources()
+	var cells []SurfaceCellFit
+	seen := map[contention.SurfaceCell]bool{}
+	for _, o := range obs {
+		count := make([]int, len(res))
+		for _, f := range o.flows {
+			path, _ := cl.Path(f.Src, f.Dst)
+			for _, r := range path {
+				count[r]++
+			}
+		}
+		for r, rs := range res {
+			if count[r] == 0 || count[rs.Reverse] == 0 {
+				continue
+			}
+			c := contention.SurfaceCell{Kind: contention.SurfaceKind(rs.Kind), With: count[r], Contra: count[rs.Reverse], Factor: 1}
+			if !seen[c] {
+				seen[c] = true
+				cells = append(cells, SurfaceCellFit{SurfaceCell: c, Experiment: o.exp})
+			}
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b SurfaceCellFit) int {
+		return strings.Compare(fmt.Sprintf("%s %03d %03d", a.Kind, a.With, a.Contra), fmt.Sprintf("%s %03d %03d", b.Kind, b.With, b.Contra))
+	})
+	return cells
+}

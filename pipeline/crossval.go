@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
+)
+
+// CVFolds is the number of folds of the cross-validation over calibration experiments.
+const CVFolds = 5
+
+// CVScore is one model's cross-validated accuracy on the calibration experiments.
+type CVScore struct {
+	Model      string  `json:"model"`
+	Transfers  int     `json:"transfers"`
+	Within10   float64 `json:"within_10pct"`
+	MeanAbsErr float64 `json:"mean_abs_err"`
+	Bias       float64 `json:"bias"`
+}
+
+// CrossValidation scores every model on calibration patterns left out of its calibration,
+// which is how models are selected without looking at held-out data.
+type CrossValidation struct {
+	Folds    int       `json:"folds"`
+	Patterns int       `json:"patterns"`
+	Scores   []CVScore `json:"scores"`
+}
+
+// CrossValidate splits the contention calibration patterns (fair_intra, fair_inter, bidir_nic,
+// bidir_backbone and static_sync patterns of two or more transfers) into CVFolds folds (in
+// (experiment, pattern) order, dealt round-robin, so each fold takes a share of every
+// experiment), and for each fold calibrates on every other row of the dataset (estimate.
+// Calibrate) and predicts the fold's patterns with
+// every model. Scores are over every left-out transfer's mean time, best share within ±10%
+// first, then mean |ε|.
+func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
+	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync)
+	pats, err := datasets.MeasuredPatterns(in.Transfers, exps)
+	if err != nil {
+		return nil, err
+	}
+	pats = slices.DeleteFunc(pats, func(p *datasets.MeasuredPattern) bool { return len(p.Flows) < 2 })
+	slices.SortStableFunc(pats, func(a, b *datasets.MeasuredPattern) int {
+		return cmp.Or(cmp.Compare(a.Experiment, b.Experiment), cmp.Compare(a.ID, b.ID))
+	})
+	if len(pats) < CVFolds {
+		return nil, fmt.Errorf("cross-validation: %d contention calibration patterns, need at least %d", len(pats), CVFolds)
+	}
+	type key struct{ exp, id string }
+	fold := map[key]int{}
+	for i, p := range pats {
+		fold[key{p.Experiment, p.ID}] = i % CVFolds
+	}
+	models := contention.Models()
+	errs := make([][]float64, len(models))
+	for k := range CVFolds {
+		train := in
+		train.Transfers = slices.DeleteFunc(slices.Clone(in.Transfers), func(r datasets.Transfer) bool {
+			f, ok := fold[key{r.Experiment, r.PatternID}]
+			return ok && f == k
+		})
+		cal := estimate.Calibrate(cl, train, defaults, false)
+		net, err := cal.Params.Network(cl)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation, fold %d: %w", k+1, err)
+		}
+		net.PenaltyTable = cal.PenaltyTable()
+		for i, p := range pats {
+			if i%CVFolds != k {
+				continue
+			}
+			for j, m := range models {
+				pred, err := m.Predict(net, p.Flows)
+				if err != nil {
+					return nil, fmt.Errorf("cross-validation: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
+				}
+				for f := range p.Flows {
+					errs[j] = append(errs[j], (pred.Times[f]-p.Mean[f])/p.Mean[f])
+				}
+			}
+		}
+	}
+	cv := &CrossValidation{Folds: CVFolds, Patterns: len(pats)}
+	for j, m := range models {
+		s := CVScore{Model: m.Name(), Transfers: len(errs[j])}
+		for _, e := range errs[j] {
+			s.MeanAbsErr += math.Abs(e)
+			s.Bias += e
+			if math.Abs(e) <= 0.10 {
+				s.Within10++
+			}
+		}
+		n := float64(len(errs[j]))
+		s.MeanAbsErr, s.Bias, s.Within10 = s.MeanAbsErr/n, s.Bias/n, s.Within10/n
+		cv.Scores = append(cv.Scores, s)
+	}
+	slices.SortStableFunc(cv.Scores, func(a, b CVScore) int {
+		return cmp.Or(cmp.Compare(b.Within10, a.Within10), cmp.Compare(a.MeanAbsErr, b.MeanAbsErr))
+	})
+	return cv, nil
+}
