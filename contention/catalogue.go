@@ -20,7 +20,8 @@ type Catalogue struct {
 	// BidirMax is the largest number of flows each way of the bidirectional designs
 	// (BidirectionalPatterns, in and out both 1…BidirMax).
 	BidirMax int `json:"bidir_max"`
-	// Random lists the settings (|N|, d) of random validation patterns.
+	// Random lists the settings (|N|, d) of random patterns: validation ones, and calibration
+	// ones for model selection.
 	Random []RandomDesign `json:"random"`
 	// StaticSync sets up the static-synchronous graphs of the penalty tables; zero: none.
 	StaticSync StaticSyncDesign `json:"static_sync,omitzero"`
@@ -37,6 +38,9 @@ type RandomDesign struct {
 	Sizes    []int64 `json:"sizes"`
 	// Tag names a second design of the same setting (RandomSpec.Tag).
 	Tag string `json:"tag,omitempty"`
+	// Calibration measures the patterns as calibration experiments (random_calibration,
+	// RandomSpec.Calibration), for model selection, instead of held-out ones.
+	Calibration bool `json:"calibration,omitempty"`
 }
 
 // StaticSyncDesign sets up the static-synchronous graphs (StaticSyncPatterns): Graphs random
@@ -64,7 +68,7 @@ func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}
 	for _, r := range c.Random {
-		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes, Tag: r.Tag}, r.Patterns, c.Seed)
+		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes, Tag: r.Tag, Calibration: r.Calibration}, r.Patterns, c.Seed)
 		if err != nil {
 			return nil, err
 		}

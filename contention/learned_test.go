@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/commcal/commcal/cluster"
 )
 
 // With no parameters every learned variant is max-min, on random patterns of the Table I
@@ -196,5 +198,53 @@ func TestLearnedParamsValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one naming %s", c.p, err, c.want)
 		}
+	}
+}
+
+// ackpath's factor on a cluster whose backbone (470 Mbit/s) is half a NIC (940): in the
+// first pattern, X1's incoming NIC direction carries two transfers and is saturated, so X1's
+// outgoing transfer runs at ceiling/(1 + a); X1's outgoing direction carries two and slows
+// the transfer into X1 by 1/(1 + b). In the second, the two transfers into X1 share the
+// backbone, which they saturate, and leave X1's incoming direction half used: the transfer
+// out of X1 keeps its full rate, and the one whose acknowledgements cross the saturated
+// backbone direction slows by 1/(1 + a). Rates written out from the definition.
+func TestAckPathFactors(t *testing.T) {
+	cl, err := cluster.New(cluster.Description{Name: "slow-core", NICRateBps: 940e6,
+		Backbone: &cluster.Backbone{Topology: cluster.TopologyCable, Kind: cluster.KindElectrical, RateBps: 470e6},
+		Racks:    []cluster.Rack{{Name: "X", NodePrefix: "X", NodeFirst: 1, NodeCount: 3}, {Name: "Y", NodePrefix: "Y", NodeFirst: 1, NodeCount: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := NewNetwork(cl, 1)
+	const a, b = 2, 0.7
+	net.Learned = map[string]*LearnedParams{"ackpath": {AckIn: a, AckOut: b}}
+	for _, c := range []struct {
+		flows []Flow
+		want  []float64
+	}{
+		{[]Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 1e6}}, []float64{470e6, 470e6, 940e6 / (1 + a)}},
+		{[]Flow{{"X1", "X2", 1e6}, {"X1", "X3", 1e6}, {"X2", "X1", 1e6}}, []float64{470e6, 470e6, 940e6 / (1 + b)}},
+		{[]Flow{{"Y1", "X1", 1e6}, {"Y2", "X1", 1e6}, {"X1", "X2", 1e6}, {"X3", "Y3", 1e6}}, []float64{235e6, 235e6, 940e6, 940e6 / (1 + a)}},
+	} {
+		p, err := AckPath.Predict(net, c.flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range p.FirstRates {
+			if !scalar.EqualWithinRel(r, c.want[i], 1e-9) {
+				t.Errorf("%v: transfer %d at %g bit/s, want %g", c.flows, i, r, c.want[i])
+			}
+		}
+	}
+	// The factor follows the counts step by step: in the first pattern, once the transfers into
+	// X1 end (1 MB at 470 Mbit/s), the transfer out of X1 runs at the full ceiling.
+	p, err := AckPath.Predict(net, []Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 2e6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := 8e6 / 470e6
+	want := t1 + (16e6-t1*940e6/(1+a))/940e6
+	if !scalar.EqualWithinRel(p.Times[2], want, 1e-9) {
+		t.Errorf("transfer out of X1 ends at %g s, want %g", p.Times[2], want)
 	}
 }

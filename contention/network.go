@@ -95,11 +95,12 @@ func Models() []Model {
 }
 
 // DefaultModel is the model reports put forward (validate's and run's marked line, the
-// report's error histograms): the one cross-validation over the calibration experiments
-// selects on every committed TCP dataset (data/tcp), and on the held-out one
-// (two-rack-1g-heldout, measured last and kept out of model development) the model of the
-// lowest mean |ε| (11.8%) and the second share within ±10% (60.6%, duplex 61.7%).
-const DefaultModel = "asymmetric-fitted"
+// report's error histograms): the one cross-validation over the calibration experiments of
+// the development datasets (data/tcp) selects — on two-rack-1g-seed4's calibration patterns,
+// random calibration patterns included, 78.0% of transfers within ±10% against 73.0% for
+// asymmetric-fitted, the previous default. It was chosen before the held-out datasets were measured (data/tcp/README.md
+// has how it did on them).
+const DefaultModel = "ackpath"
 
 // ModelByName finds a model.
 func ModelByName(name string) (Model, bool) {

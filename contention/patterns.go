@@ -31,6 +31,9 @@ type RandomSpec struct {
 	// Tag, when set, names a second design of the same setting (other sizes, say): it joins
 	// the IDs ("N10-d2-mixed-003") and draws its own patterns.
 	Tag string
+	// Calibration draws patterns of experiment random_calibration instead of random, from a
+	// stream of their own: the same setting and seed give other patterns than the held-out ones.
+	Calibration bool
 }
 
 // RandomPatterns draws count random patterns: |N| nodes are taken equally from the first racks
@@ -67,6 +70,10 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		h.Write([]byte(spec.Tag))
 		stream ^= h.Sum64()
 	}
+	exp := experiments.Random
+	if spec.Calibration {
+		exp, stream = experiments.RandomCalibration, stream^0x63616c6962726174 // "calibrat"
+	}
 	rng := rand.New(rand.NewPCG(seed, stream))
 	prefix := fmt.Sprintf("N%d-d%d-", spec.Nodes, spec.D)
 	if spec.Tag != "" {
@@ -90,7 +97,7 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		if len(flows) == 0 {
 			continue
 		}
-		out = append(out, Pattern{ID: fmt.Sprintf("%s%03d", prefix, len(out)), Experiment: experiments.Random, Flows: flows})
+		out = append(out, Pattern{ID: fmt.Sprintf("%s%03d", prefix, len(out)), Experiment: exp, Flows: flows})
 	}
 	return out, nil
 }

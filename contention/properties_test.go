@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
 )
 
 // propertyPatterns draws random patterns on both built-in clusters, with mixed sizes.
@@ -233,5 +234,23 @@ func TestRandomPatterns(t *testing.T) {
 	}
 	if _, err := RandomPatterns(cl, RandomSpec{Nodes: 9, D: 1}, 1, 1); err == nil {
 		t.Error("|N| = 9 over two racks accepted")
+	}
+	// Calibration patterns of the same setting and seed: experiment random_calibration, the
+	// same IDs, other transfers.
+	c, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 3, Calibration: true}, 50, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i, p := range c {
+		if p.Experiment != experiments.RandomCalibration || a[i].Experiment != experiments.Random || p.ID != a[i].ID {
+			t.Fatalf("pattern %d: %s/%s beside %s/%s", i, p.Experiment, p.ID, a[i].Experiment, a[i].ID)
+		}
+		if fmt.Sprint(p.Flows) == fmt.Sprint(a[i].Flows) {
+			same++
+		}
+	}
+	if same > 0 {
+		t.Errorf("%d of 50 calibration patterns equal the held-out ones", same)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/commcal/commcal/experiments"
 )
 
 // Transfer is one transfer of a concurrent pattern, in one repetition. All transfers of a
@@ -74,17 +76,9 @@ type PingPongPairs struct {
 	Ur      float64 `col:"ur_s" unit:"s" check:"nonneg" doc:"receive-side unpacking time"`
 }
 
-// Experiments is the closed set of values of the transfers table's experiment column.
-var Experiments = []string{
-	"p2p_sweep",      // one transfer at a time, sizes swept: Hockney calibration
-	"fair_intra",     // k flows from one node to another in the same rack (fairness A)
-	"fair_inter",     // k flows from distinct nodes of one rack to distinct nodes of another (fairness B)
-	"bidir_nic",      // i flows into and o flows out of one NIC
-	"bidir_backbone", // i flows in and o flows out across the backbone or an uplink
-	"random",         // random validation patterns (CCPE 2014 §7.1)
-	"static_sync",    // static-synchronous graphs (Euro-Par 2011)
-	"alltoallv",      // an Alltoallv collective as point-to-point transfers
-}
+// Experiments is the closed set of values of the transfers table's experiment column: the
+// experiments package's names.
+var Experiments = experiments.All()
 
 // CollectiveOps is the closed set of values of the collectives table's op column.
 var CollectiveOps = []string{"scatter", "gather"}

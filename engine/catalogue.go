@@ -137,6 +137,9 @@ type catalogueFile struct {
 		Patterns int     `toml:"patterns"`
 		Sizes    []int64 `toml:"sizes"`
 		Tag      string  `toml:"tag"`
+		// Role "calibration" measures the patterns for model selection (random_calibration);
+		// "held-out" (the default) for validation.
+		Role string `toml:"role"`
 	} `toml:"random"`
 	LMO *struct {
 		Bytes      int64 `toml:"bytes"`
@@ -200,8 +203,12 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 	if f.StaticSync != nil {
 		c.StaticSync = contention.StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}
 	}
-	for _, r := range f.Random {
-		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Tag: r.Tag})
+	for i, r := range f.Random {
+		if r.Role != "" && r.Role != "calibration" && r.Role != "held-out" {
+			return nil, fmt.Errorf("catalogue: random[%d].role: %q, want \"held-out\" (the default) or \"calibration\"", i, r.Role)
+		}
+		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Tag: r.Tag,
+			Calibration: r.Role == "calibration"})
 	}
 	if f.LMO != nil {
 		c.LMO = LMODesign{Bytes: f.LMO.Bytes, Nodes: f.LMO.Nodes, Sequential: f.LMO.Sequential}

@@ -36,6 +36,10 @@ type LearnedFit struct {
 	// (duplex, learned).
 	Spread   *Param `json:"spread,omitempty"`
 	Coupling *Param `json:"coupling,omitempty"`
+	// AckIn and AckOut are ackpath's slowdowns per extra transfer into the sender and out of
+	// the receiver.
+	AckIn  *Param `json:"ack_in,omitempty"`
+	AckOut *Param `json:"ack_out,omitempty"`
 	// Surface is the bidirectional surface (surface, learned), one cell per measured
 	// (kind, with, contra).
 	Surface []SurfaceCellFit `json:"surface,omitempty"`
@@ -53,13 +57,13 @@ type NamedParam struct {
 }
 
 // Estimates lists the fit's estimates with intervals, in a fixed order: ceiling_bps, nic_bps,
-// then those the model has of backbone_bps, spread and coupling.
+// then those the model has of backbone_bps, spread, coupling, ack_in and ack_out.
 func (f *LearnedFit) Estimates() []NamedParam {
 	out := []NamedParam{{"ceiling_bps", f.Ceiling}, {"nic_bps", f.NIC}}
 	for _, o := range []struct {
 		name string
 		p    *Param
-	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}} {
+	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}} {
 		if o.p != nil {
 			out = append(out, NamedParam{o.name, *o.p})
 		}
@@ -245,7 +249,8 @@ func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs 
 //     on fair_inter when base's closed-form fit saw it saturate (else the nominal rate stays),
 //     and σ (stochastic variants) on both, by coordinate descent (three rounds), against the
 //     order statistics of the repetitions;
-//  3. κ (duplex variants) on the bidirectional experiments' transfer means;
+//  3. κ (duplex variants) on the bidirectional experiments' transfer means, and ackpath's a
+//     and b on the same, by coordinate descent (three rounds), each in [0, MaxAck];
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -274,6 +279,12 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		return nil, err
 	}
 	start := learnedStart(cl, net)
+	if carried := largestCarried(data.intra); carried > 0 && (carried > start.nic || carried < 0.8*start.nic) {
+		// base's NIC capacity (the nominal rate × efficiency when its closed-form fit had too
+		// few saturated points) is far from what fair_intra's NIC carried: start from that,
+		// or the fit may begin where the ceiling hides the capacity and never leave.
+		start.nic = carried
+	}
 	saturated := base.BackboneBps > 0
 	variant := model.Variant()
 	fit := func(d *learnedData, lp *contention.LearnedParams) error {
@@ -298,6 +309,15 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		if variant.Duplex && len(d.bidir) > 0 {
 			if err := f.minimise(&lp.Coupling, 0, 1, false, d.bidir); err != nil {
 				return err
+			}
+		}
+		if variant.AckPath && len(d.bidir) > 0 {
+			for range 3 {
+				for _, x := range []*float64{&lp.AckIn, &lp.AckOut} {
+					if err := f.minimise(x, 0, contention.MaxAck, false, d.bidir); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		return nil
@@ -380,6 +400,17 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		out.Coupling = &kappa[0]
 		out.Sources = append(out.Sources, source("coupling", data.bidir, "each transfer's mean time"))
+	}
+	if variant.AckPath && len(data.bidir) > 0 {
+		ack, err := interval(data.bidir, []float64{lp.AckIn, lp.AckOut}, func(x []float64) {
+			lp.AckIn, lp.AckOut = min(max(x[0], 0), contention.MaxAck), min(max(x[1], 0), contention.MaxAck)
+		}, []bool{false, false})
+		if err != nil {
+			return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+		}
+		out.AckIn, out.AckOut = &ack[0], &ack[1]
+		out.Sources = append(out.Sources, source("ack_in", data.bidir, "each transfer's mean time"),
+			source("ack_out", data.bidir, "each transfer's mean time"))
 	}
 	if len(out.Surface) > 0 {
 		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))
@@ -535,6 +566,25 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 
 // learnedStartValues are the closed-form calibration's rates a fit starts from.
 type learnedStartValues struct{ ceiling, nic, backbone float64 }
+
+// largestCarried is the most a bottleneck carried in the fair_intra patterns of two transfers
+// or more: their bytes over the makespan (the mean of the last order statistic), which a
+// work-conserving bottleneck shared by every transfer carries whatever the split; 0 without
+// such a pattern.
+func largestCarried(intra []learnedObs) float64 {
+	best := 0.0
+	for _, o := range intra {
+		if len(o.flows) < 2 {
+			continue
+		}
+		bits := 0.0
+		for _, f := range o.flows {
+			bits += 8 * f.Bytes
+		}
+		best = max(best, bits/slices.Max(o.target))
+	}
+	return best
+}
 
 func learnedStart(cl *cluster.Cluster, net *contention.Network) learnedStartValues {
 	var s learnedStartValues

@@ -163,3 +163,130 @@ func TestFitLearnedSpreadCoverage(t *testing.T) {
 		t.Errorf("σ's interval covered the true 0.3 in %d of 20 campaigns", covered)
 	}
 }
+
+// bidirCampaign adds to a share campaign the bidir_nic patterns (i transfers into a node, o
+// out of it, i, o ∈ 1…3) as ackpath would run them with slowdowns a and b, written out for
+// this design: the node's incoming direction is saturated when it carries two transfers or
+// more (their factor then still leaves each more than C/i), so each outgoing transfer runs at
+// min(C/o, ceiling/(1 + a·(i − 1))), each incoming one at min(C/i, ceiling/(1 + b·(o − 1))),
+// the counts those of the transfers still running; 0.3% noise per repetition.
+func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, ceiling, capacity float64, reps int, seed uint64) []datasets.Transfer {
+	t.Helper()
+	const m = 4 << 20
+	rng := rand.New(rand.NewPCG(seed, 11))
+	node := cl.RackNodes(0)[0]
+	var rows []datasets.Transfer
+	for _, p := range contention.BidirectionalPatterns(cl, 3, 3, m) {
+		if p.Experiment != experiments.BidirNIC {
+			continue
+		}
+		for r := range reps {
+			left := make([]float64, len(p.Flows))
+			times := make([]float64, len(p.Flows))
+			for i := range left {
+				left[i] = m * 8
+			}
+			now := 0.0
+			for {
+				in, out := 0, 0
+				for i, f := range p.Flows {
+					if left[i] > 0 && f.Dst == node {
+						in++
+					} else if left[i] > 0 {
+						out++
+					}
+				}
+				if in+out == 0 {
+					break
+				}
+				rate := func(f contention.Flow) float64 {
+					if f.Dst == node {
+						return min(capacity/float64(in), ceiling/(1+b*float64(max(out-1, 0))))
+					}
+					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))))
+				}
+				dt := math.Inf(1)
+				for i, f := range p.Flows {
+					if left[i] > 0 {
+						dt = min(dt, left[i]/rate(f))
+					}
+				}
+				now += dt
+				for i, f := range p.Flows {
+					if left[i] > 0 {
+						if left[i] -= rate(f) * dt; left[i] <= 1e-9*m {
+							left[i], times[i] = 0, now
+						}
+					}
+				}
+			}
+			for i, f := range p.Flows {
+				rows = append(rows, datasets.Transfer{Cluster: cl.Name(), Experiment: p.Experiment, PatternID: p.ID, Rep: int64(r), FlowID: int64(i),
+					Src: f.Src, Dst: f.Dst, Bytes: m, TStart: 0, TEnd: times[i] * (1 + 0.003*rng.NormFloat64())})
+			}
+		}
+	}
+	return rows
+}
+
+// FitLearned recovers ackpath's a and b from the bidirectional patterns, within 3% and within
+// their intervals, and names the experiments they came from.
+func TestFitLearnedRecoversAckPath(t *testing.T) {
+	const a, b, ceiling, capacity = 0.6, 0.4, 95e6, 97e6
+	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
+	rows = append(rows, bidirCampaign(t, cl, a, b, ceiling, capacity, 5, 2)...)
+	base := contention.DefaultParams()
+	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
+	fit, err := FitLearned(cl, rows, base, contention.AckPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		truth     float64
+		estimated *Param
+	}{{"a", a, fit.AckIn}, {"b", b, fit.AckOut}} {
+		if c.estimated == nil || math.Abs(c.estimated.Value/c.truth-1) > 0.03 || !c.estimated.Covers(c.truth) {
+			t.Errorf("%s = %g: fitted %+v", c.name, c.truth, c.estimated)
+		}
+	}
+	var from []string
+	for _, s := range fit.Sources {
+		if s.Param == "ack_in" || s.Param == "ack_out" {
+			from = append(from, s.Experiments...)
+		}
+	}
+	if !slices.Equal(from, []string{experiments.BidirNIC, experiments.BidirNIC}) {
+		t.Errorf("a and b from %v", from)
+	}
+	// Without the bidirectional experiments, nothing determines them: the fit leaves them out.
+	var noBidir []datasets.Transfer
+	for _, r := range rows {
+		if r.Experiment != experiments.BidirNIC {
+			noBidir = append(noBidir, r)
+		}
+	}
+	if fit, err := FitLearned(cl, noBidir, base, contention.AckPath); err != nil || fit.AckIn != nil || fit.Params.AckIn != 0 {
+		t.Errorf("without bidir_nic: %v, a %+v", err, fit)
+	}
+}
+
+// A campaign of fair_intra k ≤ 2 only leaves the closed-form NIC capacity at the nominal rate
+// × efficiency (one saturated point is not adopted), ten times what the NIC carries; the fit
+// starts from what fair_intra's NIC carried and still finds the capacity.
+func TestFitLearnedFarStart(t *testing.T) {
+	const ceiling, capacity = 95e6, 97e6
+	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 3)
+	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool {
+		return r.Experiment == experiments.FairIntra && r.PatternID > "k2"
+	})
+	base := contention.DefaultParams()
+	base.CeilingBps, base.NICBps = ceiling, 10*capacity
+	fit, err := FitLearned(cl, rows, base, contention.Duplex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
+		t.Errorf("NIC capacity %g: fitted %+v", capacity, fit.NIC)
+	}
+}

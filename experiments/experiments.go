@@ -19,8 +19,11 @@ const (
 	BidirNIC      Name = "bidir_nic"      // i flows into and o flows out of one NIC
 	BidirBackbone Name = "bidir_backbone" // i flows in and o flows out across the backbone or an uplink
 	StaticSync    Name = "static_sync"    // static-synchronous graphs (Euro-Par 2011): the penalty table
-	Random        Name = "random"         // random validation patterns (CCPE 2014 §7.1)
-	Alltoallv     Name = "alltoallv"      // an Alltoallv collective as point-to-point transfers
+	// RandomCalibration are random patterns drawn like the validation ones but measured for
+	// calibration: cross-validation selects models on them (no estimator fits on them).
+	RandomCalibration Name = "random_calibration"
+	Random            Name = "random"    // random validation patterns (CCPE 2014 §7.1)
+	Alltoallv         Name = "alltoallv" // an Alltoallv collective as point-to-point transfers
 )
 
 // Role says what an experiment is for.
@@ -44,6 +47,7 @@ var roles = []struct {
 	{BidirNIC, Calibration},
 	{BidirBackbone, Calibration},
 	{StaticSync, Calibration},
+	{RandomCalibration, Calibration},
 	{Random, HeldOut},
 	{Alltoallv, HeldOut},
 }

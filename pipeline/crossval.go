@@ -34,14 +34,14 @@ type CrossValidation struct {
 }
 
 // CrossValidate splits the contention calibration patterns (fair_intra, fair_inter, bidir_nic,
-// bidir_backbone and static_sync patterns of two or more transfers) into CVFolds folds (in
+// bidir_backbone, static_sync and random_calibration patterns of two or more transfers) into CVFolds folds (in
 // (experiment, pattern) order, dealt round-robin, so each fold takes a share of every
 // experiment), and for each fold calibrates on every other row of the dataset (estimate.
 // Calibrate) and predicts the fold's patterns with
 // every model. Scores are over every left-out transfer's mean time, best share within ±10%
 // first, then mean |ε|.
 func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
-	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync)
+	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync, experiments.RandomCalibration)
 	pats, err := datasets.MeasuredPatterns(in.Transfers, exps)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/commcal/commcal/contention"
@@ -149,33 +150,81 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	return lb, nil
 }
 
-// WriteText prints the leaderboard: the ranking, then every dataset's settings with each
-// model's distance to the noise limit.
+// WriteText prints the leaderboard: the ranking, the cross-validation with the selected
+// model, then every dataset's settings with each model's distance to the noise limit.
 func (lb *Leaderboard) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tmodel\ttransfers\t|ε| ≤ 10%\tmean |ε|")
-	for i, r := range lb.Ranking {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%.2f%%\n", i+1, r.Model, r.Transfers, 100*r.Within10, 100*r.MeanAbsErr)
+	return lb.write(w, func() table { return textTable{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)} })
+}
+
+// WriteMarkdown prints the same tables as WriteText in Markdown (GitHub's pipe tables), for
+// a document.
+func (lb *Leaderboard) WriteMarkdown(w io.Writer) error {
+	return lb.write(w, func() table { return &markdownTable{w: w} })
+}
+
+// table is one of the leaderboard's tables in an output format: a header row, then rows.
+type table interface {
+	row(cells ...string)
+	flush() error
+}
+
+// textTable aligns the columns with a tabwriter.
+type textTable struct{ tw *tabwriter.Writer }
+
+func (t textTable) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
+func (t textTable) flush() error        { return t.tw.Flush() }
+
+// markdownTable writes a pipe table, the separator line after the header.
+type markdownTable struct {
+	w    io.Writer
+	rows int
+	err  error
+}
+
+func (t *markdownTable) row(cells ...string) {
+	if t.err != nil {
+		return
 	}
-	if err := tw.Flush(); err != nil { // its own columns, not the wider table's below
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`) // "|ε|" is not a cell border
+	}
+	_, t.err = fmt.Fprintf(t.w, "| %s |\n", strings.Join(esc, " | "))
+	if t.rows == 0 && t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, "|%s\n", strings.Repeat("---|", len(cells)))
+	}
+	t.rows++
+}
+
+func (t *markdownTable) flush() error { return t.err }
+
+func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
+	pct := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+	err2 := func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
+	t := newTable()
+	t.row("rank", "model", "transfers", "|ε| ≤ 10%", "mean |ε|")
+	for i, r := range lb.Ranking {
+		t.row(fmt.Sprint(i+1), r.Model, fmt.Sprint(r.Transfers), pct(r.Within10), err2(r.MeanAbsErr))
+	}
+	if err := t.flush(); err != nil { // its own columns, not the wider table's below
 		return err
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "cross-validation on calibration experiments (%d folds)\tmodel\ttransfers\t|ε| ≤ 10%%\tmean |ε|\tbias\n", CVFolds)
+	t = newTable()
+	t.row(fmt.Sprintf("cross-validation on calibration experiments (%d folds)", CVFolds), "model", "transfers", "|ε| ≤ 10%", "mean |ε|", "bias")
 	for _, d := range lb.CrossValidation {
 		name := fmt.Sprintf("%s (%d patterns)", d.Dataset, d.Patterns)
 		for _, s := range d.Scores {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.2f%%\t%+.2f%%\n", name, s.Model, s.Transfers, 100*s.Within10, 100*s.MeanAbsErr, 100*s.Bias)
+			t.row(name, s.Model, fmt.Sprint(s.Transfers), pct(s.Within10), err2(s.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*s.Bias))
 			name = ""
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "selected by cross-validation: %s\n\n", lb.Selected)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "dataset\tsetting\tmodel\ttransfers\t|ε| ≤ 10%\tmean |ε|\tbias\tnoise limit ≤ 10%\tnoise limit |ε|")
+	fmt.Fprintf(w, "\nselected by cross-validation: %s\n\n", lb.Selected)
+	t = newTable()
+	t.row("dataset", "setting", "model", "transfers", "|ε| ≤ 10%", "mean |ε|", "bias", "noise limit ≤ 10%", "noise limit |ε|")
 	var last string
 	for _, e := range lb.Entries {
 		ds, set := e.Dataset, e.Setting
@@ -183,8 +232,8 @@ func (lb *Leaderboard) WriteText(w io.Writer) error {
 			ds, set = "", ""
 		}
 		last = e.Dataset + "\x00" + e.Setting
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.2f%%\t%+.2f%%\t%.1f%%\t%.2f%%\n", ds, set, e.Model, e.Transfers,
-			100*e.Within10, 100*e.MeanAbsErr, 100*e.Bias, 100*e.NoiseWithin10, 100*e.NoiseMeanAbsErr)
+		t.row(ds, set, e.Model, fmt.Sprint(e.Transfers), pct(e.Within10), err2(e.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*e.Bias),
+			pct(e.NoiseWithin10), err2(e.NoiseMeanAbsErr))
 	}
-	return tw.Flush()
+	return t.flush()
 }

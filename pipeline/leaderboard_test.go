@@ -63,4 +63,39 @@ func TestLeaderboard(t *testing.T) {
 	if err := lb.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "noise limit ≤ 10%") {
 		t.Errorf("text: %v\n%s", err, buf.String())
 	}
+	// The Markdown tables: three, each a header, a separator of as many columns, and rows of
+	// as many cells; one row per ranked model, per cross-validation score, per entry.
+	buf.Reset()
+	if err := lb.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	borders := func(l string) int { return strings.Count(l, "|") - strings.Count(l, `\|`) }
+	var tables [][]string
+	for _, block := range strings.Split(buf.String(), "\n\n") {
+		if lines := strings.Split(strings.TrimSpace(block), "\n"); strings.HasPrefix(lines[0], "| ") {
+			tables = append(tables, lines)
+		}
+	}
+	cv := 0
+	for _, d := range lb.CrossValidation {
+		cv += len(d.Scores)
+	}
+	if want := []int{len(lb.Ranking), cv, len(lb.Entries)}; len(tables) != 3 {
+		t.Fatalf("%d Markdown tables, want 3 of %v rows:\n%s", len(tables), want, buf.String())
+	} else {
+		for i, tb := range tables {
+			cols := borders(tb[0])
+			if len(tb) != want[i]+2 || tb[1] != "|"+strings.Repeat("---|", cols-1) {
+				t.Errorf("table %d: %d lines (want %d), separator %q", i, len(tb), want[i]+2, tb[1])
+			}
+			for _, l := range tb[2:] {
+				if borders(l) != cols {
+					t.Errorf("table %d: row %q has another number of cells", i, l)
+				}
+			}
+		}
+	}
+	if !strings.Contains(buf.String(), "selected by cross-validation: "+lb.Selected) {
+		t.Errorf("no selected model in\n%s", buf.String())
+	}
 }

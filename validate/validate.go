@@ -53,6 +53,8 @@ type Row struct {
 	ErrSurface           float64 `col:"err_surface" unit:"1" doc:"signed relative error of surface"`
 	PredDuplex           float64 `col:"pred_duplex_s" unit:"s" doc:"duplex model"`
 	ErrDuplex            float64 `col:"err_duplex" unit:"1" doc:"signed relative error of duplex"`
+	PredAckPath          float64 `col:"pred_ackpath_s" unit:"s" doc:"ackpath model"`
+	ErrAckPath           float64 `col:"err_ackpath" unit:"1" doc:"signed relative error of ackpath"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
@@ -82,6 +84,8 @@ func (r *Row) columns(model string) (pred, err *float64) {
 		return &r.PredSurface, &r.ErrSurface
 	case "duplex":
 		return &r.PredDuplex, &r.ErrDuplex
+	case "ackpath":
+		return &r.PredAckPath, &r.ErrAckPath
 	}
 	panic("validate: no column for model " + model)
 }

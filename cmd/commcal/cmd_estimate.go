@@ -26,9 +26,10 @@ Estimators: Hockney α, β per path class (p2p_sweep); fairness ceiling, NIC and
 capacities and saturation point (fair_intra, fair_inter); φ of asymmetric-fitted (bidir_*);
 LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M2 and κ1, κ2
 (collectives); L(m, P) (pingpong_pairs); penalty tables (static_sync); and each learned model
-(stochastic, surface, duplex) calibrated through the model: ceiling (p2p_sweep from 1 MiB,
-fairness k = 1), NIC and backbone capacities and the share spread σ (fair_intra, fair_inter),
-duplex coupling κ and the bidirectional surface (bidir_*). Held-out experiments (random,
+(stochastic, surface, duplex, ackpath) calibrated through the model: ceiling (p2p_sweep from
+1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ (fair_intra,
+fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns a and b
+(bidir_*). Held-out experiments (random,
 alltoallv) are never read.
 
 EXAMPLES:

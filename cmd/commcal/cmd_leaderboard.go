@@ -21,19 +21,25 @@ dataset and setting each model's share, mean |ε| and bias beside the noise limi
 perfect predictor of each transfer's expected time would score given the repetitions' spread.
 
 Before that, the cross-validation that selects a model without looking at held-out data: each
-dataset's contention calibration patterns (fair_*, bidir_*, static_sync with two transfers or
-more) in 5 folds; each fold is predicted by every model calibrated on the rest of the dataset.
-The model with the best cross-validated share within ±10% over all datasets is "selected".
-Nothing is written; --json prints the leaderboard as JSON.
+dataset's contention calibration patterns (fair_*, bidir_*, static_sync and random_calibration
+with two transfers or more) in 5 folds; each fold is predicted by every model calibrated on the
+rest of the dataset. The model with the best cross-validated share within ±10% over all
+datasets is "selected". Nothing is written; --json prints the leaderboard as JSON, --markdown
+its tables in Markdown.
 
 EXAMPLES:
    commcal leaderboard data/tcp/two-rack-1g data/tcp/two-rack-100m
-   commcal leaderboard --json runs/*/dataset > leaderboard.json`,
-		Flags: append(paramsFlags(), heldOutFlag(), noVerifyFlag(), &cli.BoolFlag{Name: "json", Usage: "print the leaderboard as JSON"}),
+   commcal leaderboard --json runs/*/dataset > leaderboard.json
+   commcal leaderboard --markdown data/tcp/*/ > LEADERBOARD.md`,
+		Flags: append(paramsFlags(), heldOutFlag(), noVerifyFlag(), &cli.BoolFlag{Name: "json", Usage: "print the leaderboard as JSON"},
+			&cli.BoolFlag{Name: "markdown", Usage: "print the leaderboard's tables in Markdown"}),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, -1, "DATASET...")
 			if err != nil {
 				return err
+			}
+			if c.Bool("json") && c.Bool("markdown") {
+				return usagef("--json and --markdown: choose one")
 			}
 			held, err := heldOut(c)
 			if err != nil {
@@ -44,7 +50,7 @@ EXAMPLES:
 				return err
 			}
 			return runLeaderboard(c.Context, e, leaderboardOptions{Datasets: args, Params: paramsFrom(c), HeldOut: held,
-				NoVerify: c.Bool("no-verify"), JSON: c.Bool("json")})
+				NoVerify: c.Bool("no-verify"), JSON: c.Bool("json"), Markdown: c.Bool("markdown")})
 		},
 	})
 }
@@ -56,6 +62,7 @@ type leaderboardOptions struct {
 	HeldOut  []string
 	NoVerify bool
 	JSON     bool
+	Markdown bool
 }
 
 func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
@@ -67,8 +74,11 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
+	switch {
+	case o.JSON:
 		return e.printJSON(lb)
+	case o.Markdown:
+		return lb.WriteMarkdown(e.stdout)
 	}
 	return lb.WriteText(e.stdout)
 }

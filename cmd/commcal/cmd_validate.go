@@ -19,8 +19,8 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "DATASET",
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
 patterns and Alltoallv) with every model — asymmetric, asymmetric-fitted, fair, maxmin,
-penalty, penalty-table, hockney and the learned stochastic, surface and duplex — and writes to
---out:
+penalty, penalty-table, hockney and the learned stochastic, surface, duplex and ackpath — and
+writes to --out:
 
    predictions.parquet  one row per held-out transfer: measured mean over its repetitions,
                         each model's prediction and signed error ε = (pred − meas)/meas
@@ -28,10 +28,11 @@ penalty, penalty-table, hockney and the learned stochastic, surface and duplex �
                         mean |ε| and its standard error, bias, share with |ε| ≤ 10%, and
                         mean |ε| on patterns with asymmetric traffic on a link
 
-and prints the accuracy table, the default model (asymmetric-fitted, selected by cross-validation
-on real TCP calibration experiments) marked with *, each setting's noise limit under its models. Parameters come from --calibration, or else from calibrating
-on the dataset's own calibration experiments as "commcal estimate" does (starting from
---params or 94% of the nominal rates); never from the held-out transfers. --efficiency and
+and prints the accuracy table, the default model (selected by cross-validation on real TCP
+calibration experiments) marked with *, and each setting's noise limit under its models.
+Parameters come from --calibration, or else from calibrating on the dataset's own calibration
+experiments as "commcal estimate" does (starting from --params or 94% of the nominal rates);
+never from the held-out transfers. --efficiency and
 --contra-factor override the calibrated values.
 
 --fail-below MODEL:SHARE and --fail-above-error MODEL:ERR (MODEL may be "all") turn a
