@@ -38,16 +38,16 @@ import (
 //     or uplinks the other way), n_o over the receiver's outgoing NIC direction, each counted
 //     only when the step's fill saturates it (a resource with spare capacity keeps no standing
 //     queue), n the transfers crossing it; g_i scales both i's weight in the fill and its
-//     ceiling. Which resources are saturated comes from the plain fill of the step (g = 1):
-//     iterating to a fixed point instead cycled (factors that unsaturate a resource remove
-//     their own cause) and was less accurate on the development data (65.8% of transfers
-//     within ±10% against 68.6% on two-rack-1g).
-//     The − 1: one transfer alone arrives paced at the rate the queue drains and keeps no
-//     queue standing. a (the switch's queues, which remote senders fill) and b (the
-//     receiver's own outgoing queue, which TCP small queues keep short) are fitted from the
-//     bidirectional experiments, where a node's outgoing transfers meet its incoming ones.
-//     Found in the development data (data/tcp): max-min's error fell from +10% to −30% as
-//     the sender's incoming transfers rose from 0 to 4 — flat under ackpath.
+//     ceiling. The − 1: one transfer alone arrives paced at the rate the queue drains and
+//     keeps no queue standing. Which resources are saturated comes from the plain fill of the
+//     step (g = 1): iterating to a fixed point instead cycled (factors that unsaturate a
+//     resource remove their own cause) and was less accurate on the development data (65.8%
+//     of transfers within ±10% against 68.6% on two-rack-1g). a (the switch's queues, which
+//     remote senders fill) and b (the receiver's own outgoing queue, which TCP small queues
+//     keep short) are fitted from the bidirectional experiments, where a node's outgoing
+//     transfers meet its incoming ones. Found in the development data (data/tcp): max-min's
+//     error fell from +10% to −30% as the sender's incoming transfers rose from 0 to 4 — flat
+//     under ackpath.
 //
 // A variant combining all three was tried and dropped: on the two development datasets
 // (data/tcp) its cross-validated accuracy over the calibration experiments was the worst of
@@ -261,7 +261,7 @@ var (
 	SurfaceModel  = Learned{"surface", LearnedVariant{Surface: true}}
 	Duplex        = Learned{"duplex", LearnedVariant{Duplex: true}}
 	AckPath       = Learned{"ackpath", LearnedVariant{AckPath: true}}
-	learnedModels = []Model{Stochastic, SurfaceModel, Duplex, AckPath}
+	learnedModels = []Learned{Stochastic, SurfaceModel, Duplex, AckPath}
 )
 
 // Name implements Model.
@@ -272,11 +272,7 @@ func (m Learned) Variant() LearnedVariant { return m.v }
 
 // LearnedModels lists the learned models.
 func LearnedModels() []Learned {
-	out := make([]Learned, len(learnedModels))
-	for i, m := range learnedModels {
-		out[i] = m.(Learned)
-	}
-	return out
+	return slices.Clone(learnedModels)
 }
 
 // Predict implements Model: the mean over the weight samples of each transfer's completion
@@ -332,14 +328,6 @@ func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, 
 			samples = DefaultSamples
 		}
 	}
-	var surf *surfaceTable
-	if m.v.Surface {
-		surf = newSurfaceTable(lp.Surface)
-	}
-	coupling := 0.0
-	if m.v.Duplex {
-		coupling = lp.Coupling
-	}
 	// Latin hypercube samples: transfer i's normal deviates are one from each of the samples'
 	// equal-probability strata, in a seeded random order, so that every transfer's weights
 	// cover the distribution evenly whatever the number of samples.
@@ -357,10 +345,7 @@ func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, 
 	if err != nil {
 		return err
 	}
-	f := newWFill(e, surf, coupling)
-	if m.v.AckPath {
-		f.ackIn, f.ackOut = lp.AckIn, lp.AckOut
-	}
+	f := newWFill(e, m.v, lp)
 	for s := range samples {
 		if s > 0 {
 			e.reset()
@@ -407,17 +392,31 @@ type wfill struct {
 	heap          minHeap[fillEvent]
 }
 
-// newWFill sets up the fill of an engine; the caller sets the weights before each run.
-func newWFill(e *engine, surf *surfaceTable, coupling float64) *wfill {
+// newWFill sets up the fill of an engine with the parameters of the variant's components;
+// the caller sets the weights before each run.
+func newWFill(e *engine, v LearnedVariant, lp *LearnedParams) *wfill {
+	var surf *surfaceTable
+	if v.Surface {
+		surf = newSurfaceTable(lp.Surface)
+	}
+	coupling := 0.0
+	if v.Duplex {
+		coupling = lp.Coupling
+	}
 	net := e.net
 	nr := len(net.Capacity)
 	total := nr
 	if coupling > 0 {
 		total += e.nodeCount
 	}
-	f := &wfill{e: e, weight: make([]float64, len(e.src)), eff: make([]float64, len(e.src)), ceil: make([]float64, len(e.src)), saturated: make([]bool, nr), surf: surf, capacity: make([]float64, total),
-		on: make([][]int32, total), path: make([][]int32, len(e.src)), usage: make([]float64, total),
-		wsum: make([]float64, total), unfrozen: make([]int32, total), frozen: make([]bool, len(e.src)), heap: minHeap[fillEvent]{less: lessFill}}
+	nc := len(e.src)
+	f := &wfill{e: e, surf: surf, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
+		path: make([][]int32, nc), frozen: make([]bool, nc), saturated: make([]bool, nr),
+		capacity: make([]float64, total), on: make([][]int32, total), usage: make([]float64, total),
+		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
+	if v.AckPath {
+		f.ackIn, f.ackOut = lp.AckIn, lp.AckOut
+	}
 	res := net.Cluster.Resources()
 	f.kinds = make([]int, nr)
 	for i, r := range res {
@@ -554,7 +553,7 @@ func (f *wfill) fill() {
 			}
 			continue
 		}
-		if staleTop(&f.heap, f.unfrozen, f.level) {
+		if staleTop(&f.heap, f.unfrozen[ev.r], f.level(ev.r)) {
 			continue
 		}
 		f.heap.pop()

@@ -61,15 +61,16 @@ type fillEvent struct {
 }
 
 // staleTop drops or refreshes the top of a progressive filling's heap when it is out of date
-// (a resource with no unfrozen transfer left, or one whose level rose since it was pushed) and
-// says whether it did; when it returns false, the top is the next resource to saturate.
-func staleTop(h *minHeap[fillEvent], unfrozen []int32, level func(int32) float64) bool {
-	ev := h.top()
-	if unfrozen[ev.r] == 0 {
+// (its resource has no unfrozen transfer left, or its level, cur, rose since it was pushed)
+// and says whether it did; when it returns false, the top is the next resource to saturate.
+// The caller passes the top resource's counts and level (plain values, not a function: this
+// is max-min's innermost loop).
+func staleTop(h *minHeap[fillEvent], unfrozen int32, cur float64) bool {
+	if unfrozen == 0 {
 		h.pop()
 		return true
 	}
-	if cur := level(ev.r); cur > ev.level {
+	if cur > h.items[0].level {
 		h.items[0].level = cur
 		h.fixTop()
 		return true
@@ -131,7 +132,7 @@ func (f *fill) rates() error {
 	f.heap.init()
 	ceiling := e.net.Ceiling
 	for left := e.left; left > 0 && f.heap.Len() > 0; {
-		if staleTop(&f.heap, f.unfrozen, f.level) {
+		if r := f.heap.top().r; staleTop(&f.heap, f.unfrozen[r], f.level(r)) {
 			continue
 		}
 		ev := f.heap.pop()

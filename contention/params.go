@@ -121,7 +121,7 @@ func (p Params) Validate() error {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Learned)) {
-		if !slices.ContainsFunc(learnedModels, func(m Model) bool { return m.Name() == name }) {
+		if !slices.Contains(LearnedNames(), name) {
 			bad("learned."+name, "not a learned model (%s)", strings.Join(LearnedNames(), ", "))
 			continue
 		}

@@ -83,9 +83,7 @@ type rateRule interface {
 // singletons).
 func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 	nodes := net.Cluster.Nodes()
-	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity)), left: int32(len(flows))}
-	// Classes, numbered in order of first appearance: a dense table of pairs when it is
-	// small (4 MiB for 1,000 nodes), a map beyond.
+	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity))}
 	src, dst, err := nodePairs(net, flows)
 	if err != nil {
 		return nil, err
@@ -140,21 +138,18 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 	e.next, e.sent, e.rate, e.tleft = make([]float64, nc), make([]float64, nc), make([]float64, nc), make([]float64, nc)
 	e.act = make([]int32, nc)
 	for c := range nc {
-		m := e.mem[e.memOff[c]:e.memOff[c+1]]
-		if len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
+		if m := e.mem[e.memOff[c]:e.memOff[c+1]]; len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
 			slices.SortFunc(m, bySize)
 		}
-		e.act[c], e.head[c], e.mult[c], e.next[c] = int32(c), e.memOff[c], int32(len(m)), flows[m[0]].Bytes
-		for _, r := range e.pathOf(int32(c)) {
-			e.count[r] += int32(len(m))
-		}
 	}
+	e.reset()
 	return e, nil
 }
 
-// reset puts the engine back to its state before the first step, so that a model running
-// the step loop several times on one pattern (the learned models' weight samples) builds its
-// classes and routes once.
+// reset puts the engine in its state before the first step: every class active with all its
+// members, nothing sent. newEngine ends with it, and a model running the step loop several
+// times on one pattern (the learned models' weight samples) calls it between runs, so that
+// classes and routes are built once.
 func (e *engine) reset() {
 	nc := len(e.src)
 	clear(e.count)

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -8,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/optimize"
-
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/cluster"
@@ -287,50 +287,42 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	saturated := base.BackboneBps > 0
 	variant := model.Variant()
-	fit := func(d *learnedData, lp *contention.LearnedParams) error {
-		f := &learnedFitter{model: model, net: net}
-		net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
-		// 1. The ceiling, with the capacities out of the way.
-		nic, bb := lp.NICBps, lp.BackboneBps
-		lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
-		if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, true, d.lone); err != nil {
-			return err
+	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
+	lp := &contention.LearnedParams{NICBps: start.nic, BackboneBps: start.backbone, CeilingBps: start.ceiling}
+	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
+	f := &learnedFitter{model: model, net: net}
+	// 1. The ceiling, with the capacities out of the way.
+	lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
+	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, true, data.lone); err != nil {
+		return fail(err)
+	}
+	lp.NICBps, lp.BackboneBps = start.nic, start.backbone
+	if !saturated {
+		lp.BackboneBps = 0
+	}
+	// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
+	// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
+	if err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic); err != nil {
+		return fail(err)
+	}
+	// 3. The duplex coupling; ackpath's a and b.
+	if variant.Duplex && len(data.bidir) > 0 {
+		if err := f.minimise(&lp.Coupling, 0, 1, false, data.bidir); err != nil {
+			return fail(err)
 		}
-		lp.NICBps, lp.BackboneBps = nic, bb
-		if !saturated {
-			lp.BackboneBps = 0
-		}
-		// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
-		// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
-		if err := f.capacitiesAndSpread(lp, d, saturated, variant.Stochastic); err != nil {
-			return err
-		}
-		// 3. The duplex coupling.
-		if variant.Duplex && len(d.bidir) > 0 {
-			if err := f.minimise(&lp.Coupling, 0, 1, false, d.bidir); err != nil {
-				return err
-			}
-		}
-		if variant.AckPath && len(d.bidir) > 0 {
-			for range 3 {
-				for _, x := range []*float64{&lp.AckIn, &lp.AckOut} {
-					if err := f.minimise(x, 0, contention.MaxAck, false, d.bidir); err != nil {
-						return err
-					}
+	}
+	if variant.AckPath && len(data.bidir) > 0 {
+		for range 3 {
+			for _, x := range []*float64{&lp.AckIn, &lp.AckOut} {
+				if err := f.minimise(x, 0, contention.MaxAck, false, data.bidir); err != nil {
+					return fail(err)
 				}
 			}
 		}
-		return nil
-	}
-	lp := &contention.LearnedParams{NICBps: start.nic, BackboneBps: start.backbone, CeilingBps: start.ceiling}
-	if err := fit(data, lp); err != nil {
-		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
 	}
 	out := &LearnedFit{Model: model.Name(), Params: lp}
 	// 4. The surface, on top of the rest.
 	if variant.Surface && len(data.bidir) > 0 {
-		f := &learnedFitter{model: model, net: net}
-		net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 		cells := surfaceCells(cl, data.bidir)
 		lp.Surface = make([]contention.SurfaceCell, len(cells))
 		for i, c := range cells {
@@ -339,7 +331,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		for range 2 {
 			for i := range lp.Surface {
 				if err := f.minimise(&lp.Surface[i].Factor, 0.3, 1, false, data.bidir); err != nil {
-					return nil, fmt.Errorf("estimate: %s: surface: %w", model.Name(), err)
+					return fail(fmt.Errorf("surface: %w", err))
 				}
 			}
 		}
@@ -349,8 +341,6 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		out.Surface = cells
 	}
 	// Intervals, stage by stage, at the fit.
-	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
-	f := &learnedFitter{model: model, net: net}
 	interval := func(obs []learnedObs, theta []float64, set func([]float64), logScale []bool) ([]Param, error) {
 		half, err := f.intervals(theta, set, obs)
 		if err != nil {
@@ -362,7 +352,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			if logScale[j] {
 				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
 			} else {
-				lo = max(lo, 0) // σ and κ are not negative
+				lo = max(lo, 0) // σ, κ, a and b are not negative
 			}
 			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
 		}
@@ -370,13 +360,13 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	ceiling, err := interval(data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []bool{true})
 	if err != nil {
-		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+		return fail(err)
 	}
 	out.Ceiling = ceiling[0]
 	capObs, theta, setCap, logs := capacityStage(lp, data, saturated, variant.Stochastic)
 	caps, err := interval(capObs, theta, setCap, logs)
 	if err != nil {
-		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+		return fail(err)
 	}
 	out.NIC = caps[0]
 	out.Sources = []ParamSource{
@@ -396,7 +386,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	if variant.Duplex && len(data.bidir) > 0 {
 		kappa, err := interval(data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []bool{false})
 		if err != nil {
-			return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+			return fail(err)
 		}
 		out.Coupling = &kappa[0]
 		out.Sources = append(out.Sources, source("coupling", data.bidir, "each transfer's mean time"))
@@ -406,7 +396,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			lp.AckIn, lp.AckOut = min(max(x[0], 0), contention.MaxAck), min(max(x[1], 0), contention.MaxAck)
 		}, []bool{false, false})
 		if err != nil {
-			return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+			return fail(err)
 		}
 		out.AckIn, out.AckOut = &ack[0], &ack[1]
 		out.Sources = append(out.Sources, source("ack_in", data.bidir, "each transfer's mean time"),
@@ -418,7 +408,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	all := slices.Concat(data.lone, data.intra, data.inter, data.bidir)
 	s, n, err := f.sse(all)
 	if err != nil {
-		return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err)
+		return fail(err)
 	}
 	out.RMSLogErr = math.Sqrt(s / float64(n))
 	return out, nil
@@ -638,7 +628,7 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 		}
 	}
 	slices.SortStableFunc(cells, func(a, b SurfaceCellFit) int {
-		return strings.Compare(fmt.Sprintf("%s %03d %03d", a.Kind, a.With, a.Contra), fmt.Sprintf("%s %03d %03d", b.Kind, b.With, b.Contra))
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.With, b.With), cmp.Compare(a.Contra, b.Contra))
 	})
 	return cells
 }

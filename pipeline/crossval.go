@@ -3,7 +3,6 @@ package pipeline
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/commcal/commcal/cluster"
@@ -11,6 +10,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/validate"
 )
 
 // CVFolds is the number of folds of the cross-validation over calibration experiments.
@@ -34,12 +34,11 @@ type CrossValidation struct {
 }
 
 // CrossValidate splits the contention calibration patterns (fair_intra, fair_inter, bidir_nic,
-// bidir_backbone, static_sync and random_calibration patterns of two or more transfers) into CVFolds folds (in
-// (experiment, pattern) order, dealt round-robin, so each fold takes a share of every
-// experiment), and for each fold calibrates on every other row of the dataset (estimate.
-// Calibrate) and predicts the fold's patterns with
-// every model. Scores are over every left-out transfer's mean time, best share within ±10%
-// first, then mean |ε|.
+// bidir_backbone, static_sync and random_calibration patterns of two or more transfers) into
+// CVFolds folds (in (experiment, pattern) order, dealt round-robin, so each fold takes a share
+// of every experiment), and for each fold calibrates on every other row of the dataset
+// (estimate.Calibrate) and predicts the fold's patterns with every model. Scores are over
+// every left-out transfer's mean time, best share within ±10% first, then mean |ε|.
 func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
 	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync, experiments.RandomCalibration)
 	pats, err := datasets.MeasuredPatterns(in.Transfers, exps)
@@ -90,19 +89,9 @@ func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.
 	cv := &CrossValidation{Folds: CVFolds, Patterns: len(pats)}
 	for j, m := range models {
 		s := CVScore{Model: m.Name(), Transfers: len(errs[j])}
-		for _, e := range errs[j] {
-			s.MeanAbsErr += math.Abs(e)
-			s.Bias += e
-			if math.Abs(e) <= 0.10 {
-				s.Within10++
-			}
-		}
-		n := float64(len(errs[j]))
-		s.MeanAbsErr, s.Bias, s.Within10 = s.MeanAbsErr/n, s.Bias/n, s.Within10/n
+		s.MeanAbsErr, s.Bias, s.Within10 = validate.SummarizeErrors(errs[j])
 		cv.Scores = append(cv.Scores, s)
 	}
-	slices.SortStableFunc(cv.Scores, func(a, b CVScore) int {
-		return cmp.Or(cmp.Compare(b.Within10, a.Within10), cmp.Compare(a.MeanAbsErr, b.MeanAbsErr))
-	})
+	slices.SortStableFunc(cv.Scores, func(a, b CVScore) int { return bestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr) })
 	return cv, nil
 }

@@ -70,12 +70,7 @@ type LeaderboardRank struct {
 // defaults) and scores every model on its held-out experiments.
 func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string) (*Leaderboard, error) {
 	lb := &Leaderboard{Format: LeaderboardFormat, HeldOut: heldOut}
-	type sum struct {
-		n           int
-		within, abs float64
-	}
-	total := map[string]*sum{}
-	var order []string
+	total, cvTotal := pooled{}, pooled{}
 	for _, dir := range dirs {
 		ds, err := open(dir)
 		if err != nil {
@@ -92,6 +87,9 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
 		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: filepath.Base(filepath.Clean(dir)), CrossValidation: cv})
+		for _, s := range cv.Scores {
+			cvTotal.add(s.Model, s.Transfers, s.Within10, s.MeanAbsErr)
+		}
 		_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
@@ -104,50 +102,58 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 			}
 		}
 		for _, m := range acc.Overall.Models {
-			t := total[m.Model]
-			if t == nil {
-				t = &sum{}
-				total[m.Model] = t
-				order = append(order, m.Model)
-			}
-			t.n += m.Transfers
-			t.within += m.Within10 * float64(m.Transfers)
-			t.abs += m.MeanAbsErr * float64(m.Transfers)
-		}
-	}
-	for _, m := range order {
-		t := total[m]
-		r := LeaderboardRank{Model: m, Transfers: t.n}
-		if t.n > 0 {
-			r.Within10, r.MeanAbsErr = t.within/float64(t.n), t.abs/float64(t.n)
-		}
-		lb.Ranking = append(lb.Ranking, r)
-	}
-	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int {
-		return cmp.Or(cmp.Compare(b.Within10, a.Within10), cmp.Compare(a.MeanAbsErr, b.MeanAbsErr))
-	})
-	cvTotal := map[string]*sum{}
-	for _, d := range lb.CrossValidation {
-		for _, s := range d.Scores {
-			t := cvTotal[s.Model]
-			if t == nil {
-				t = &sum{}
-				cvTotal[s.Model] = t
-			}
-			t.n += s.Transfers
-			t.within += s.Within10 * float64(s.Transfers)
-			t.abs += s.MeanAbsErr * float64(s.Transfers)
+			total.add(m.Model, m.Transfers, m.Within10, m.MeanAbsErr)
 		}
 	}
 	best := -1.0
-	for _, m := range order { // model order breaks ties
-		if t := cvTotal[m]; t != nil && t.n > 0 {
-			if w := t.within / float64(t.n); w > best {
-				best, lb.Selected = w, m
-			}
+	for _, m := range contention.Models() { // model order breaks ties
+		if r, ok := total.rank(m.Name()); ok {
+			lb.Ranking = append(lb.Ranking, r)
+		}
+		if r, ok := cvTotal.rank(m.Name()); ok && r.Transfers > 0 && r.Within10 > best {
+			best, lb.Selected = r.Within10, m.Name()
 		}
 	}
+	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int { return bestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr) })
 	return lb, nil
+}
+
+// pooled sums models' scores over datasets, each weighted by its transfers.
+type pooled map[string]*pooledSums
+
+// pooledSums are one model's transfers and transfer-weighted sums of share and mean |ε|.
+type pooledSums struct {
+	n           int
+	within, abs float64
+}
+
+func (p pooled) add(model string, transfers int, within, meanAbs float64) {
+	t := p[model]
+	if t == nil {
+		t = &pooledSums{}
+		p[model] = t
+	}
+	t.n += transfers
+	t.within += within * float64(transfers)
+	t.abs += meanAbs * float64(transfers)
+}
+
+// rank is a model's pooled share within ±10% and mean |ε|; ok is false for a model never added.
+func (p pooled) rank(model string) (r LeaderboardRank, ok bool) {
+	t := p[model]
+	if t == nil {
+		return r, false
+	}
+	r = LeaderboardRank{Model: model, Transfers: t.n}
+	if t.n > 0 {
+		r.Within10, r.MeanAbsErr = t.within/float64(t.n), t.abs/float64(t.n)
+	}
+	return r, true
+}
+
+// bestFirst orders scores by share within ±10%, larger first, then by mean |ε|, smaller first.
+func bestFirst(withinA, absA, withinB, absB float64) int {
+	return cmp.Or(cmp.Compare(withinB, withinA), cmp.Compare(absA, absB))
 }
 
 // WriteText prints the leaderboard: the ranking, the cross-validation with the selected

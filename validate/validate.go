@@ -102,6 +102,22 @@ func (r Row) Err(model string) float64 {
 	return *e
 }
 
+// SummarizeErrors gives the mean |ε|, the mean signed ε (bias) and the share with |ε| ≤ Within
+// of signed relative errors; all 0 when there are none.
+func SummarizeErrors(errs []float64) (meanAbs, bias, within float64) {
+	abs := make([]float64, len(errs))
+	for i, e := range errs {
+		abs[i] = math.Abs(e)
+		if abs[i] <= Within {
+			within++
+		}
+	}
+	if len(errs) > 0 {
+		within /= float64(len(errs))
+	}
+	return mean(abs), mean(errs), within
+}
+
 // ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.
 type ModelAccuracy struct {
 	Model string `json:"model"`
@@ -299,19 +315,12 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	score := func(name string, t *tally) ModelAccuracy {
 		ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
+		ma.MeanAbsErr, ma.MeanErr, ma.Within10 = SummarizeErrors(t.errs)
 		abs := make([]float64, len(t.errs))
-		within := 0
 		for i, e := range t.errs {
 			abs[i] = math.Abs(e)
-			if abs[i] <= Within {
-				within++
-			}
 		}
-		ma.MeanAbsErr, ma.MeanErr = mean(abs), mean(t.errs)
 		ma.SEAbsErr = stdErr(abs)
-		if len(abs) > 0 {
-			ma.Within10 = float64(within) / float64(len(abs))
-		}
 		asymAbs := make([]float64, len(t.asymErrs))
 		for i, e := range t.asymErrs {
 			asymAbs[i] = math.Abs(e)

@@ -29,8 +29,7 @@ LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M
 (stochastic, surface, duplex, ackpath) calibrated through the model: ceiling (p2p_sweep from
 1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ (fair_intra,
 fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns a and b
-(bidir_*). Held-out experiments (random,
-alltoallv) are never read.
+(bidir_*). Held-out experiments (random, alltoallv) are never read.
 
 EXAMPLES:
    commcal estimate --out calib run/dataset

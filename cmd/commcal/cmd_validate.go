@@ -32,8 +32,8 @@ and prints the accuracy table, the default model (selected by cross-validation o
 calibration experiments) marked with *, and each setting's noise limit under its models.
 Parameters come from --calibration, or else from calibrating on the dataset's own calibration
 experiments as "commcal estimate" does (starting from --params or 94% of the nominal rates);
-never from the held-out transfers. --efficiency and
---contra-factor override the calibrated values.
+never from the held-out transfers. --efficiency and --contra-factor override the calibrated
+values.
 
 --fail-below MODEL:SHARE and --fail-above-error MODEL:ERR (MODEL may be "all") turn a
 model's accuracy below or error above the threshold into exit status 3, after writing.
