@@ -12,21 +12,27 @@ import (
 	"github.com/commcal/commcal/cluster"
 )
 
+// randomTableIFlows draws n transfers between the Table I cluster's six nodes, each of 1 to sizes MB.
+func randomTableIFlows(rng *rand.Rand, n, sizes int) []Flow {
+	nodes := []string{"X1", "X2", "X3", "Y1", "Y2", "Y3"}
+	flows := make([]Flow, n)
+	for i := range flows {
+		s, d := rng.IntN(6), rng.IntN(5)
+		if d >= s {
+			d++
+		}
+		flows[i] = Flow{nodes[s], nodes[d], float64(1+rng.IntN(sizes)) * 1e6}
+	}
+	return flows
+}
+
 // With no parameters every learned variant is max-min, on random patterns of the Table I
 // cluster, to 1e-9 relative.
 func TestLearnedWithoutParamsIsMaxMin(t *testing.T) {
 	net := tableICluster(t)
-	nodes := []string{"X1", "X2", "X3", "Y1", "Y2", "Y3"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 50 {
-		var flows []Flow
-		for range 1 + rng.IntN(12) {
-			s, d := rng.IntN(6), rng.IntN(5)
-			if d >= s {
-				d++
-			}
-			flows = append(flows, Flow{nodes[s], nodes[d], float64(1+rng.IntN(20)) * 1e6})
-		}
+		flows := randomTableIFlows(rng, 1+rng.IntN(12), 20)
 		want, err := MaxMin{}.Predict(net, flows)
 		if err != nil {
 			t.Fatal(err)
@@ -39,6 +45,37 @@ func TestLearnedWithoutParamsIsMaxMin(t *testing.T) {
 			for i := range flows {
 				if !scalar.EqualWithinRel(got.Times[i], want.Times[i], 1e-9) {
 					t.Fatalf("%s: transfer %d of %v: %g s, maxmin %g s", m.Name(), i, flows, got.Times[i], want.Times[i])
+				}
+			}
+		}
+	}
+}
+
+// The deterministic learned models give the transfers of one (source, destination) pair one
+// class; they must predict what they predict with a class per transfer (as the stochastic
+// sampling needs), within equalTol, with the same steps: patterns with many transfers per pair
+// and few sizes, so that members of a class finish together and apart.
+func TestLearnedClassesMatchSingletons(t *testing.T) {
+	net := tableICluster(t)
+	net.Learned = fittedLearned
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 40 {
+		flows := randomTableIFlows(rng, 2+rng.IntN(30), 3)
+		for _, m := range []Learned{SurfaceModel, Duplex, AckPath} {
+			var got [2]*Prediction
+			for k, singletons := range []bool{false, true} {
+				if err := m.eachSample(net, flows, singletons, func(p *Prediction, _ int) { got[k] = p }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got[0].Steps != got[1].Steps {
+				t.Errorf("%s: %v: %d steps by pairs, %d one by one", m.Name(), flows, got[0].Steps, got[1].Steps)
+			}
+			for i := range flows {
+				if !scalar.EqualWithinRel(got[0].Times[i], got[1].Times[i], equalTol) ||
+					!scalar.EqualWithinRel(got[0].FirstRates[i], got[1].FirstRates[i], equalTol) {
+					t.Fatalf("%s: transfer %d of %v: %g s at %g bit/s by pairs, %g s at %g one by one", m.Name(), i, flows,
+						got[0].Times[i], got[0].FirstRates[i], got[1].Times[i], got[1].FirstRates[i])
 				}
 			}
 		}
@@ -201,6 +238,55 @@ func TestLearnedParamsValidate(t *testing.T) {
 	}
 }
 
+// ackpath's c: each NIC direction on a transfer's way back that is full (saturated, or
+// carrying a transfer at the ceiling) slows it by 1/(1 + c) once, whatever its count. In a
+// chain X2 → X1 → X3 each transfer's acknowledgements meet one full direction (X1's incoming,
+// X1's outgoing); in an exchange X1 ⇄ X2 each meets two; a direction carrying less than the
+// ceiling (X2 → X1 while X2's outgoing direction is split two ways) counts for nothing, and
+// weights 1/(1 + c) and 1 split X2's outgoing direction. Rates written out from the definition.
+func TestAckPathFullDirections(t *testing.T) {
+	const c, C = 0.25, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckFull: c})
+	w := 1 / (1 + c)
+	checkFirstRates(t, net, [][]Flow{
+		{{"X2", "X1", 1e6}, {"X1", "X3", 1e6}, {"Y1", "Y2", 1e6}},
+		{{"X1", "X2", 1e6}, {"X2", "X1", 1e6}},
+		{{"X2", "X1", 1e6}, {"X2", "X3", 1e6}, {"X1", "Y1", 1e6}},
+	}, [][]float64{{C / (1 + c), C / (1 + c), C}, {C / (1 + 2*c), C / (1 + 2*c)}, {C * w / (1 + w), C / (1 + w), C}})
+}
+
+// ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at
+// the NIC's rate, the racks joined by a cable of backbone bit/s, and ackpath's parameters lp.
+func ackCluster(t *testing.T, backbone float64, lp *LearnedParams) *Network {
+	t.Helper()
+	cl, err := cluster.New(cluster.Description{Name: "ack", NICRateBps: 940e6,
+		Backbone: &cluster.Backbone{Topology: cluster.TopologyCable, Kind: cluster.KindElectrical, RateBps: backbone},
+		Racks:    []cluster.Rack{{Name: "X", NodePrefix: "X", NodeFirst: 1, NodeCount: 3}, {Name: "Y", NodePrefix: "Y", NodeFirst: 1, NodeCount: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := NewNetwork(cl, 1)
+	net.Learned = map[string]*LearnedParams{"ackpath": lp}
+	return net
+}
+
+// checkFirstRates predicts each pattern with ackpath and compares its first-step rates with
+// want, to 1e-9 relative.
+func checkFirstRates(t *testing.T, net *Network, patterns [][]Flow, want [][]float64) {
+	t.Helper()
+	for k, flows := range patterns {
+		p, err := AckPath.Predict(net, flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range p.FirstRates {
+			if !scalar.EqualWithinRel(r, want[k][i], 1e-9) {
+				t.Errorf("%v: transfer %d at %g bit/s, want %g", flows, i, r, want[k][i])
+			}
+		}
+	}
+}
+
 // ackpath's factor on a cluster whose backbone (470 Mbit/s) is half a NIC (940): in the
 // first pattern, X1's incoming NIC direction carries two transfers and is saturated, so X1's
 // outgoing transfer runs at ceiling/(1 + a); X1's outgoing direction carries two and slows
@@ -209,33 +295,13 @@ func TestLearnedParamsValidate(t *testing.T) {
 // out of X1 keeps its full rate, and the one whose acknowledgements cross the saturated
 // backbone direction slows by 1/(1 + a). Rates written out from the definition.
 func TestAckPathFactors(t *testing.T) {
-	cl, err := cluster.New(cluster.Description{Name: "slow-core", NICRateBps: 940e6,
-		Backbone: &cluster.Backbone{Topology: cluster.TopologyCable, Kind: cluster.KindElectrical, RateBps: 470e6},
-		Racks:    []cluster.Rack{{Name: "X", NodePrefix: "X", NodeFirst: 1, NodeCount: 3}, {Name: "Y", NodePrefix: "Y", NodeFirst: 1, NodeCount: 3}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	net := NewNetwork(cl, 1)
 	const a, b = 2, 0.7
-	net.Learned = map[string]*LearnedParams{"ackpath": {AckIn: a, AckOut: b}}
-	for _, c := range []struct {
-		flows []Flow
-		want  []float64
-	}{
-		{[]Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 1e6}}, []float64{470e6, 470e6, 940e6 / (1 + a)}},
-		{[]Flow{{"X1", "X2", 1e6}, {"X1", "X3", 1e6}, {"X2", "X1", 1e6}}, []float64{470e6, 470e6, 940e6 / (1 + b)}},
-		{[]Flow{{"Y1", "X1", 1e6}, {"Y2", "X1", 1e6}, {"X1", "X2", 1e6}, {"X3", "Y3", 1e6}}, []float64{235e6, 235e6, 940e6, 940e6 / (1 + a)}},
-	} {
-		p, err := AckPath.Predict(net, c.flows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, r := range p.FirstRates {
-			if !scalar.EqualWithinRel(r, c.want[i], 1e-9) {
-				t.Errorf("%v: transfer %d at %g bit/s, want %g", c.flows, i, r, c.want[i])
-			}
-		}
-	}
+	net := ackCluster(t, 470e6, &LearnedParams{AckIn: a, AckOut: b})
+	checkFirstRates(t, net, [][]Flow{
+		{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 1e6}},
+		{{"X1", "X2", 1e6}, {"X1", "X3", 1e6}, {"X2", "X1", 1e6}},
+		{{"Y1", "X1", 1e6}, {"Y2", "X1", 1e6}, {"X1", "X2", 1e6}, {"X3", "Y3", 1e6}},
+	}, [][]float64{{470e6, 470e6, 940e6 / (1 + a)}, {470e6, 470e6, 940e6 / (1 + b)}, {235e6, 235e6, 940e6, 940e6 / (1 + a)}})
 	// The factor follows the counts step by step: in the first pattern, once the transfers into
 	// X1 end (1 MB at 470 Mbit/s), the transfer out of X1 runs at the full ceiling.
 	p, err := AckPath.Predict(net, []Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 2e6}})

@@ -37,9 +37,10 @@ type LearnedFit struct {
 	Spread   *Param `json:"spread,omitempty"`
 	Coupling *Param `json:"coupling,omitempty"`
 	// AckIn and AckOut are ackpath's slowdowns per extra transfer into the sender and out of
-	// the receiver.
-	AckIn  *Param `json:"ack_in,omitempty"`
-	AckOut *Param `json:"ack_out,omitempty"`
+	// the receiver, AckFull its slowdown per full NIC direction on the way back.
+	AckIn   *Param `json:"ack_in,omitempty"`
+	AckOut  *Param `json:"ack_out,omitempty"`
+	AckFull *Param `json:"ack_full,omitempty"`
 	// Surface is the bidirectional surface (surface, learned), one cell per measured
 	// (kind, with, contra).
 	Surface []SurfaceCellFit `json:"surface,omitempty"`
@@ -57,13 +58,13 @@ type NamedParam struct {
 }
 
 // Estimates lists the fit's estimates with intervals, in a fixed order: ceiling_bps, nic_bps,
-// then those the model has of backbone_bps, spread, coupling, ack_in and ack_out.
+// then those the model has of backbone_bps, spread, coupling, ack_in, ack_out and ack_full.
 func (f *LearnedFit) Estimates() []NamedParam {
 	out := []NamedParam{{"ceiling_bps", f.Ceiling}, {"nic_bps", f.NIC}}
 	for _, o := range []struct {
 		name string
 		p    *Param
-	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}} {
+	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}, {"ack_full", f.AckFull}} {
 		if o.p != nil {
 			out = append(out, NamedParam{o.name, *o.p})
 		}
@@ -247,10 +248,11 @@ func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs 
 //     designs' k = 1 (capacities held out of the way);
 //  2. the NIC capacity on fair_intra (k ≥ 2: k transfers of one pair), the backbone capacity
 //     on fair_inter when base's closed-form fit saw it saturate (else the nominal rate stays),
-//     and σ (stochastic variants) on both, by coordinate descent (three rounds), against the
-//     order statistics of the repetitions;
-//  3. κ (duplex variants) on the bidirectional experiments' transfer means, and ackpath's a
-//     and b on the same, by coordinate descent (three rounds), each in [0, MaxAck];
+//     and σ (stochastic variants) on both, jointly by Nelder–Mead, against the order
+//     statistics of the repetitions;
+//  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section,
+//     and ackpath's a, b and c on the same by coordinate descent until none moves by more
+//     than 10⁻⁴ (at most 30 rounds), each in [0, MaxAck];
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -305,18 +307,23 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	if err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic); err != nil {
 		return fail(err)
 	}
-	// 3. The duplex coupling; ackpath's a and b.
+	// 3. The duplex coupling; ackpath's a, b and c.
 	if variant.Duplex && len(data.bidir) > 0 {
 		if err := f.minimise(&lp.Coupling, 0, 1, false, data.bidir); err != nil {
 			return fail(err)
 		}
 	}
 	if variant.AckPath && len(data.bidir) > 0 {
-		for range 3 {
-			for _, x := range []*float64{&lp.AckIn, &lp.AckOut} {
+		// b and c trade off (the transfers into a node with o leaving it slow by b·(o − 1) + c):
+		// rounds until no parameter moves by more than 10⁻⁴, at most 30.
+		for moved, round := true, 0; moved && round < 30; round++ {
+			moved = false
+			for _, x := range []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull} {
+				old := *x
 				if err := f.minimise(x, 0, contention.MaxAck, false, data.bidir); err != nil {
 					return fail(err)
 				}
+				moved = moved || math.Abs(*x-old) > 1e-4
 			}
 		}
 	}
@@ -352,7 +359,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			if logScale[j] {
 				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
 			} else {
-				lo = max(lo, 0) // σ, κ, a and b are not negative
+				lo = max(lo, 0) // σ, κ, a, b and c are not negative
 			}
 			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
 		}
@@ -392,15 +399,17 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		out.Sources = append(out.Sources, source("coupling", data.bidir, "each transfer's mean time"))
 	}
 	if variant.AckPath && len(data.bidir) > 0 {
-		ack, err := interval(data.bidir, []float64{lp.AckIn, lp.AckOut}, func(x []float64) {
-			lp.AckIn, lp.AckOut = min(max(x[0], 0), contention.MaxAck), min(max(x[1], 0), contention.MaxAck)
-		}, []bool{false, false})
+		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
+		ack, err := interval(data.bidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
+			lp.AckIn, lp.AckOut, lp.AckFull = clamp(x[0]), clamp(x[1]), clamp(x[2])
+		}, []bool{false, false, false})
 		if err != nil {
 			return fail(err)
 		}
-		out.AckIn, out.AckOut = &ack[0], &ack[1]
-		out.Sources = append(out.Sources, source("ack_in", data.bidir, "each transfer's mean time"),
-			source("ack_out", data.bidir, "each transfer's mean time"))
+		out.AckIn, out.AckOut, out.AckFull = &ack[0], &ack[1], &ack[2]
+		for _, name := range []string{"ack_in", "ack_out", "ack_full"} {
+			out.Sources = append(out.Sources, source(name, data.bidir, "each transfer's mean time"))
+		}
 	}
 	if len(out.Surface) > 0 {
 		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -165,12 +166,13 @@ func TestFitLearnedSpreadCoverage(t *testing.T) {
 }
 
 // bidirCampaign adds to a share campaign the bidir_nic patterns (i transfers into a node, o
-// out of it, i, o ∈ 1…3) as ackpath would run them with slowdowns a and b, written out for
+// out of it, i, o ∈ 1…3) as ackpath would run them with slowdowns a, b and c, written out for
 // this design: the node's incoming direction is saturated when it carries two transfers or
-// more (their factor then still leaves each more than C/i), so each outgoing transfer runs at
-// min(C/o, ceiling/(1 + a·(i − 1))), each incoming one at min(C/i, ceiling/(1 + b·(o − 1))),
-// the counts those of the transfers still running; 0.3% noise per repetition.
-func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, ceiling, capacity float64, reps int, seed uint64) []datasets.Transfer {
+// more (their factor then still leaves each more than C/i) and full from one (C > ceiling),
+// so each outgoing transfer runs at min(C/o, ceiling/(1 + a·(i − 1) + c·[i ≥ 1])), each
+// incoming one at min(C/i, ceiling/(1 + b·(o − 1) + c·[o ≥ 1])), the counts those of the
+// transfers still running; 0.3% noise per repetition.
+func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity float64, reps int, seed uint64) []datasets.Transfer {
 	t.Helper()
 	const m = 4 << 20
 	rng := rand.New(rand.NewPCG(seed, 11))
@@ -201,9 +203,9 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, ceiling, capacity fl
 				}
 				rate := func(f contention.Flow) float64 {
 					if f.Dst == node {
-						return min(capacity/float64(in), ceiling/(1+b*float64(max(out-1, 0))))
+						return min(capacity/float64(in), ceiling/(1+b*float64(max(out-1, 0))+c*float64(min(out, 1))))
 					}
-					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))))
+					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))+c*float64(min(in, 1))))
 				}
 				dt := math.Inf(1)
 				for i, f := range p.Flows {
@@ -229,12 +231,12 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, ceiling, capacity fl
 	return rows
 }
 
-// FitLearned recovers ackpath's a and b from the bidirectional patterns, within 3% and within
+// FitLearned recovers ackpath's a, b and c from the bidirectional patterns, within 3% and within
 // their intervals, and names the experiments they came from.
 func TestFitLearnedRecoversAckPath(t *testing.T) {
-	const a, b, ceiling, capacity = 0.6, 0.4, 95e6, 97e6
+	const a, b, c, ceiling, capacity = 0.6, 0.4, 0.1, 95e6, 97e6
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
-	rows = append(rows, bidirCampaign(t, cl, a, b, ceiling, capacity, 5, 2)...)
+	rows = append(rows, bidirCampaign(t, cl, a, b, c, ceiling, capacity, 5, 2)...)
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
 	fit, err := FitLearned(cl, rows, base, contention.AckPath)
@@ -245,19 +247,19 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 		name      string
 		truth     float64
 		estimated *Param
-	}{{"a", a, fit.AckIn}, {"b", b, fit.AckOut}} {
+	}{{"a", a, fit.AckIn}, {"b", b, fit.AckOut}, {"c", c, fit.AckFull}} {
 		if c.estimated == nil || math.Abs(c.estimated.Value/c.truth-1) > 0.03 || !c.estimated.Covers(c.truth) {
 			t.Errorf("%s = %g: fitted %+v", c.name, c.truth, c.estimated)
 		}
 	}
 	var from []string
 	for _, s := range fit.Sources {
-		if s.Param == "ack_in" || s.Param == "ack_out" {
+		if strings.HasPrefix(s.Param, "ack_") {
 			from = append(from, s.Experiments...)
 		}
 	}
-	if !slices.Equal(from, []string{experiments.BidirNIC, experiments.BidirNIC}) {
-		t.Errorf("a and b from %v", from)
+	if !slices.Equal(from, []string{experiments.BidirNIC, experiments.BidirNIC, experiments.BidirNIC}) {
+		t.Errorf("a, b and c from %v", from)
 	}
 	// Without the bidirectional experiments, nothing determines them: the fit leaves them out.
 	var noBidir []datasets.Transfer

@@ -35,12 +35,14 @@ func need(t *testing.T, progs ...string) {
 	}
 }
 
-// commcalBinary builds commcal once per test binary.
+// commcalBinary builds commcal once per test binary, in commcalBinDir, which TestMain removes
+// when the tests are over.
 var commcalBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "commcal-bin-")
 	if err != nil {
 		return "", err
 	}
+	commcalBinDir = dir
 	bin := filepath.Join(dir, "commcal")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/commcal/commcal/cmd/commcal").CombinedOutput()
 	if err != nil {
@@ -48,6 +50,8 @@ var commcalBinary = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+var commcalBinDir string
 
 // launchSetup is an emulated 2×2 cluster described with each node's address, a catalogue
 // with the 2×2 checks and a little of every other experiment, and the agent's arguments.

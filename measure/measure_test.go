@@ -39,13 +39,18 @@ func twoByTwo(t *testing.T) *cluster.Cluster {
 	return cl
 }
 
-// TestMain makes the test binary an agent when the emulation starts it as one: the
-// emulator starts `commcal agent` processes, which a test binary is not.
+// TestMain makes the test binary an agent when the emulation starts it as one (the emulator
+// starts `commcal agent` processes, which a test binary is not), and removes the commcal the
+// launch tests built.
 func TestMain(m *testing.M) {
 	if os.Getenv(agentEnv) == "1" {
 		os.Exit(agentMain(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if commcalBinDir != "" {
+		os.RemoveAll(commcalBinDir)
+	}
+	os.Exit(code)
 }
 
 const agentEnv = "COMMCAL_MEASURE_TEST_AGENT"

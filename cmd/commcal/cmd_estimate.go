@@ -28,7 +28,7 @@ LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M
 (collectives); L(m, P) (pingpong_pairs); penalty tables (static_sync); and each learned model
 (stochastic, surface, duplex, ackpath) calibrated through the model: ceiling (p2p_sweep from
 1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ (fair_intra,
-fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns a and b
+fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns a, b and c
 (bidir_*). Held-out experiments (random, alltoallv) are never read.
 
 EXAMPLES:

@@ -80,7 +80,13 @@ func TestKilledRunLeavesOldOrNew(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
-	env := append(os.Environ(), "SOURCE_DATE_EPOCH=1795219200")
+	// A run killed while it draws a PDF leaves the font files gonum/plot writes to a temporary
+	// directory: TMPDIR keeps them inside the test's own directory.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "SOURCE_DATE_EPOCH=1795219200", "TMPDIR="+tmp)
 	runOnce := func(kill time.Duration) (completed bool) {
 		cmd := exec.Command(bin, "run", "--out", out)
 		cmd.Env = env
