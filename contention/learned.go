@@ -42,8 +42,8 @@ import (
 //     of t) are full, carrying as much as one transfer alone can (the ceiling) or saturated.
 //     g_i scales both i's weight in the fill and its ceiling. The − 1 and c: one transfer
 //     alone on a NIC direction keeps only a short queue there (the bidirectional experiments:
-//     one incoming transfer slows an outgoing one by 2–5%, two by 40%), so the first costs c
-//     and each further one a or b. Which resources are saturated or full comes from the
+//     one incoming transfer cuts an outgoing one's rate by 2–5%, two by 40%), so the first
+//     costs c and each further one a or b. Which resources are saturated or full comes from the
 //     plain fill of the step (g = 1): iterating to a fixed point instead cycled (factors that
 //     unsaturate a resource remove their own cause) and was less accurate on the development
 //     data (65.8% of transfers within ±10% against 68.6% on two-rack-1g). a (the switch's
@@ -293,7 +293,7 @@ func LearnedModels() []Learned {
 func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
 	out := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows))}
 	steps, n := 0, 0
-	err := m.eachSample(net, flows, false, func(p *Prediction, samples int) {
+	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
 		steps, n = steps+p.Steps, samples
 		for i := range flows {
 			out.Times[i] += p.Times[i] / float64(samples)
@@ -316,7 +316,7 @@ func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
 // transfer's mean hides the spread that the sorted times show.
 func (m Learned) OrderStatistics(net *Network, flows []Flow) ([]float64, error) {
 	out := make([]float64, len(flows))
-	err := m.eachSample(net, flows, false, func(p *Prediction, samples int) {
+	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
 		slices.Sort(p.Times)
 		for j, t := range p.Times {
 			out[j] += t / float64(samples)
@@ -326,9 +326,8 @@ func (m Learned) OrderStatistics(net *Network, flows []Flow) ([]float64, error) 
 }
 
 // eachSample runs the step loop once per weight sample and hands each prediction to use,
-// with the number of samples. singletons puts every transfer in a class of its own even
-// without sampled weights (the tests compare both ways).
-func (m Learned) eachSample(net *Network, flows []Flow, singletons bool, use func(p *Prediction, samples int)) error {
+// with the number of samples.
+func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
 	lp := net.Learned[m.name]
 	if lp == nil {
 		lp = &LearnedParams{}
@@ -357,11 +356,12 @@ func (m Learned) eachSample(net *Network, flows []Flow, singletons bool, use fun
 	// Sampled weights are a transfer's own: one class per transfer. Without them, every factor
 	// depends on a transfer's path and the step's counts only, so the transfers of one
 	// (source, destination) pair share a class, as under max-min.
-	e, err := newEngine(net, flows, singletons || spread > 0)
+	e, err := newEngine(net, flows, spread > 0)
 	if err != nil {
 		return err
 	}
 	f := newWFill(e, m.v, lp)
+	f.unweighted = spread == 0
 	for s := range samples {
 		if s > 0 {
 			e.reset()
@@ -391,10 +391,15 @@ func (m Learned) eachSample(net *Network, flows []Flow, singletons bool, use fun
 // refreshed when it reaches the top; class ceilings are events of their own at level
 // ceiling/weight.
 type wfill struct {
-	e             *engine
-	weight        []float64 // per class, set per sample
-	eff           []float64 // per class, the step's: weight scaled by ackpath's factor
-	ceil          []float64 // per class, the step's ceiling
+	e      *engine
+	weight []float64 // per class, set per sample
+	eff    []float64 // per class, the step's: weight scaled by ackpath's factor
+	ceil   []float64 // per class, the step's ceiling
+	// unweighted: every weight is 1, so that ceil/eff is the network's ceiling for every class
+	// (ackpath's factor scales both) and one heap event stands for all the classes' ceilings:
+	// with a small factor, a resource's fill level reaches the ceiling's and thousands of
+	// per-class events would be popped one by one.
+	unweighted    bool
 	ackIn, ackOut float64
 	ackFull       float64
 	saturated     []bool // per network resource, by the step's plain fill (ackpath)
@@ -564,9 +569,15 @@ func (f *wfill) fill() {
 		}
 	}
 	ncls := int32(len(f.capacity))
-	for _, c := range e.act {
-		// A class's ceiling is an event beyond the resources: index len(capacity)+c.
-		f.heap.items = append(f.heap.items, fillEvent{r: ncls + c, level: f.ceil[c] / f.eff[c]})
+	if f.unweighted {
+		// Every class reaches its ceiling at the same level: one event for all, index
+		// len(capacity).
+		f.heap.items = append(f.heap.items, fillEvent{r: ncls, level: e.net.Ceiling})
+	} else {
+		for _, c := range e.act {
+			// A class's ceiling is an event beyond the resources: index len(capacity)+c.
+			f.heap.items = append(f.heap.items, fillEvent{r: ncls + c, level: f.ceil[c] / f.eff[c]})
+		}
 	}
 	f.heap.init()
 	left := len(e.act)
@@ -585,7 +596,13 @@ func (f *wfill) fill() {
 		ev := f.heap.top()
 		if ev.r >= ncls { // a class reaches the ceiling
 			f.heap.pop()
-			if c := ev.r - ncls; !f.frozen[c] {
+			if f.unweighted { // all the classes still rising do
+				for _, c := range e.act {
+					if !f.frozen[c] {
+						freeze(c, f.ceil[c])
+					}
+				}
+			} else if c := ev.r - ncls; !f.frozen[c] {
 				freeze(c, f.ceil[c])
 			}
 			continue

@@ -52,9 +52,10 @@ func TestLearnedWithoutParamsIsMaxMin(t *testing.T) {
 }
 
 // The deterministic learned models give the transfers of one (source, destination) pair one
-// class; they must predict what they predict with a class per transfer (as the stochastic
-// sampling needs), within equalTol, with the same steps: patterns with many transfers per pair
-// and few sizes, so that members of a class finish together and apart.
+// class and all the classes' ceilings one heap event; they must predict what the step loop
+// predicts with a class and a ceiling event per transfer (as the stochastic sampling needs),
+// within equalTol, with the same steps: patterns with many transfers per pair and few sizes,
+// so that members of a class finish together and apart.
 func TestLearnedClassesMatchSingletons(t *testing.T) {
 	net := tableICluster(t)
 	net.Learned = fittedLearned
@@ -62,20 +63,31 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 	for range 40 {
 		flows := randomTableIFlows(rng, 2+rng.IntN(30), 3)
 		for _, m := range []Learned{SurfaceModel, Duplex, AckPath} {
-			var got [2]*Prediction
-			for k, singletons := range []bool{false, true} {
-				if err := m.eachSample(net, flows, singletons, func(p *Prediction, _ int) { got[k] = p }); err != nil {
-					t.Fatal(err)
-				}
+			got, err := m.Predict(net, flows)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if got[0].Steps != got[1].Steps {
-				t.Errorf("%s: %v: %d steps by pairs, %d one by one", m.Name(), flows, got[0].Steps, got[1].Steps)
+			lp := net.Learned[m.Name()]
+			e, err := newEngine(lp.network(net), flows, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newWFill(e, m.Variant(), lp)
+			for c := range f.weight {
+				f.weight[c] = 1
+			}
+			want, err := e.run(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Steps != want.Steps {
+				t.Errorf("%s: %v: %d steps by pairs, %d one by one", m.Name(), flows, got.Steps, want.Steps)
 			}
 			for i := range flows {
-				if !scalar.EqualWithinRel(got[0].Times[i], got[1].Times[i], equalTol) ||
-					!scalar.EqualWithinRel(got[0].FirstRates[i], got[1].FirstRates[i], equalTol) {
+				if !scalar.EqualWithinRel(got.Times[i], want.Times[i], equalTol) ||
+					!scalar.EqualWithinRel(got.FirstRates[i], want.FirstRates[i], equalTol) {
 					t.Fatalf("%s: transfer %d of %v: %g s at %g bit/s by pairs, %g s at %g one by one", m.Name(), i, flows,
-						got[0].Times[i], got[0].FirstRates[i], got[1].Times[i], got[1].FirstRates[i])
+						got.Times[i], got.FirstRates[i], want.Times[i], want.FirstRates[i])
 				}
 			}
 		}
