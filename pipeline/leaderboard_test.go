@@ -3,7 +3,9 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +99,47 @@ func TestLeaderboard(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "selected by cross-validation: "+lb.Selected) {
 		t.Errorf("no selected model in\n%s", buf.String())
+	}
+}
+
+// TestCommittedLeaderboard regenerates the tables of data/tcp/LEADERBOARD.md from the committed
+// TCP datasets with the command its header names, and wants the file to end with exactly
+// them: a change to a model, an estimator or a dataset that moves a number there comes with
+// the regenerated file. Not with -short (about 15 s).
+func TestCommittedLeaderboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates and scores the nine committed TCP datasets; not with -short")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "data", "tcp", "LEADERBOARD.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`commcal leaderboard --markdown ([^`]+)`").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("LEADERBOARD.md names no `commcal leaderboard --markdown ...` command")
+	}
+	var dirs []string
+	for _, d := range strings.Fields(string(m[1])) {
+		dirs = append(dirs, filepath.Join("..", d))
+	}
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := lb.WriteMarkdown(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(doc, got.Bytes()) {
+		want := strings.Split(string(doc), "\n")
+		lines := strings.Split(got.String(), "\n")
+		want = want[max(len(want)-len(lines), 0):]
+		for i := range lines {
+			if i >= len(want) || lines[i] != want[i] {
+				t.Fatalf("LEADERBOARD.md is not what %s gives; first difference:\n file: %q\n  now: %q\n(regenerate it with that command, keeping the header)",
+					string(m[0]), want[min(i, len(want)-1)], lines[i])
+			}
+		}
+		t.Fatalf("LEADERBOARD.md is not what %s gives", string(m[0]))
 	}
 }
