@@ -63,9 +63,10 @@ import (
 // asymmetric-fitted); the surface, fitted cell by cell, overfits the bidirectional patterns.
 // LearnedVariant can still express it.
 //
-// Every variant runs Algorithm 2's step loop with the weighted fill as its rate rule, each
-// transfer a class of its own (its weight is its own); the deterministic ones (σ = 0) run
-// one sample. The samples are a Latin hypercube drawn from a PCG with a fixed seed, so the
+// Every variant runs Algorithm 2's step loop with the weighted fill as its rate rule. With
+// sampled weights (stochastic, σ > 0) each transfer is a class of its own (its weight is its
+// own); the deterministic variants (σ = 0) run one sample on the engine's classes, a
+// (source, destination) pair's transfers together, as max-min does. The samples are a Latin hypercube drawn from a PCG with a fixed seed, so the
 // same pattern always gets the same weights: the predictions are deterministic, and a
 // parameter fit sees a smooth objective (common random numbers).
 
@@ -389,7 +390,7 @@ func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, 
 // resource per node that both directions of its NIC cross. The heap of fill levels works as
 // max-min's (fill): a freeze only raises the other levels, so a stale key is a lower bound,
 // refreshed when it reaches the top; class ceilings are events of their own at level
-// ceiling/weight.
+// ceiling/weight, one event for all of them when every weight is 1 (unweighted).
 type wfill struct {
 	e      *engine
 	weight []float64 // per class, set per sample
@@ -524,7 +525,7 @@ func (f *wfill) rates() error {
 // receiver) + c·(full NIC directions) for class c: each reverse-path resource that the plain
 // fill saturated, with n transfers, counts n − 1 (one transfer alone keeps only a short
 // queue, which c prices); each of the two NIC directions on the path back (into the sender,
-// first; out of the receiver, last) that carries a transfer and is full counts once for c.
+// first; out of the receiver, last) that is full counts once for c.
 func (f *wfill) ackDelay(c int32) float64 {
 	e := f.e
 	rt := &e.routes[c]
@@ -532,7 +533,7 @@ func (f *wfill) ackDelay(c int32) float64 {
 	q := 0.0
 	for k, r := range rt.rev[:rt.n] {
 		n := e.count[r]
-		if (k == 0 || k == last) && n > 0 && f.full[r] {
+		if (k == 0 || k == last) && f.full[r] {
 			q += f.ackFull
 		}
 		if n < 2 || !f.saturated[r] {

@@ -251,11 +251,13 @@ func TestLearnedParamsValidate(t *testing.T) {
 }
 
 // ackpath's c: each NIC direction on a transfer's way back that is full (saturated, or
-// carrying a transfer at the ceiling) slows it by 1/(1 + c) once, whatever its count. In a
-// chain X2 → X1 → X3 each transfer's acknowledgements meet one full direction (X1's incoming,
-// X1's outgoing); in an exchange X1 ⇄ X2 each meets two; a direction carrying less than the
-// ceiling (X2 → X1 while X2's outgoing direction is split two ways) counts for nothing, and
-// weights 1/(1 + c) and 1 split X2's outgoing direction. Rates written out from the definition.
+// carrying as much as one transfer alone can, the ceiling) slows it by 1/(1 + c) once,
+// whatever its count. In a chain X2 → X1 → X3 each transfer's acknowledgements meet one full
+// direction (X1's incoming, X1's outgoing); in an exchange X1 ⇄ X2 each meets two; a direction
+// carrying less than the ceiling (X2 → X1 while X2's outgoing direction is split two ways)
+// counts for nothing, and weights 1/(1 + c) and 1 split X2's outgoing direction. Then the same
+// with the ceiling at 90% of the NIC, as fitted ceilings are: a lone transfer at the ceiling
+// leaves its direction unsaturated but full. Rates written out from the definition.
 func TestAckPathFullDirections(t *testing.T) {
 	const c, C = 0.25, 940e6
 	net := ackCluster(t, 10e9, &LearnedParams{AckFull: c})
@@ -265,6 +267,11 @@ func TestAckPathFullDirections(t *testing.T) {
 		{{"X1", "X2", 1e6}, {"X2", "X1", 1e6}},
 		{{"X2", "X1", 1e6}, {"X2", "X3", 1e6}, {"X1", "Y1", 1e6}},
 	}, [][]float64{{C / (1 + c), C / (1 + c), C}, {C / (1 + 2*c), C / (1 + 2*c)}, {C * w / (1 + w), C / (1 + w), C}})
+	net.Ceiling = 0.9 * C
+	checkFirstRates(t, net, [][]Flow{
+		{{"X2", "X1", 1e6}, {"X1", "X3", 1e6}},
+		{{"X2", "X1", 1e6}, {"X2", "X3", 1e6}, {"X1", "Y1", 1e6}},
+	}, [][]float64{{0.9 * C / (1 + c), 0.9 * C / (1 + c)}, {C * w / (1 + w), C / (1 + w), 0.9 * C}})
 }
 
 // ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at

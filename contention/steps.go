@@ -22,8 +22,9 @@ import (
 // finish is the first of it, and a step retires a prefix of what is left. A step costs
 // O(active classes + resources) whatever the number of transfers, and nothing is allocated
 // after set-up. Rules that cannot share rates within a pair (asymmetric-fitted with
-// 0 < φ < 1, PredictWithPenalties' arbitrary penalties) ask for singletons: one class per
-// transfer, in input order, so that they see the transfers one by one as the reference does.
+// 0 < φ < 1, PredictWithPenalties' arbitrary penalties, the stochastic learned model's
+// per-transfer weights) ask for singletons: one class per transfer, in input order, so that
+// they see the transfers one by one as the reference does.
 //
 // Members of a class that finish together in exact arithmetic finish in one step here. The
 // reference implementation (reference_test.go), which adds their rates one by one, gives them

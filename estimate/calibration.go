@@ -162,6 +162,9 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 			continue
 		}
 		c.Learned = append(c.Learned, lf)
+		for _, w := range lf.Warnings {
+			c.Warnings = append(c.Warnings, "learned:"+m.Name()+": "+w)
+		}
 		if c.Params.Learned == nil {
 			c.Params.Learned = map[string]*contention.LearnedParams{}
 		}

@@ -49,7 +49,12 @@ type LearnedFit struct {
 	// order statistics) of every source, at the fit.
 	RMSLogErr float64                   `json:"rms_log_err"`
 	Params    *contention.LearnedParams `json:"params"`
+	// Warnings says what in the fit the calibration should flag (Calibration.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// ackRounds bounds the coordinate descent of ackpath's a, b and c.
+const ackRounds = 30
 
 // NamedParam is an estimate with its name.
 type NamedParam struct {
@@ -215,9 +220,9 @@ func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
 	return s, n, err
 }
 
-// minimise sets *x to the minimiser of the error on obs over [lo, hi] (golden section, to a
-// relative 1e-3 of the bracket), in log space when logScale.
-func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs []learnedObs) error {
+// minimise sets *x to the minimiser of the error on obs over [lo, hi] (golden section, to
+// rel times the bracket), in log space when logScale.
+func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool, obs []learnedObs) error {
 	var ferr error
 	cost := func(v float64) float64 {
 		if logScale {
@@ -233,7 +238,7 @@ func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs 
 	if logScale {
 		lo, hi = math.Log(lo), math.Log(hi)
 	}
-	v := goldenSection(cost, lo, hi, 1e-3*(hi-lo))
+	v := goldenSection(cost, lo, hi, rel*(hi-lo))
 	if logScale {
 		v = math.Exp(v)
 	}
@@ -251,8 +256,9 @@ func (f *learnedFitter) minimise(x *float64, lo, hi float64, logScale bool, obs 
 //     and σ (stochastic variants) on both, jointly by Nelder–Mead, against the order
 //     statistics of the repetitions;
 //  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section,
-//     and ackpath's a, b and c on the same by coordinate descent until none moves by more
-//     than 10⁻⁴ (at most 30 rounds), each in [0, MaxAck];
+//     and ackpath's a, b and c on the same by coordinate descent (golden sections to 5·10⁻⁶)
+//     until none moves by more than 10⁻⁴, each in [0, MaxAck]; after ackRounds rounds the
+//     fit says it did not converge (Warnings);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -295,7 +301,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	f := &learnedFitter{model: model, net: net}
 	// 1. The ceiling, with the capacities out of the way.
 	lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
-	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, true, data.lone); err != nil {
+	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
 		return fail(err)
 	}
 	lp.NICBps, lp.BackboneBps = start.nic, start.backbone
@@ -308,26 +314,33 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		return fail(err)
 	}
 	// 3. The duplex coupling; ackpath's a, b and c.
+	var warnings []string
 	if variant.Duplex && len(data.bidir) > 0 {
-		if err := f.minimise(&lp.Coupling, 0, 1, false, data.bidir); err != nil {
+		if err := f.minimise(&lp.Coupling, 0, 1, 1e-3, false, data.bidir); err != nil {
 			return fail(err)
 		}
 	}
 	if variant.AckPath && len(data.bidir) > 0 {
 		// b and c trade off (the transfers into a node with o leaving it slow by b·(o − 1) + c):
-		// rounds until no parameter moves by more than 10⁻⁴, at most 30.
-		for moved, round := true, 0; moved && round < 30; round++ {
-			moved = false
+		// rounds until no parameter moves by more than 10⁻⁴, each line search to 10⁻⁶ of
+		// [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's grid.
+		converged := false
+		for round := 0; round < ackRounds && !converged; round++ {
+			converged = true
 			for _, x := range []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull} {
 				old := *x
-				if err := f.minimise(x, 0, contention.MaxAck, false, data.bidir); err != nil {
+				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, data.bidir); err != nil {
 					return fail(err)
 				}
-				moved = moved || math.Abs(*x-old) > 1e-4
+				converged = converged && math.Abs(*x-old) <= 1e-4
 			}
 		}
+		if !converged {
+			warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
+				ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
+		}
 	}
-	out := &LearnedFit{Model: model.Name(), Params: lp}
+	out := &LearnedFit{Model: model.Name(), Params: lp, Warnings: warnings}
 	// 4. The surface, on top of the rest.
 	if variant.Surface && len(data.bidir) > 0 {
 		cells := surfaceCells(cl, data.bidir)
@@ -337,7 +350,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		for range 2 {
 			for i := range lp.Surface {
-				if err := f.minimise(&lp.Surface[i].Factor, 0.3, 1, false, data.bidir); err != nil {
+				if err := f.minimise(&lp.Surface[i].Factor, 0.3, 1, 1e-3, false, data.bidir); err != nil {
 					return fail(fmt.Errorf("surface: %w", err))
 				}
 			}

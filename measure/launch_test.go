@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,13 +145,17 @@ func checkTwoByTwo(t *testing.T, s *launchSetup, launcher string) {
 	for _, s := range byRep {
 		later = append(later, size*8/s)
 	}
+	// The best repetition of each: a moment of CPU load beside the emulation only slows a
+	// transfer down, while a NIC that is not shared (or not shaped) shows in every repetition
+	// (the later of two transfers sharing a NIC cannot beat half its rate: the NIC carries
+	// both).
 	nic := s.em.ShapedRate(1e9)
-	a, l := mean(alone), mean(later)
+	a, l := best(alone), best(later)
 	if len(alone) == 0 || a < 0.9*nic || a > nic {
-		t.Errorf("%s: one transfer at %.1f Mbit/s (%d rows), NIC shaped to %.0f", launcher, a/1e6, len(alone), nic/1e6)
+		t.Errorf("%s: one transfer at %.1f Mbit/s at best (%d rows), NIC shaped to %.0f", launcher, a/1e6, len(alone), nic/1e6)
 	}
 	if len(later) == 0 || math.Abs(l-a/2)/(a/2) > 0.1 {
-		t.Errorf("%s: the later of two transfers out of one NIC at %.1f Mbit/s (%d reps), half of one alone is %.1f", launcher, l/1e6, len(later), a/2e6)
+		t.Errorf("%s: the later of two transfers out of one NIC at %.1f Mbit/s at best (%d reps), half of one alone is %.1f", launcher, l/1e6, len(later), a/2e6)
 	}
 	t.Logf("%s: alone %.1f Mbit/s; the later of two out of one NIC %.1f Mbit/s; clock sync ≤ %.0f µs; start skew median %.0f µs, max %.0f µs",
 		launcher, a/1e6, l/1e6, 1e6*m.Measured.SyncErrorS, 1e6*m.Measured.SkewMedianS, 1e6*m.Measured.SkewMaxS)
@@ -159,12 +164,12 @@ func checkTwoByTwo(t *testing.T, s *launchSetup, launcher string) {
 	}
 }
 
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v / float64(len(x))
+// best is the largest of x, 0 when it is empty.
+func best(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
 	}
-	return s
+	return slices.Max(x)
 }
 
 // noAgentsLeft fails if an agent of the test outlived its launcher.

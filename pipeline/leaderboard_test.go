@@ -131,15 +131,21 @@ func TestCommittedLeaderboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.HasSuffix(doc, got.Bytes()) {
-		want := strings.Split(string(doc), "\n")
-		lines := strings.Split(got.String(), "\n")
-		want = want[max(len(want)-len(lines), 0):]
-		for i := range lines {
-			if i >= len(want) || lines[i] != want[i] {
-				t.Fatalf("LEADERBOARD.md is not what %s gives; first difference:\n file: %q\n  now: %q\n(regenerate it with that command, keeping the header)",
-					string(m[0]), want[min(i, len(want)-1)], lines[i])
-			}
+		// The first line that differs, counting from the ranking's first line in both.
+		file, now := string(doc), got.String()
+		file = file[max(strings.Index(file, "| rank"), 0):]
+		fl, nl := strings.Split(file, "\n"), strings.Split(now, "\n")
+		i := 0
+		for i < min(len(fl), len(nl)) && fl[i] == nl[i] {
+			i++
 		}
-		t.Fatalf("LEADERBOARD.md is not what %s gives", string(m[0]))
+		at := func(l []string) string {
+			if i < len(l) {
+				return l[i]
+			}
+			return "(end)"
+		}
+		t.Fatalf("LEADERBOARD.md is not what %s gives; first difference, line %d of the tables:\n file: %q\n  now: %q\n(regenerate it with that command, keeping the header)",
+			string(m[0]), i+1, at(fl), at(nl))
 	}
 }
