@@ -107,6 +107,19 @@ func Models() []Model {
 // on them).
 const DefaultModel = "ackpath"
 
+// ResourceCounts is the number of flows crossing each directed resource of cl, by resource
+// ID; a flow the cluster has no path for counts nowhere.
+func ResourceCounts(cl *cluster.Cluster, flows []Flow) []int {
+	count := make([]int, len(cl.Resources()))
+	for _, f := range flows {
+		path, _ := cl.Path(f.Src, f.Dst)
+		for _, r := range path {
+			count[r]++
+		}
+	}
+	return count
+}
+
 // ModelByName finds a model.
 func ModelByName(name string) (Model, bool) {
 	for _, m := range Models() {

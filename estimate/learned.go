@@ -56,6 +56,9 @@ type LearnedFit struct {
 // ackRounds bounds the coordinate descent of ackpath's a, b and c.
 const ackRounds = 30
 
+// ackNames are ackpath's a, b and c by their JSON keys.
+var ackNames = []string{"ack_in", "ack_out", "ack_full"}
+
 // NamedParam is an estimate with its name.
 type NamedParam struct {
 	Name string
@@ -296,25 +299,55 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	saturated := base.BackboneBps > 0
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
-	lp := &contention.LearnedParams{NICBps: start.nic, BackboneBps: start.backbone, CeilingBps: start.ceiling}
+	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
-	// 1. The ceiling, with the capacities out of the way.
+	var warnings []string
+	// interval gives the 95% intervals of θ at the fit, in the configuration the stage fitted
+	// them in; a parameter its patterns do not determine gets infinite bounds and a warning.
+	interval := func(names []string, obs []learnedObs, theta []float64, set func([]float64), logScale []bool) ([]Param, error) {
+		half, err := f.intervals(theta, set, obs)
+		if err != nil {
+			return nil, err
+		}
+		ps := make([]Param, len(theta))
+		for j, v := range theta {
+			if math.IsInf(half[j], 1) {
+				warnings = append(warnings, fmt.Sprintf("%s: no interval: %d patterns do not determine it", names[j], len(obs)))
+			}
+			lo, hi := v-half[j], v+half[j]
+			if logScale[j] {
+				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
+			} else {
+				lo = max(lo, 0) // σ, κ, a, b and c are not negative
+			}
+			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
+		}
+		return ps, nil
+	}
+	// 1. The ceiling, with the capacities out of the way, and its interval there: once the
+	// capacities are back, a NIC fitted below the ceiling leaves lone transfers blind to it.
 	lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
 	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
 		return fail(err)
 	}
-	lp.NICBps, lp.BackboneBps = start.nic, start.backbone
-	if !saturated {
-		lp.BackboneBps = 0
-	}
-	// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
-	// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
-	if err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic); err != nil {
+	ceiling, err := interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []bool{true})
+	if err != nil {
 		return fail(err)
 	}
+	// The backbone keeps base's capacity: the closed-form fit's when it saw the backbone
+	// saturate, the network's nominal one (0 here) when not.
+	lp.NICBps, lp.BackboneBps = start.nic, base.BackboneBps
+	// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
+	// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
+	w, err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic)
+	if err != nil {
+		return fail(err)
+	}
+	if w != "" {
+		warnings = append(warnings, w)
+	}
 	// 3. The duplex coupling; ackpath's a, b and c.
-	var warnings []string
 	if variant.Duplex && len(data.bidir) > 0 {
 		if err := f.minimise(&lp.Coupling, 0, 1, 1e-3, false, data.bidir); err != nil {
 			return fail(err)
@@ -340,7 +373,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 				ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
 		}
 	}
-	out := &LearnedFit{Model: model.Name(), Params: lp, Warnings: warnings}
+	out := &LearnedFit{Model: model.Name(), Params: lp}
 	// 4. The surface, on top of the rest.
 	if variant.Surface && len(data.bidir) > 0 {
 		cells := surfaceCells(cl, data.bidir)
@@ -360,51 +393,29 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		out.Surface = cells
 	}
-	// Intervals, stage by stage, at the fit.
-	interval := func(obs []learnedObs, theta []float64, set func([]float64), logScale []bool) ([]Param, error) {
-		half, err := f.intervals(theta, set, obs)
-		if err != nil {
-			return nil, err
-		}
-		ps := make([]Param, len(theta))
-		for j, v := range theta {
-			lo, hi := v-half[j], v+half[j]
-			if logScale[j] {
-				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
-			} else {
-				lo = max(lo, 0) // σ, κ, a, b and c are not negative
-			}
-			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
-		}
-		return ps, nil
-	}
-	ceiling, err := interval(data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []bool{true})
-	if err != nil {
-		return fail(err)
-	}
+	// The other intervals, stage by stage, at the fit.
 	out.Ceiling = ceiling[0]
-	capObs, theta, setCap, logs := capacityStage(lp, data, saturated, variant.Stochastic)
-	caps, err := interval(capObs, theta, setCap, logs)
+	out.Sources = []ParamSource{source("ceiling_bps", data.lone, "each lone transfer's mean time")}
+	st := capacityStage(lp, data, saturated, variant.Stochastic)
+	caps, err := interval(st.names, st.obs, st.x0, st.set, st.logScale)
 	if err != nil {
 		return fail(err)
 	}
-	out.NIC = caps[0]
-	out.Sources = []ParamSource{
-		source("ceiling_bps", data.lone, "each lone transfer's mean time"),
-		source("nic_bps", data.intra, "the order statistics of the repetitions"),
-	}
-	next := 1
-	if saturated && len(data.inter) > 0 {
-		out.Backbone = &caps[next]
-		next++
-		out.Sources = append(out.Sources, source("backbone_bps", data.inter, "the order statistics of the repetitions"))
-	}
-	if variant.Stochastic {
-		out.Spread = &caps[next]
-		out.Sources = append(out.Sources, source("spread", capObs, "the order statistics of the repetitions"))
+	for j, name := range st.names {
+		switch name {
+		case "nic_bps":
+			out.NIC = caps[j]
+			out.Sources = append(out.Sources, source(name, data.intra, "the order statistics of the repetitions"))
+		case "backbone_bps":
+			out.Backbone = &caps[j]
+			out.Sources = append(out.Sources, source(name, data.inter, "the order statistics of the repetitions"))
+		case "spread":
+			out.Spread = &caps[j]
+			out.Sources = append(out.Sources, source(name, st.obs, "the order statistics of the repetitions"))
+		}
 	}
 	if variant.Duplex && len(data.bidir) > 0 {
-		kappa, err := interval(data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []bool{false})
+		kappa, err := interval([]string{"coupling"}, data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []bool{false})
 		if err != nil {
 			return fail(err)
 		}
@@ -413,14 +424,14 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	if variant.AckPath && len(data.bidir) > 0 {
 		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
-		ack, err := interval(data.bidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
+		ack, err := interval(ackNames, data.bidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
 			lp.AckIn, lp.AckOut, lp.AckFull = clamp(x[0]), clamp(x[1]), clamp(x[2])
 		}, []bool{false, false, false})
 		if err != nil {
 			return fail(err)
 		}
 		out.AckIn, out.AckOut, out.AckFull = &ack[0], &ack[1], &ack[2]
-		for _, name := range []string{"ack_in", "ack_out", "ack_full"} {
+		for _, name := range ackNames {
 			out.Sources = append(out.Sources, source(name, data.bidir, "each transfer's mean time"))
 		}
 	}
@@ -433,27 +444,35 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		return fail(err)
 	}
 	out.RMSLogErr = math.Sqrt(s / float64(n))
+	out.Warnings = warnings
 	return out, nil
 }
 
-// capacityStage is what step 2 fits: the observations (fair_intra, with fair_inter when the
-// backbone saturated or σ is fitted), the parameter vector x = (log NIC, [log backbone], [σ])
-// at lp's values, how to set lp from x (σ read as |x| so that it stays positive), and which
-// elements are logarithms.
-func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) (obs []learnedObs, x0 []float64, set func([]float64), logScale []bool) {
+// stage is what step 2 fits: the observations, the parameters' JSON keys, the parameter vector
+// at lp's values, how to set lp from a vector, and which elements are logarithms.
+type stage struct {
+	obs      []learnedObs
+	names    []string
+	x0       []float64
+	set      func([]float64)
+	logScale []bool
+}
+
+// capacityStage is step 2's stage: fair_intra, with fair_inter when the backbone saturated or
+// σ is fitted; x = (log NIC, [log backbone], [σ]), σ read as |x| so that it stays positive.
+func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) stage {
 	withBackbone := saturated && len(d.inter) > 0
-	obs = d.intra
+	st := stage{obs: d.intra, names: []string{"nic_bps"}, x0: []float64{math.Log(lp.NICBps)}, logScale: []bool{true}}
 	if withBackbone || stochastic {
-		obs = slices.Concat(d.intra, d.inter)
+		st.obs = slices.Concat(d.intra, d.inter)
 	}
-	x0, logScale = []float64{math.Log(lp.NICBps)}, []bool{true}
 	if withBackbone {
-		x0, logScale = append(x0, math.Log(lp.BackboneBps)), append(logScale, true)
+		st.names, st.x0, st.logScale = append(st.names, "backbone_bps"), append(st.x0, math.Log(lp.BackboneBps)), append(st.logScale, true)
 	}
 	if stochastic {
-		x0, logScale = append(x0, lp.Spread), append(logScale, false)
+		st.names, st.x0, st.logScale = append(st.names, "spread"), append(st.x0, lp.Spread), append(st.logScale, false)
 	}
-	set = func(x []float64) {
+	st.set = func(x []float64) {
 		lp.NICBps = math.Exp(x[0])
 		i := 1
 		if withBackbone {
@@ -464,13 +483,15 @@ func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stoc
 			lp.Spread = math.Abs(x[i])
 		}
 	}
-	return obs, x0, set, logScale
+	return st
 }
 
 // capacitiesAndSpread is step 2: Nelder–Mead (gonum/optimize) on capacityStage's x, from
-// lp's values (σ from at least 0.1, so that the simplex explores it).
-func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) error {
-	obs, x0, set, _ := capacityStage(lp, d, saturated, stochastic)
+// lp's values (σ from at least 0.1, so that the simplex explores it). It says, as a warning,
+// when the search stopped before its values agreed.
+func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) (warning string, err error) {
+	st := capacityStage(lp, d, saturated, stochastic)
+	obs, x0, set := st.obs, st.x0, st.set
 	if stochastic {
 		x0[len(x0)-1] = max(x0[len(x0)-1], 0.1)
 	}
@@ -488,13 +509,19 @@ func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *lea
 	res, err := optimize.Minimize(prob, x0, &optimize.Settings{FuncEvaluations: 400, Converger: &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 40}},
 		&optimize.NelderMead{SimplexSize: 0.1})
 	if ferr != nil {
-		return ferr
+		return "", ferr
 	}
-	if err != nil && res == nil {
-		return err
+	if res == nil {
+		return "", err
 	}
 	set(res.X)
-	return nil
+	if why := fmt.Sprint(res.Status); err != nil || res.Status != optimize.FunctionConvergence {
+		if err != nil {
+			why = err.Error()
+		}
+		warning = fmt.Sprintf("%s: Nelder–Mead stopped before its values agreed (%s, %d evaluations)", strings.Join(st.names, ", "), why, res.FuncEvaluations)
+	}
+	return warning, nil
 }
 
 // intervals returns the half-widths of the 95% intervals of θ at the fit (see FitLearned),
@@ -512,9 +539,19 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 		return inf(), nil
 	}
 	defer set(theta)
-	// Central differences: a 0.1% change of a rate, 0.001 of σ or κ.
+	set(theta)
+	res, err := f.residuals(obs)
+	if err != nil {
+		return nil, err
+	}
+	// The Jacobian, one row per term, pattern after pattern (pattern k's rows from off[k]), by
+	// central differences: a 0.1% change of a rate, 0.001 of σ or κ.
 	const h = 1e-3
-	var cols [][][]float64 // per parameter, per pattern, per term: ∂r/∂θ_j
+	off := make([]int, g+1)
+	for k := range g {
+		off[k+1] = off[k] + len(res[k])
+	}
+	jac := mat.NewDense(off[g], p, nil)
 	x := slices.Clone(theta)
 	for j := range p {
 		x[j] = theta[j] + h
@@ -530,45 +567,28 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 			return nil, err
 		}
 		x[j] = theta[j]
-		col := make([][]float64, g)
 		for k := range g {
-			col[k] = make([]float64, len(up[k]))
 			for i := range up[k] {
-				col[k][i] = (up[k][i] - down[k][i]) / (2 * h)
+				jac.Set(off[k]+i, j, (up[k][i]-down[k][i])/(2*h))
 			}
 		}
-		cols = append(cols, col)
 	}
-	set(theta)
-	res, err := f.residuals(obs)
-	if err != nil {
-		return nil, err
-	}
-	jtj := mat.NewSymDense(p, nil)
-	meat := mat.NewSymDense(p, nil)
-	score := make([]float64, p)
+	// JᵀJ, and the meat Σ_k s_k s_kᵀ from each pattern's score s_k = J_kᵀ r_k.
+	var jtj, meat mat.SymDense
+	jtj.SymOuterK(1, jac.T())
+	scores := mat.NewDense(g, p, nil)
 	for k := range g {
-		clear(score)
-		for i := range res[k] {
-			for a := range p {
-				score[a] += cols[a][k][i] * res[k][i]
-				for b := a; b < p; b++ {
-					jtj.SetSym(a, b, jtj.At(a, b)+cols[a][k][i]*cols[b][k][i])
-				}
-			}
-		}
-		for a := range p {
-			for b := a; b < p; b++ {
-				meat.SetSym(a, b, meat.At(a, b)+score[a]*score[b])
-			}
-		}
+		var sk mat.VecDense
+		sk.MulVec(jac.Slice(off[k], off[k+1], 0, p).T(), mat.NewVecDense(len(res[k]), res[k]))
+		scores.SetRow(k, sk.RawVector().Data)
 	}
+	meat.SymOuterK(1, scores.T())
 	var bread mat.Dense
-	if err := bread.Inverse(jtj); err != nil {
+	if err := bread.Inverse(&jtj); err != nil {
 		return inf(), nil // not determined by these patterns
 	}
 	var cov mat.Dense
-	cov.Product(&bread, meat, &bread)
+	cov.Product(&bread, &meat, &bread)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(g - 1)}.Quantile(0.975)
 	for j := range p {
 		half[j] = t * math.Sqrt(max(cov.At(j, j), 0)*float64(g)/float64(g-1))
@@ -577,7 +597,7 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 }
 
 // learnedStartValues are the closed-form calibration's rates a fit starts from.
-type learnedStartValues struct{ ceiling, nic, backbone float64 }
+type learnedStartValues struct{ ceiling, nic float64 }
 
 // largestCarried is the most a bottleneck carried in the fair_intra patterns of two transfers
 // or more: their bytes over the makespan (the mean of the last order statistic), which a
@@ -602,11 +622,9 @@ func learnedStart(cl *cluster.Cluster, net *contention.Network) learnedStartValu
 	var s learnedStartValues
 	s.ceiling = net.Ceiling
 	for i, r := range cl.Resources() {
-		switch {
-		case r.Kind == cluster.NICOut && s.nic == 0:
+		if r.Kind == cluster.NICOut {
 			s.nic = net.Capacity[i]
-		case r.Kind >= cluster.UplinkUp && s.backbone == 0:
-			s.backbone = net.Capacity[i]
+			break
 		}
 	}
 	return s
@@ -631,13 +649,7 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 	var cells []SurfaceCellFit
 	seen := map[contention.SurfaceCell]bool{}
 	for _, o := range obs {
-		count := make([]int, len(res))
-		for _, f := range o.flows {
-			path, _ := cl.Path(f.Src, f.Dst)
-			for _, r := range path {
-				count[r]++
-			}
-		}
+		count := contention.ResourceCounts(cl, o.flows)
 		for r, rs := range res {
 			if count[r] == 0 || count[rs.Reverse] == 0 {
 				continue

@@ -112,7 +112,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 	if math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
 		t.Errorf("NIC capacity %g: fitted %+v", capacity, fit.NIC)
 	}
-	if math.Abs(fit.Ceiling.Value/ceiling-1) > 0.01 || !fit.Ceiling.Covers(fit.Ceiling.Value) {
+	if math.Abs(fit.Ceiling.Value/ceiling-1) > 0.01 || !fit.Ceiling.Covers(ceiling) || math.IsInf(fit.Ceiling.CIHigh, 1) {
 		t.Errorf("ceiling %g: fitted %+v", ceiling, fit.Ceiling)
 	}
 	want := map[string][]string{"ceiling_bps": {experiments.FairIntra, experiments.P2PSweep}, "nic_bps": {experiments.FairIntra}, "spread": {experiments.FairIntra}}

@@ -204,13 +204,7 @@ type Accuracy struct {
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
 // the situation in which the asymmetric property acts.
 func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
-	count := make([]int, len(cl.Resources()))
-	for _, f := range flows {
-		path, _ := cl.Path(f.Src, f.Dst)
-		for _, r := range path {
-			count[r]++
-		}
-	}
+	count := contention.ResourceCounts(cl, flows)
 	for r, res := range cl.Resources() {
 		c, back := count[r], count[res.Reverse]
 		if c > 0 && back > 0 && c != back {
