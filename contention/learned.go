@@ -100,6 +100,10 @@ type LearnedParams struct {
 // the rate with one) is beyond anything a queue of the reverse direction does.
 const MaxAck = 5
 
+// MaxSurfaceCount bounds a surface cell's counts: the table is a dense grid up to the largest
+// (a bidirectional design measures 3 each way; a count of 10⁵ would ask for gigabytes).
+const MaxSurfaceCount = 64
+
 // DefaultSamples is the number of weight samples when LearnedParams.Samples is 0: 64 samples
 // (a Latin hypercube) keep the sampling error of an expected time below 1% at σ = 0.3 on
 // the fairness patterns, and of an order statistic below 2.5% (TestStochasticSamplingError).
@@ -161,8 +165,8 @@ func (lp *LearnedParams) Validate() error {
 		switch {
 		case !slices.Contains(SurfaceKinds, c.Kind):
 			return fmt.Errorf("surface[%d].kind: %q, want one of %v", i, c.Kind, SurfaceKinds)
-		case c.With < 1 || c.Contra < 1:
-			return fmt.Errorf("surface[%d]: with %d and contra %d, want both at least 1", i, c.With, c.Contra)
+		case c.With < 1 || c.Contra < 1 || c.With > MaxSurfaceCount || c.Contra > MaxSurfaceCount:
+			return fmt.Errorf("surface[%d]: with %d and contra %d, want both in [1, %d]", i, c.With, c.Contra, MaxSurfaceCount)
 		case !finite(c.Factor) || c.Factor <= 0 || c.Factor > 2:
 			return fmt.Errorf("surface[%d].factor: %g outside (0, 2]", i, c.Factor)
 		}
@@ -180,7 +184,9 @@ func LearnedNames() []string {
 }
 
 // network returns net with the capacities this model was fitted with, a copy when they
-// differ (net itself is shared by concurrent predictions and is not changed).
+// differ (net itself is shared by concurrent predictions and is not changed). Unlike
+// Params.Network, the NIC capacity does not cap the ceiling: the two are fitted apart, and a
+// lone transfer's rate is the smaller of them anyway.
 func (lp *LearnedParams) network(net *Network) *Network {
 	if lp.CeilingBps == 0 && lp.NICBps == 0 && lp.BackboneBps == 0 {
 		return net
@@ -194,9 +200,10 @@ func (lp *LearnedParams) network(net *Network) *Network {
 	return &n
 }
 
-// surfaceTable is a surface as dense per-kind grids, for lookups in the step loop.
+// surfaceTable is a surface as dense per-kind grids, for lookups in the step loop: each cell
+// the measured factor, or the nearest measured one's (see factor).
 type surfaceTable struct {
-	grid       [3][][]float64 // per kind: [with−1][contra−1], NaN where not measured
+	grid       [3][][]float64 // per kind: [with−1][contra−1]
 	maxW, maxC [3]int
 }
 
@@ -223,7 +230,35 @@ func newSurfaceTable(cells []SurfaceCell) *surfaceTable {
 	for _, c := range cells {
 		t.grid[kindIndex(c.Kind)][c.With-1][c.Contra-1] = c.Factor
 	}
+	// Cells not measured take the nearest measured one's factor (smallest |Δw| + |Δc|, then
+	// smaller counts first), found once here rather than at every lookup.
+	for k, g := range t.grid {
+		filled := make([][]float64, len(g))
+		for w := range g {
+			filled[w] = slices.Clone(g[w])
+			for c, f := range g[w] {
+				if math.IsNaN(f) {
+					filled[w][c] = nearestMeasured(g, w, c)
+				}
+			}
+		}
+		t.grid[k] = filled
+	}
 	return t
+}
+
+// nearestMeasured is the factor of grid's measured cell nearest to [w][c] (smallest
+// |Δw| + |Δc|, the first in row-major order among equals), 1 when none is measured.
+func nearestMeasured(grid [][]float64, w, c int) float64 {
+	best, bestD := 1.0, math.MaxInt
+	for i := range grid {
+		for j, f := range grid[i] {
+			if d := abs(i-w) + abs(j-c); !math.IsNaN(f) && d < bestD {
+				best, bestD = f, d
+			}
+		}
+	}
+	return best
 }
 
 // factor is F_kind(w, c): 1 without contra-flow transfers or measurements; else the cell at
@@ -233,20 +268,7 @@ func (t *surfaceTable) factor(kind, w, c int) float64 {
 	if t == nil || c == 0 || w == 0 || t.maxW[kind] == 0 {
 		return 1
 	}
-	w, c = min(w, t.maxW[kind]), min(c, t.maxC[kind])
-	g := t.grid[kind]
-	if f := g[w-1][c-1]; !math.IsNaN(f) {
-		return f
-	}
-	best, bestD := 1.0, math.MaxInt
-	for i := range g {
-		for j, f := range g[i] {
-			if d := abs(i+1-w) + abs(j+1-c); !math.IsNaN(f) && d < bestD {
-				best, bestD = f, d
-			}
-		}
-	}
-	return best
+	return t.grid[kind][min(w, t.maxW[kind])-1][min(c, t.maxC[kind])-1]
 }
 
 func abs(x int) int {
@@ -361,11 +383,10 @@ func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, 
 	if err != nil {
 		return err
 	}
-	f := newWFill(e, m.v, lp)
-	f.unweighted = spread == 0
+	f := newWFill(e, m.v, lp, spread == 0)
 	for s := range samples {
 		if s > 0 {
-			e.reset()
+			f.reset()
 		}
 		for c := range f.weight {
 			f.weight[c] = 1
@@ -420,8 +441,8 @@ type wfill struct {
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
-// the caller sets the weights before each run.
-func newWFill(e *engine, v LearnedVariant, lp *LearnedParams) *wfill {
+// unweighted says every weight will be 1. The caller sets the weights before each run.
+func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *wfill {
 	var surf *surfaceTable
 	if v.Surface {
 		surf = newSurfaceTable(lp.Surface)
@@ -438,8 +459,8 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams) *wfill {
 	}
 	nc := len(e.src)
 	f := &wfill{e: e, surf: surf, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
-		path: make([][]int32, nc), frozen: make([]bool, nc), saturated: make([]bool, nr), full: make([]bool, nr),
-		capacity: make([]float64, total), on: make([][]int32, total), usage: make([]float64, total),
+		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), saturated: make([]bool, nr),
+		full: make([]bool, nr), capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
 	if v.AckPath {
 		f.ackIn, f.ackOut, f.ackFull = lp.AckIn, lp.AckOut, lp.AckFull
@@ -450,32 +471,50 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams) *wfill {
 		f.kinds[i] = kindIndex(SurfaceKind(r.Kind))
 	}
 	copy(f.capacity, net.Capacity)
+	// A class's resources: its route's, and under duplex coupling its two nodes' joint budgets,
+	// (2 − κ) times the node's outgoing NIC direction's capacity; those paths are carved from
+	// one array.
+	var joint []int32
 	if coupling > 0 {
-		// Each node's joint budget: (2 − κ) times its NIC's capacity (its outgoing direction's).
-		for c := range e.src {
-			rt := e.routes[c]
-			f.capacity[nr+int(e.src[c])] = (2 - coupling) * net.Capacity[rt.res[0]]
-			f.capacity[nr+int(e.dst[c])] = (2 - coupling) * net.Capacity[rt.res[rt.n-1]]
-		}
+		joint = make([]int32, 0, nc*(maxPath+2))
 	}
 	for c := range e.src {
-		p := slices.Clone(e.pathOf(int32(c)))
+		p := e.pathOf(int32(c))
 		if coupling > 0 {
-			p = append(p, int32(nr)+e.src[c], int32(nr)+e.dst[c])
+			rt := &e.routes[c]
+			f.capacity[nr+int(e.src[c])] = (2 - coupling) * net.Capacity[rt.res[0]]
+			f.capacity[nr+int(e.dst[c])] = (2 - coupling) * net.Capacity[rt.rev[rt.n-1]]
+			start := len(joint)
+			joint = append(append(joint, p...), int32(nr)+e.src[c], int32(nr)+e.dst[c])
+			p = joint[start:len(joint):len(joint)]
 		}
 		f.path[c] = p
-		for _, r := range p {
-			f.on[r] = append(f.on[r], int32(c))
-		}
 	}
-	f.all = make([][]int32, total)
-	for r, on := range f.on {
-		if len(on) > 0 {
+	f.all = classLists(total, nc, func(c int32) []int32 { return f.path[c] })
+	f.on = make([][]int32, total)
+	entries := 0
+	for _, cs := range f.all {
+		entries += len(cs)
+	}
+	on := make([]int32, 0, entries)
+	for r, cs := range f.all {
+		if len(cs) > 0 {
 			f.used = append(f.used, int32(r))
-			f.all[r], f.on[r] = on, slices.Clone(on)
 		}
+		start := len(on)
+		on = append(on, cs...)
+		f.on[r] = on[start:len(on):len(on)]
 	}
 	return f
+}
+
+// reset readies the fill and its engine for another run (the next weight sample): every class
+// back on its resources' lists, which a run shortens as classes finish.
+func (f *wfill) reset() {
+	f.e.reset()
+	for _, r := range f.used {
+		f.on[r] = append(f.on[r][:0], f.all[r]...)
+	}
 }
 
 func (f *wfill) level(r int32) float64 {
@@ -492,11 +531,6 @@ func (f *wfill) rates() error {
 		// Capacities of the step: the network's, scaled by the surface at the current counts.
 		if f.surf != nil && r < nr {
 			f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
-		}
-	}
-	if e.steps == 0 { // a new run: every class is back on its resources' lists
-		for _, r := range f.used {
-			f.on[r] = append(f.on[r][:0], f.all[r]...)
 		}
 	}
 	ceiling := e.net.Ceiling
@@ -569,15 +603,15 @@ func (f *wfill) fill() {
 			f.heap.items = append(f.heap.items, fillEvent{r: r, level: f.level(r)})
 		}
 	}
-	ncls := int32(len(f.capacity))
+	nres := int32(len(f.capacity))
 	if f.unweighted {
 		// Every class reaches its ceiling at the same level: one event for all, index
 		// len(capacity).
-		f.heap.items = append(f.heap.items, fillEvent{r: ncls, level: e.net.Ceiling})
+		f.heap.items = append(f.heap.items, fillEvent{r: nres, level: e.net.Ceiling})
 	} else {
 		for _, c := range e.act {
 			// A class's ceiling is an event beyond the resources: index len(capacity)+c.
-			f.heap.items = append(f.heap.items, fillEvent{r: ncls + c, level: f.ceil[c] / f.eff[c]})
+			f.heap.items = append(f.heap.items, fillEvent{r: nres + c, level: f.ceil[c] / f.eff[c]})
 		}
 	}
 	f.heap.init()
@@ -595,7 +629,7 @@ func (f *wfill) fill() {
 	}
 	for left > 0 && f.heap.Len() > 0 {
 		ev := f.heap.top()
-		if ev.r >= ncls { // a class reaches the ceiling
+		if ev.r >= nres { // a class reaches the ceiling
 			f.heap.pop()
 			if f.unweighted { // all the classes still rising do
 				for _, c := range e.act {
@@ -603,7 +637,7 @@ func (f *wfill) fill() {
 						freeze(c, f.ceil[c])
 					}
 				}
-			} else if c := ev.r - ncls; !f.frozen[c] {
+			} else if c := ev.r - nres; !f.frozen[c] {
 				freeze(c, f.ceil[c])
 			}
 			continue

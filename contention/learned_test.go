@@ -72,7 +72,7 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := newWFill(e, m.Variant(), lp)
+			f := newWFill(e, m.Variant(), lp, false)
 			for c := range f.weight {
 				f.weight[c] = 1
 			}
@@ -129,7 +129,10 @@ func TestStochasticOneBottleneck(t *testing.T) {
 		if om := floatsMean(order); !scalar.EqualWithinRel(mean, om, 1e-9) {
 			t.Errorf("k = %d: mean expected time %g, mean order statistic %g", k, mean, om)
 		}
-		again, _ := Stochastic.Predict(net, flows)
+		again, err := Stochastic.Predict(net, flows)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !slices.Equal(p.Times, again.Times) {
 			t.Errorf("k = %d: two runs differ: %v, %v", k, p.Times, again.Times)
 		}
@@ -240,6 +243,9 @@ func TestLearnedParamsValidate(t *testing.T) {
 		{map[string]*LearnedParams{"duplex": {Coupling: 2}}, "coupling"},
 		{map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic", With: 1, Contra: 1, Factor: 1}}}}, "kind"},
 		{map[string]*LearnedParams{"surface": {NICBps: math.NaN()}}, "nic_bps"},
+		// A dense grid of 10⁵ × 10⁵ cells would exhaust memory: refused before it is built.
+		{map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic-in", With: 1e5, Contra: 1e5, Factor: 1}}}}, "want both in [1, 64]"},
+		{map[string]*LearnedParams{"ackpath": {AckFull: -0.1}}, "ack_full"},
 	} {
 		p := DefaultParams()
 		p.Learned = c.p

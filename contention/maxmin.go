@@ -88,26 +88,36 @@ func lessFill(a, b fillEvent) bool {
 
 func newFill(e *engine) *fill {
 	nr := len(e.net.Capacity)
-	f := &fill{e: e, on: make([][]int32, nr), cls: make([]fillClass, len(e.src)), usage: make([]float64, nr),
+	f := &fill{e: e, on: classLists(nr, len(e.src), e.pathOf), cls: make([]fillClass, len(e.src)), usage: make([]float64, nr),
 		unfrozen: make([]int32, nr), heap: minHeap[fillEvent]{less: lessFill}}
-	total := 0
 	for c, rt := range e.routes {
 		f.cls[c] = fillClass{res: rt.res, n: rt.n, mult: e.mult[c]}
-		for _, r := range rt.res[:rt.n] {
-			f.unfrozen[r]++ // classes per resource, to size the lists
-		}
-		total += int(rt.n)
-	}
-	all := make([]int32, 0, total)
-	for r, n := range f.unfrozen {
-		f.on[r], all = all[len(all):len(all):len(all)+int(n)], all[:len(all)+int(n)]
-	}
-	for c, rt := range e.routes {
-		for _, r := range rt.res[:rt.n] {
-			f.on[r] = append(f.on[r], int32(c))
-		}
 	}
 	return f
+}
+
+// classLists lists, for each of n resources, the classes 0…classes−1 whose path crosses it,
+// in increasing order; the lists are carved from one array, each with its own capacity, so
+// that appending to one never writes into the next.
+func classLists(n, classes int, path func(c int32) []int32) [][]int32 {
+	size := make([]int, n)
+	total := 0
+	for c := range classes {
+		for _, r := range path(int32(c)) {
+			size[r]++
+		}
+		total += len(path(int32(c)))
+	}
+	lists, all := make([][]int32, n), make([]int32, 0, total)
+	for r, k := range size {
+		lists[r], all = all[len(all):len(all):len(all)+k], all[:len(all)+k]
+	}
+	for c := range classes {
+		for _, r := range path(int32(c)) {
+			lists[r] = append(lists[r], int32(c))
+		}
+	}
+	return lists
 }
 
 // level is the rate at which resource r fills with its unfrozen transfers.
