@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -39,7 +41,7 @@ type CrossValidation struct {
 // of every experiment), and for each fold calibrates on every other row of the dataset
 // (estimate.Calibrate) and predicts the fold's patterns with every model. Scores are over
 // every left-out transfer's mean time, best share within ±10% first, then mean |ε|.
-func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
+func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
 	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync, experiments.RandomCalibration)
 	pats, err := datasets.MeasuredPatterns(in.Transfers, exps)
 	if err != nil {
@@ -50,16 +52,19 @@ func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.
 		return cmp.Or(cmp.Compare(a.Experiment, b.Experiment), cmp.Compare(a.ID, b.ID))
 	})
 	if len(pats) < CVFolds {
-		return nil, fmt.Errorf("cross-validation: %d contention calibration patterns, need at least %d", len(pats), CVFolds)
+		return nil, badinput.Errorf("", "cross-validation: %d calibration patterns of two transfers or more, need at least %d: measure fair_intra, fair_inter, bidir_*, static_sync or random patterns with role = \"calibration\"",
+			len(pats), CVFolds)
 	}
 	type key struct{ exp, id string }
+	folds := make([][]*datasets.MeasuredPattern, CVFolds)
 	fold := map[key]int{}
 	for i, p := range pats {
+		folds[i%CVFolds] = append(folds[i%CVFolds], p)
 		fold[key{p.Experiment, p.ID}] = i % CVFolds
 	}
 	models := contention.Models()
 	errs := make([][]float64, len(models))
-	for k := range CVFolds {
+	for k, left := range folds {
 		train := in
 		train.Transfers = slices.DeleteFunc(slices.Clone(in.Transfers), func(r datasets.Transfer) bool {
 			f, ok := fold[key{r.Experiment, r.PatternID}]
@@ -71,17 +76,14 @@ func CrossValidate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.
 			return nil, fmt.Errorf("cross-validation, fold %d: %w", k+1, err)
 		}
 		net.PenaltyTable = cal.PenaltyTable()
-		for i, p := range pats {
-			if i%CVFolds != k {
-				continue
-			}
-			for j, m := range models {
-				pred, err := m.Predict(net, p.Flows)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
-				}
+		preds, err := validate.PredictPatterns(ctx, net, left, models)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation: %w", err)
+		}
+		for i, p := range left {
+			for j := range models {
 				for f := range p.Flows {
-					errs[j] = append(errs[j], (pred.Times[f]-p.Mean[f])/p.Mean[f])
+					errs[j] = append(errs[j], validate.SignedError(preds[i][j].Times[f], p.Mean[f]))
 				}
 			}
 		}

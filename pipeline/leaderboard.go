@@ -82,11 +82,12 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		}
 		in.HockneyBreaks = ds.Manifest.HockneyBreaks
 		cal := estimate.Calibrate(ds.Cluster, in, defaults, false)
-		cv, err := CrossValidate(ds.Cluster, in, defaults)
+		cv, err := CrossValidate(ctx, ds.Cluster, in, defaults)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: filepath.Base(filepath.Clean(dir)), CrossValidation: cv})
+		name := filepath.Base(filepath.Clean(dir))
+		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: name, CrossValidation: cv})
 		for _, s := range cv.Scores {
 			cvTotal.add(s.Model, s.Transfers, s.Within10, s.MeanAbsErr)
 		}
@@ -96,7 +97,7 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		}
 		for _, s := range append(slices.Clone(acc.Settings), acc.Overall) {
 			for _, m := range s.Models {
-				lb.Entries = append(lb.Entries, LeaderboardEntry{Dataset: filepath.Base(filepath.Clean(dir)), Cluster: ds.Cluster.Name(),
+				lb.Entries = append(lb.Entries, LeaderboardEntry{Dataset: name, Cluster: ds.Cluster.Name(),
 					Setting: s.Setting, Model: m.Model, Transfers: m.Transfers, Within10: m.Within10, MeanAbsErr: m.MeanAbsErr,
 					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr})
 			}
@@ -110,7 +111,7 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		if r, ok := total.rank(m.Name()); ok {
 			lb.Ranking = append(lb.Ranking, r)
 		}
-		if r, ok := cvTotal.rank(m.Name()); ok && r.Transfers > 0 && r.Within10 > best {
+		if r, ok := cvTotal.rank(m.Name()); ok && r.Within10 > best {
 			best, lb.Selected = r.Within10, m.Name()
 		}
 	}

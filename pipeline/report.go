@@ -285,7 +285,12 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 			cols = append(cols, s)
 		}
 		sort.Slice(cols, func(i, j int) bool { return validate.CompareSettings(cols[i], cols[j]) < 0 })
-		rows := []string{contention.DefaultModel, "asymmetric", "fair"}
+		rows := []string{contention.DefaultModel} // the default first, then the paper's models, once each
+		for _, m := range []string{"asymmetric", "fair"} {
+			if m != contention.DefaultModel {
+				rows = append(rows, m)
+			}
+		}
 		errs := make([][][]float64, len(rows))
 		for r, m := range rows {
 			errs[r] = make([][]float64, len(cols))

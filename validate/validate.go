@@ -105,10 +105,9 @@ func (r Row) Err(model string) float64 {
 // SummarizeErrors gives the mean |ε|, the mean signed ε (bias) and the share with |ε| ≤ Within
 // of signed relative errors; all 0 when there are none.
 func SummarizeErrors(errs []float64) (meanAbs, bias, within float64) {
-	abs := make([]float64, len(errs))
-	for i, e := range errs {
-		abs[i] = math.Abs(e)
-		if abs[i] <= Within {
+	abs := absAll(errs)
+	for _, a := range abs {
+		if a <= Within {
 			within++
 		}
 	}
@@ -116,6 +115,38 @@ func SummarizeErrors(errs []float64) (meanAbs, bias, within float64) {
 		within /= float64(len(errs))
 	}
 	return mean(abs), mean(errs), within
+}
+
+// SignedError is ε = (predicted − measured)/measured.
+func SignedError(predicted, measured float64) float64 { return (predicted - measured) / measured }
+
+// absAll is |x| element by element.
+func absAll(x []float64) []float64 {
+	abs := make([]float64, len(x))
+	for i, v := range x {
+		abs[i] = math.Abs(v)
+	}
+	return abs
+}
+
+// PredictPatterns predicts every pattern with every model, on all cores: out[k][j] is
+// pattern k's prediction by models[j]. Each pattern has its own slot, so the result does not
+// depend on the scheduling. An error names the model and the pattern.
+func PredictPatterns(ctx context.Context, net *contention.Network, pats []*datasets.MeasuredPattern, models []contention.Model) ([][]*contention.Prediction, error) {
+	preds := make([][]*contention.Prediction, len(pats))
+	err := parallel.For(ctx, len(pats), 0, func(k int) error {
+		p := pats[k]
+		preds[k] = make([]*contention.Prediction, len(models))
+		for j, m := range models {
+			pred, err := m.Predict(net, p.Flows)
+			if err != nil {
+				return fmt.Errorf("%s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
+			}
+			preds[k][j] = pred
+		}
+		return nil
+	})
+	return preds, err
 }
 
 // ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.
@@ -241,23 +272,11 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	noiseBy := map[string]*noiseTally{}
 	overallNoise := &noiseTally{}
-	// Patterns are independent: predict them on all cores, each into its own slot, then
-	// score them in order, so that the result is the serial one byte for byte.
-	preds := make([][]*contention.Prediction, len(pats))
-	err = parallel.For(context.Background(), len(pats), 0, func(k int) error {
-		p := pats[k]
-		preds[k] = make([]*contention.Prediction, len(models))
-		for j, m := range models {
-			pred, err := m.Predict(net, p.Flows)
-			if err != nil {
-				return fmt.Errorf("validate: %s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
-			}
-			preds[k][j] = pred
-		}
-		return nil
-	})
+	// Patterns are independent: predict them on all cores, then score them in order, so that
+	// the result is the serial one byte for byte.
+	preds, err := PredictPatterns(context.Background(), net, pats, models)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("validate: %w", err)
 	}
 	bySetting := map[string]map[string]*tally{}
 	patterns := map[string]int{}
@@ -298,7 +317,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 			}
 			t.steps = append(t.steps, float64(pred.Steps))
 			for i := range p.Flows {
-				e := (pred.Times[i] - p.Mean[i]) / p.Mean[i]
+				e := SignedError(pred.Times[i], p.Mean[i])
 				out[base+i].set(m.Name(), pred.Times[i], e)
 				t.errs = append(t.errs, e)
 				if asym {
@@ -310,16 +329,8 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	score := func(name string, t *tally) ModelAccuracy {
 		ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
 		ma.MeanAbsErr, ma.MeanErr, ma.Within10 = SummarizeErrors(t.errs)
-		abs := make([]float64, len(t.errs))
-		for i, e := range t.errs {
-			abs[i] = math.Abs(e)
-		}
-		ma.SEAbsErr = stdErr(abs)
-		asymAbs := make([]float64, len(t.asymErrs))
-		for i, e := range t.asymErrs {
-			asymAbs[i] = math.Abs(e)
-		}
-		ma.AsymMeanAbsErr = mean(asymAbs)
+		ma.SEAbsErr = stdErr(absAll(t.errs))
+		ma.AsymMeanAbsErr = mean(absAll(t.asymErrs))
 		return ma
 	}
 	settings := make([]string, 0, len(bySetting))
