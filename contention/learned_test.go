@@ -62,7 +62,7 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 40 {
 		flows := randomTableIFlows(rng, 2+rng.IntN(30), 3)
-		for _, m := range []Learned{SurfaceModel, Duplex, AckPath} {
+		for _, m := range []Learned{SurfaceModel, Duplex, AckPath, AckPathAlpha} {
 			got, err := m.Predict(net, flows)
 			if err != nil {
 				t.Fatal(err)
@@ -246,6 +246,8 @@ func TestLearnedParamsValidate(t *testing.T) {
 		// A dense grid of 10⁵ × 10⁵ cells would exhaust memory: refused before it is built.
 		{map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic-in", With: 1e5, Contra: 1e5, Factor: 1}}}}, "want both in [1, 64]"},
 		{map[string]*LearnedParams{"ackpath": {AckFull: -0.1}}, "ack_full"},
+		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 20}}, "alpha: 20 outside [0.1, 5]"},
+		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 0.01}}, "alpha"},
 	} {
 		p := DefaultParams()
 		p.Learned = c.p
@@ -300,15 +302,7 @@ func ackCluster(t *testing.T, backbone float64, lp *LearnedParams) *Network {
 func checkFirstRates(t *testing.T, net *Network, patterns [][]Flow, want [][]float64) {
 	t.Helper()
 	for k, flows := range patterns {
-		p, err := AckPath.Predict(net, flows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, r := range p.FirstRates {
-			if !scalar.EqualWithinRel(r, want[k][i], 1e-9) {
-				t.Errorf("%v: transfer %d at %g bit/s, want %g", flows, i, r, want[k][i])
-			}
-		}
+		checkRates(t, AckPath, net, flows, want[k])
 	}
 }
 
@@ -337,5 +331,43 @@ func TestAckPathFactors(t *testing.T) {
 	want := t1 + (16e6-t1*940e6/(1+a))/940e6
 	if !scalar.EqualWithinRel(p.Times[2], want, 1e-9) {
 		t.Errorf("transfer out of X1 ends at %g s, want %g", p.Times[2], want)
+	}
+}
+
+// α-fair sharing of ackpath-alpha, without ackpath's factors: X1→X2 shares X1's outgoing
+// direction with X1→X3 and X2's incoming one with Y1→X2. The transfers of one bottleneck get
+// y = p^(−1/α) at its price p, X1→X2 pays both prices, (2p)^(−1/α) = 2^(−1/α)·y, and the
+// NIC carries y + 2^(−1/α)·y = C: proportional fairness (α = 1) gives C/3 and 2C/3, α = 2
+// C/(1 + √2)·(1/√2, 1), α = 20 nearly max-min's C/2. With the ceiling at 0.55·C, below
+// their share at α = 1 and 2, the two single-bottleneck transfers stop there, and the third
+// gets the 0.45·C they leave.
+func TestAlphaFairTwoBottlenecks(t *testing.T) {
+	const C = 940e6
+	flows := []Flow{{"X1", "X3", 1e6}, {"Y1", "X2", 1e6}, {"X1", "X2", 1e6}}
+	for _, alpha := range []float64{1, 2, 20} {
+		net := ackCluster(t, 10e9, nil)
+		net.Learned = map[string]*LearnedParams{"ackpath-alpha": {Alpha: alpha}}
+		k := math.Pow(2, -1/alpha)
+		y := C / (1 + k)
+		checkRates(t, AckPathAlpha, net, flows, []float64{y, y, k * y})
+		if y > 0.55*C { // α = 1, 2
+			net.Ceiling = 0.55 * C
+			checkRates(t, AckPathAlpha, net, flows, []float64{0.55 * C, 0.55 * C, 0.45 * C})
+		}
+	}
+}
+
+// checkRates predicts flows with m and compares the first-step rates with want, to 1e-9
+// relative.
+func checkRates(t *testing.T, m Model, net *Network, flows []Flow, want []float64) {
+	t.Helper()
+	p, err := m.Predict(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range p.FirstRates {
+		if !scalar.EqualWithinRel(r, want[i], 1e-9) {
+			t.Errorf("%s %v: transfer %d at %g bit/s, want %g", m.Name(), flows, i, r, want[i])
+		}
 	}
 }

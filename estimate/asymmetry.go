@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -92,7 +90,7 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	}
 	// The table of every pattern's error on the grid is most of the work; patterns are
 	// independent, so their rows are filled on all cores.
-	table := make([][]float64, len(pats))
+	table := make(gridProfile, len(pats))
 	transfers := 0
 	for _, p := range pats {
 		transfers += len(p.Flows)
@@ -111,25 +109,7 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	if err != nil {
 		return nil, err
 	}
-	argmin := func(weights []int) int {
-		best, bestV := 0, math.Inf(1)
-		for g := 0; g <= phiGrid; g++ {
-			v := 0.0
-			for i, w := range weights {
-				v += float64(w) * table[i][g]
-			}
-			if v < bestV {
-				best, bestV = g, v
-			}
-		}
-		return best
-	}
-	ones := make([]int, len(pats))
-	for i := range ones {
-		ones[i] = 1
-	}
-	// total is the Σ log² error over all patterns at any φ; column is the same on the grid,
-	// read from the table.
+	// total is the Σ log² error over all patterns at any φ.
 	total := func(phi float64) float64 {
 		s := 0.0
 		for _, p := range pats {
@@ -138,37 +118,20 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 		}
 		return s
 	}
-	column := func(g int) float64 {
-		s := 0.0
-		for i := range pats {
-			s += table[i][g]
-		}
-		return s
-	}
-	g := argmin(ones)
+	g := table.best()
 	lo, hi := math.Max(0, float64(g-1)/phiGrid), math.Min(1, float64(g+1)/phiGrid)
 	phi := goldenSection(total, lo, hi, 1e-6)
 	best := total(phi)
-	if v := column(g); v < best {
+	if v := table.column(g); v < best {
 		phi, best = float64(g)/phiGrid, v
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x70686900))
-	boot := make([]float64, bootstrapResamples)
-	w := make([]int, len(pats))
-	for b := range boot {
-		clear(w)
-		for range pats {
-			w[rng.IntN(len(pats))]++
-		}
-		boot[b] = float64(argmin(w)) / phiGrid
-	}
-	slices.Sort(boot)
-	fit := &ContraFit{Phi: phi, CILow: boot[int(0.025*bootstrapResamples)], CIHigh: boot[int(0.975*bootstrapResamples)-1],
+	glo, ghi := table.bootstrap(seed, 0x70686900)
+	fit := &ContraFit{Phi: phi, CILow: float64(glo) / phiGrid, CIHigh: float64(ghi) / phiGrid,
 		Patterns: len(pats), Transfers: transfers}
 	// The interval contains the estimate by construction of a fit on the full sample.
 	fit.CILow, fit.CIHigh = math.Min(fit.CILow, phi), math.Max(fit.CIHigh, phi)
 	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
-	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(best), rms(column(0)), rms(column(phiGrid))
+	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(best), rms(table.column(0)), rms(table.column(phiGrid))
 	for _, p := range pats {
 		var in, out int
 		fmt.Sscanf(p.ID, "in%d-out%d", &in, &out)

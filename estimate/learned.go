@@ -41,6 +41,8 @@ type LearnedFit struct {
 	AckIn   *Param `json:"ack_in,omitempty"`
 	AckOut  *Param `json:"ack_out,omitempty"`
 	AckFull *Param `json:"ack_full,omitempty"`
+	// Alpha is α of ackpath-alpha's α-fair sharing.
+	Alpha *Param `json:"alpha,omitempty"`
 	// Surface is the bidirectional surface (surface, learned), one cell per measured
 	// (kind, with, contra).
 	Surface []SurfaceCellFit `json:"surface,omitempty"`
@@ -56,6 +58,15 @@ type LearnedFit struct {
 // ackRounds bounds the coordinate descent of ackpath's a, b and c.
 const ackRounds = 30
 
+// alphaGrid is the resolution of α's grid: MinAlpha·(MaxAlpha/MinAlpha)^(g/(alphaGrid − 1))
+// for g < alphaGrid, steps of 6.4% (the interval's resolution; the estimate itself is refined
+// between grid points), and g = alphaGrid for α = ∞ (max-min). alphaRounds bounds the
+// alternation of α's fit with a, b and c's.
+const (
+	alphaGrid   = 64
+	alphaRounds = 3
+)
+
 // ackNames are ackpath's a, b and c by their JSON keys.
 var ackNames = []string{"ack_in", "ack_out", "ack_full"}
 
@@ -66,13 +77,14 @@ type NamedParam struct {
 }
 
 // Estimates lists the fit's estimates with intervals, in a fixed order: ceiling_bps, nic_bps,
-// then those the model has of backbone_bps, spread, coupling, ack_in, ack_out and ack_full.
+// then those the model has of backbone_bps, spread, coupling, ack_in, ack_out, ack_full and
+// alpha.
 func (f *LearnedFit) Estimates() []NamedParam {
 	out := []NamedParam{{"ceiling_bps", f.Ceiling}, {"nic_bps", f.NIC}}
 	for _, o := range []struct {
 		name string
 		p    *Param
-	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}, {"ack_full", f.AckFull}} {
+	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}, {"ack_full", f.AckFull}, {"alpha", f.Alpha}} {
 		if o.p != nil {
 			out = append(out, NamedParam{o.name, *o.p})
 		}
@@ -104,9 +116,11 @@ type learnedObs struct {
 	order   bool
 }
 
-// learnedData is the calibration patterns, grouped by the parameter they determine.
+// learnedData is the calibration patterns, grouped by the parameter they determine: multi
+// holds the static-synchronous and random calibration patterns of two transfers or more, where
+// transfers cross several contended resources (α).
 type learnedData struct {
-	lone, intra, inter, bidir []learnedObs
+	lone, intra, inter, bidir, multi []learnedObs
 }
 
 // loneMinBytes is the smallest sweep message that pins the ceiling: from 1 MiB on, a lone
@@ -117,6 +131,7 @@ const loneMinBytes = 1 << 20
 func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
 	exps := append([]string{experiments.P2PSweep}, experiments.Fairness()...)
 	exps = append(exps, experiments.Bidirectional()...)
+	exps = append(exps, experiments.StaticSync, experiments.RandomCalibration)
 	pats, err := datasets.MeasuredPatterns(rows, exps)
 	if err != nil {
 		return nil, err
@@ -138,6 +153,10 @@ func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
 	for _, p := range pats {
 		o := learnedObs{exp: p.Experiment, id: p.ID, flows: p.Flows, target: p.Mean}
 		switch {
+		case p.Experiment == experiments.StaticSync || p.Experiment == experiments.RandomCalibration:
+			if len(p.Flows) >= 2 { // a lone transfer here says nothing of sharing
+				d.multi = append(d.multi, o)
+			}
 		case p.Experiment == experiments.P2PSweep:
 			if p.Flows[0].Bytes >= loneMinBytes {
 				d.lone = append(d.lone, o)
@@ -261,7 +280,13 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 //  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section,
 //     and ackpath's a, b and c on the same by coordinate descent (golden sections to 5·10⁻⁶)
 //     until none moves by more than 10⁻⁴, each in [0, MaxAck]; after ackRounds rounds the
-//     fit says it did not converge (Warnings);
+//     fit says it did not converge (Warnings). ackpath-alpha's α (1, proportional fairness,
+//     until then: steps 1 and 2 run under it) is fitted after them on the static_sync and
+//     random_calibration patterns of two transfers or more with the bidirectional ones, on a
+//     grid of log α over [MinAlpha, MaxAlpha] and α = ∞ (max-min), refined by golden section
+//     (its error jumps where α changes which resources ackpath sees saturated, so a line
+//     search alone can stop in a local minimum), with a bootstrap interval over patterns; then
+//     a, b and c again, and α again while they move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -274,7 +299,7 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 // conditions and are not independent), at 2·(parameters) model evaluations instead of
 // hundreds of refits; rates' intervals are taken on the log scale. A parameter the patterns do
 // not determine (a singular JᵀJ) gets infinite bounds. The surface cells, each determined by
-// one or two patterns, have none.
+// one or two patterns, have none; α's is the bootstrap's (see fitAlpha).
 func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
 	data, err := learnedObservations(rows)
 	if err != nil {
@@ -300,6 +325,10 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
+	if variant.AlphaFair {
+		lp.Alpha = 1 // proportional fairness until step 3 fits α
+	}
+	alphaObs := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
 	var warnings []string
@@ -353,17 +382,21 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			return fail(err)
 		}
 	}
-	if variant.AckPath && len(data.bidir) > 0 {
-		// b and c trade off (the transfers into a node with o leaving it slow by b·(o − 1) + c):
-		// rounds until no parameter moves by more than 10⁻⁴, each line search to 10⁻⁶ of
-		// [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's grid.
+	fitAck := variant.AckPath && len(data.bidir) > 0
+	fitAlpha := variant.AlphaFair && len(alphaObs) > 0
+	// descend fits a, b and c by coordinate descent and says whether any moved by more than
+	// 10⁻⁴. b and c trade off (the transfers into a node with o leaving it slow by
+	// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
+	// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's grid.
+	descend := func() (bool, error) {
+		start := []float64{lp.AckIn, lp.AckOut, lp.AckFull}
 		converged := false
 		for round := 0; round < ackRounds && !converged; round++ {
 			converged = true
 			for _, x := range []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull} {
 				old := *x
 				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, data.bidir); err != nil {
-					return fail(err)
+					return false, err
 				}
 				converged = converged && math.Abs(*x-old) <= 1e-4
 			}
@@ -371,6 +404,35 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		if !converged {
 			warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
 				ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
+		}
+		moved := false
+		for i, v := range []float64{lp.AckIn, lp.AckOut, lp.AckFull} {
+			moved = moved || math.Abs(v-start[i]) > 1e-4
+		}
+		return moved, nil
+	}
+	// α after a, b and c, then a, b and c again at the new α, and so on while they move.
+	var alphaFit *Param
+	for round := 0; fitAck || fitAlpha; round++ {
+		moved := false
+		if fitAck {
+			if moved, err = descend(); err != nil {
+				return fail(err)
+			}
+		}
+		if !fitAlpha || (round > 0 && !moved) {
+			break
+		}
+		if round == alphaRounds {
+			warnings = append(warnings, fmt.Sprintf("a, b and c still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
+			break
+		}
+		var w string
+		if alphaFit, w, err = f.fitAlpha(lp, alphaObs); err != nil {
+			return fail(err)
+		}
+		if w != "" {
+			warnings = append(warnings, w)
 		}
 	}
 	out := &LearnedFit{Model: model.Name(), Params: lp}
@@ -422,7 +484,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		out.Coupling = &kappa[0]
 		out.Sources = append(out.Sources, source("coupling", data.bidir, "each transfer's mean time"))
 	}
-	if variant.AckPath && len(data.bidir) > 0 {
+	if fitAck {
 		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
 		ack, err := interval(ackNames, data.bidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
 			lp.AckIn, lp.AckOut, lp.AckFull = clamp(x[0]), clamp(x[1]), clamp(x[2])
@@ -435,10 +497,17 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			out.Sources = append(out.Sources, source(name, data.bidir, "each transfer's mean time"))
 		}
 	}
+	if alphaFit != nil {
+		out.Alpha = alphaFit
+		out.Sources = append(out.Sources, source("alpha", alphaObs, "each transfer's mean time"))
+	}
 	if len(out.Surface) > 0 {
 		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))
 	}
 	all := slices.Concat(data.lone, data.intra, data.inter, data.bidir)
+	if variant.AlphaFair {
+		all = append(all, data.multi...)
+	}
 	s, n, err := f.sse(all)
 	if err != nil {
 		return fail(err)
@@ -665,4 +734,68 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.With, b.With), cmp.Compare(a.Contra, b.Contra))
 	})
 	return cells
+}
+
+// fitAlpha fits ackpath-alpha's α on obs: each pattern's error tabulated on α's grid (log
+// scale, and α = ∞), the best grid point refined by golden section between its finite
+// neighbours, the interval a percentile bootstrap over patterns on the grid. An infinite α is
+// reported as +Inf and set as 0 (max-min). Where no pattern's error changes with α (no
+// transfer crosses two contended resources), α stays at 1, proportional fairness, with no
+// interval and a warning: what the literature takes for TCP (Kelly 1998) where the data are
+// silent.
+func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
+	at := func(g int) float64 {
+		if g == alphaGrid {
+			return math.Inf(1)
+		}
+		return contention.MinAlpha * math.Pow(contention.MaxAlpha/contention.MinAlpha, float64(g)/(alphaGrid-1))
+	}
+	set := func(a float64) {
+		lp.Alpha = a
+		if math.IsInf(a, 1) {
+			lp.Alpha = 0
+		}
+	}
+	table := make(gridProfile, len(obs))
+	for i := range table {
+		table[i] = make([]float64, alphaGrid+1)
+	}
+	for g := range alphaGrid + 1 {
+		set(at(g))
+		res, err := f.residuals(obs)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, r := range res {
+			for _, v := range r {
+				table[i][g] += v * v
+			}
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for g := range alphaGrid + 1 {
+		lo, hi = min(lo, table.column(g)), max(hi, table.column(g))
+	}
+	// Flat: the error moves by no more than the α-fair prices' precision (rates to ~10⁻¹¹)
+	// can make it move.
+	if hi-lo <= 1e-7*hi {
+		set(1)
+		return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: len(obs)},
+			fmt.Sprintf("alpha: not determined: no transfer of the %d patterns crosses two contended resources; stays at 1 (proportional fairness)", len(obs)), nil
+	}
+	g := table.best()
+	alpha := at(g)
+	if g < alphaGrid {
+		if err := f.minimise(&lp.Alpha, at(max(g-1, 0)), at(min(g+1, alphaGrid-1)), 1e-4, true, obs); err != nil {
+			return nil, "", err
+		}
+		if s, _, err := f.sse(obs); err != nil {
+			return nil, "", err
+		} else if s < table.column(g) {
+			alpha = lp.Alpha
+		}
+	}
+	set(alpha)
+	glo, ghi := table.bootstrap(uint64(len(obs)), 0x616c706861)
+	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, "", nil
 }

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -290,5 +291,61 @@ func TestFitLearnedFarStart(t *testing.T) {
 	}
 	if math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
 		t.Errorf("NIC capacity %g: fitted %+v", capacity, fit.NIC)
+	}
+}
+
+// FitLearned recovers ackpath-alpha's α, within 5% and within its interval, from
+// static-synchronous patterns in which X1→X2 shares X1's outgoing direction with j transfers
+// to other nodes and X2's incoming one with j from other nodes (j = 1, 2, 3), written out for
+// that design: the 2j single-bottleneck transfers get y = C/(j + 2^(−1/α)) (they pay one
+// price, X1→X2 two: 2^(−1/α)·y) and end together, X1→X2 then runs alone at the ceiling; a, b
+// and c come from the bidirectional patterns at the same time.
+func TestFitLearnedRecoversAlpha(t *testing.T) {
+	const a, b, c, alpha, ceiling, capacity = 0.6, 0.4, 0.1, 0.7, 95e6, 97e6
+	const m = 4 << 20
+	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
+	rows = append(rows, bidirCampaign(t, cl, a, b, c, ceiling, capacity, 5, 2)...)
+	rng := rand.New(rand.NewPCG(3, 13))
+	nodes := cl.RackNodes(0)
+	for j := 1; j <= 3; j++ {
+		k := math.Pow(2, -1/alpha)
+		y := capacity / (float64(j) + k)
+		t1 := m * 8 / y
+		t2 := t1 + (m*8-k*y*t1)/ceiling
+		flows := []contention.Flow{{Src: nodes[0], Dst: nodes[1]}}
+		for i := range j {
+			flows = append(flows, contention.Flow{Src: nodes[0], Dst: nodes[2+i]}, contention.Flow{Src: nodes[2+j+i], Dst: nodes[1]})
+		}
+		for r := range 5 {
+			for i, f := range flows {
+				tm := t1
+				if i == 0 {
+					tm = t2
+				}
+				rows = append(rows, datasets.Transfer{Cluster: cl.Name(), Experiment: experiments.StaticSync, PatternID: fmt.Sprintf("chain%d", j),
+					Rep: int64(r), FlowID: int64(i), Src: f.Src, Dst: f.Dst, Bytes: m, TEnd: tm * (1 + 0.003*rng.NormFloat64())})
+			}
+		}
+	}
+	base := contention.DefaultParams()
+	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
+	fit, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.Alpha == nil || math.Abs(fit.Alpha.Value/alpha-1) > 0.05 || !fit.Alpha.Covers(alpha) {
+		t.Errorf("α = %g: fitted %+v", alpha, fit.Alpha)
+	}
+	if fit.AckIn == nil || math.Abs(fit.AckIn.Value/a-1) > 0.03 {
+		t.Errorf("a = %g: fitted %+v", a, fit.AckIn)
+	}
+	var from []string
+	for _, s := range fit.Sources {
+		if s.Param == "alpha" {
+			from = s.Experiments
+		}
+	}
+	if !slices.Equal(from, []string{experiments.StaticSync, experiments.BidirNIC}) {
+		t.Errorf("α from %v", from)
 	}
 }

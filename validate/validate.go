@@ -55,6 +55,8 @@ type Row struct {
 	ErrDuplex            float64 `col:"err_duplex" unit:"1" doc:"signed relative error of duplex"`
 	PredAckPath          float64 `col:"pred_ackpath_s" unit:"s" doc:"ackpath model"`
 	ErrAckPath           float64 `col:"err_ackpath" unit:"1" doc:"signed relative error of ackpath"`
+	PredAckPathAlpha     float64 `col:"pred_ackpath_alpha_s" unit:"s" doc:"ackpath-alpha model"`
+	ErrAckPathAlpha      float64 `col:"err_ackpath_alpha" unit:"1" doc:"signed relative error of ackpath-alpha"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
@@ -86,6 +88,8 @@ func (r *Row) columns(model string) (pred, err *float64) {
 		return &r.PredDuplex, &r.ErrDuplex
 	case "ackpath":
 		return &r.PredAckPath, &r.ErrAckPath
+	case "ackpath-alpha":
+		return &r.PredAckPathAlpha, &r.ErrAckPathAlpha
 	}
 	panic("validate: no column for model " + model)
 }

@@ -26,10 +26,11 @@ Estimators: Hockney α, β per path class (p2p_sweep); fairness ceiling, NIC and
 capacities and saturation point (fair_intra, fair_inter); φ of asymmetric-fitted (bidir_*);
 LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M2 and κ1, κ2
 (collectives); L(m, P) (pingpong_pairs); penalty tables (static_sync); and each learned model
-(stochastic, surface, duplex, ackpath) calibrated through the model: ceiling (p2p_sweep from
-1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ (fair_intra,
-fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns a, b and c
-(bidir_*). Held-out experiments (random, alltoallv) are never read.
+(stochastic, surface, duplex, ackpath, ackpath-alpha) calibrated through the model: ceiling
+(p2p_sweep from 1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ
+(fair_intra, fair_inter), duplex coupling κ, the bidirectional surface and ackpath's slowdowns
+a, b and c (bidir_*), and ackpath-alpha's α (static_sync and random_calibration patterns with
+bidir_*). Held-out experiments (random, alltoallv) are never read.
 
 EXAMPLES:
    commcal estimate --out calib run/dataset

@@ -19,7 +19,8 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "DATASET",
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
 patterns and Alltoallv) with every model — asymmetric, asymmetric-fitted, fair, maxmin,
-penalty, penalty-table, hockney and the learned stochastic, surface, duplex and ackpath — and
+penalty, penalty-table, hockney and the learned stochastic, surface, duplex, ackpath and
+ackpath-alpha — and
 writes to --out:
 
    predictions.parquet  one row per held-out transfer: measured mean over its repetitions,
