@@ -280,8 +280,8 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 //  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section,
 //     and ackpath's a, b and c on the same by coordinate descent (golden sections to 5·10⁻⁶)
 //     until none moves by more than 10⁻⁴, each in [0, MaxAck]; after ackRounds rounds the
-//     fit says it did not converge (Warnings). ackpath-alpha's α (1, proportional fairness,
-//     until then: steps 1 and 2 run under it) is fitted after them on the static_sync and
+//     fit says it did not converge (Warnings). ackpath-alpha's α (∞, max-min, until then:
+//     steps 1 and 2 and a first descent run under it) is fitted after them on the static_sync and
 //     random_calibration patterns of two transfers or more with the bidirectional ones, on a
 //     grid of log α over [MinAlpha, MaxAlpha] and α = ∞ (max-min), refined by golden section
 //     (its error jumps where α changes which resources ackpath sees saturated, so a line
@@ -325,9 +325,6 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
-	if variant.AlphaFair {
-		lp.Alpha = 1 // proportional fairness until step 3 fits α
-	}
 	alphaObs := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
@@ -411,7 +408,9 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		return moved, nil
 	}
-	// α after a, b and c, then a, b and c again at the new α, and so on while they move.
+	// α after a, b and c (fitted first under max-min, α = ∞, as ackpath's: their patterns
+	// barely depend on α, and max-min is a hundred times faster), then a, b and c again at
+	// the new α, and so on while they move.
 	var alphaFit *Param
 	for round := 0; fitAck || fitAlpha; round++ {
 		moved := false
