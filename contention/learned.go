@@ -68,7 +68,8 @@ import (
 // asymmetric-fitted); the surface, fitted cell by cell, overfits the bidirectional patterns.
 // LearnedVariant can still express it.
 //
-// Every variant runs Algorithm 2's step loop with the weighted fill as its rate rule. With
+// Every variant runs Algorithm 2's step loop with the weighted fill (α-fair sharing for
+// ackpath-alpha) as its rate rule. With
 // sampled weights (stochastic, σ > 0) each transfer is a class of its own (its weight is its
 // own); the deterministic variants (σ = 0) run one sample on the engine's classes, a
 // (source, destination) pair's transfers together, as max-min does. The samples are a Latin hypercube drawn from a PCG with a fixed seed, so the
@@ -441,8 +442,9 @@ type wfill struct {
 	alpha       float64
 	free, acked []float64
 	q           []float64
-	saturated   []bool // per network resource, by the step's plain fill (ackpath)
-	full        []bool // per network resource: saturated, or carrying the ceiling
+	prev, cand  []float64 // scratch prices of extrapolate
+	saturated   []bool    // per network resource, by the step's plain fill (ackpath)
+	full        []bool    // per network resource: saturated, or carrying the ceiling
 	surf        *surfaceTable
 	kinds       []int // surface kind of each network resource
 	capacity    []float64
@@ -484,6 +486,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 	}
 	if v.AlphaFair && lp.Alpha > 0 {
 		f.alpha, f.free, f.acked, f.q = lp.Alpha, make([]float64, total), make([]float64, total), make([]float64, nc)
+		f.prev, f.cand = make([]float64, total), make([]float64, total)
 	}
 	res := net.Cluster.Resources()
 	f.kinds = make([]int, nr)

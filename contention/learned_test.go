@@ -338,13 +338,13 @@ func TestAckPathFactors(t *testing.T) {
 // direction with X1→X3 and X2's incoming one with Y1→X2. The transfers of one bottleneck get
 // y = p^(−1/α) at its price p, X1→X2 pays both prices, (2p)^(−1/α) = 2^(−1/α)·y, and the
 // NIC carries y + 2^(−1/α)·y = C: proportional fairness (α = 1) gives C/3 and 2C/3, α = 2
-// C/(1 + √2)·(1/√2, 1), α = 20 nearly max-min's C/2. With the ceiling at 0.55·C, below
-// their share at α = 1 and 2, the two single-bottleneck transfers stop there, and the third
-// gets the 0.45·C they leave.
+// C/(1 + √2)·(1/√2, 1), α = 5 (the largest finite α) 0.53·C and 0.47·C, near max-min's C/2.
+// With the ceiling at 0.55·C, below their share at α = 1 and 2, the two single-bottleneck
+// transfers stop there, and the third gets the 0.45·C they leave.
 func TestAlphaFairTwoBottlenecks(t *testing.T) {
 	const C = 940e6
 	flows := []Flow{{"X1", "X3", 1e6}, {"Y1", "X2", 1e6}, {"X1", "X2", 1e6}}
-	for _, alpha := range []float64{1, 2, 20} {
+	for _, alpha := range []float64{1, 2, MaxAlpha} {
 		net := ackCluster(t, 10e9, nil)
 		net.Learned = map[string]*LearnedParams{"ackpath-alpha": {Alpha: alpha}}
 		k := math.Pow(2, -1/alpha)
@@ -368,6 +368,65 @@ func checkRates(t *testing.T, m Model, net *Network, flows []Flow, want []float6
 	for i, r := range p.FirstRates {
 		if !scalar.EqualWithinRel(r, want[i], 1e-9) {
 			t.Errorf("%s %v: transfer %d at %g bit/s, want %g", m.Name(), flows, i, r, want[i])
+		}
+	}
+}
+
+// At every step of random patterns, ackpath-alpha's rates are the α-fair optimum of the step's
+// final sharing, checked from its definition (the KKT conditions) with the prices the solver
+// leaves: x_c = min(u_c, w_c·q_c^(−1/α)) with q_c summed afresh from the prices; no resource
+// carries more than its capacity; every priced resource carries its capacity (1e-9). At the
+// bounds of α and at 1, with and without ackpath's factors, on a backbone that saturates.
+func TestAlphaFairKKT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, alpha := range []float64{MinAlpha, 1, MaxAlpha} {
+		for _, ack := range []bool{false, true} {
+			lp := &LearnedParams{Alpha: alpha}
+			if ack {
+				lp.AckIn, lp.AckOut, lp.AckFull = 0.61, 0.48, 0.1
+			}
+			net := ackCluster(t, 470e6, nil)
+			for range 15 {
+				flows := randomTableIFlows(rng, 2+rng.IntN(14), 4)
+				e, err := newEngine(net, flows, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := newWFill(e, AckPathAlpha.Variant(), lp, true)
+				for c := range f.weight {
+					f.weight[c] = 1
+				}
+				price := f.free
+				if ack {
+					price = f.acked
+				}
+				e.observe = func(e *engine) {
+					unit := e.net.Ceiling
+					load := make([]float64, len(f.capacity))
+					for _, c := range e.act {
+						q := 0.0
+						for _, r := range f.path[c] {
+							q += price[r]
+							load[r] += e.rate[c] * float64(e.mult[c])
+						}
+						want := f.ceil[c]
+						if q > 0 {
+							want = min(want, f.eff[c]*math.Pow(q, -1/alpha)*unit)
+						}
+						if !scalar.EqualWithinRel(e.rate[c], want, 1e-9) {
+							t.Errorf("α = %g, ack %v, %v, step %d: class %d at %g bit/s, the prices give %g", alpha, ack, flows, e.steps, c, e.rate[c], want)
+						}
+					}
+					for _, r := range f.used {
+						if load[r] > f.capacity[r]*(1+1e-9) || price[r] > 0 && load[r] < f.capacity[r]*(1-1e-9) {
+							t.Errorf("α = %g, ack %v, %v, step %d: resource %d carries %g of %g at price %g", alpha, ack, flows, e.steps, r, load[r], f.capacity[r], price[r])
+						}
+					}
+				}
+				if _, err := e.run(f); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 }

@@ -385,6 +385,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	// 10⁻⁴. b and c trade off (the transfers into a node with o leaving it slow by
 	// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
 	// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's grid.
+	descended := true // the last descent converged
 	descend := func() (bool, error) {
 		start := []float64{lp.AckIn, lp.AckOut, lp.AckFull}
 		converged := false
@@ -398,10 +399,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 				converged = converged && math.Abs(*x-old) <= 1e-4
 			}
 		}
-		if !converged {
-			warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
-				ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
-		}
+		descended = converged
 		moved := false
 		for i, v := range []float64{lp.AckIn, lp.AckOut, lp.AckFull} {
 			moved = moved || math.Abs(v-start[i]) > 1e-4
@@ -433,6 +431,15 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		if w != "" {
 			warnings = append(warnings, w)
 		}
+	}
+	if !descended {
+		warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
+			ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
+	}
+	if variant.AlphaFair && !fitAlpha { // as fitAlpha on a flat profile
+		lp.Alpha = 1
+		alphaFit = &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1)}
+		warnings = append(warnings, "alpha: not determined: no static_sync, random_calibration or bidirectional pattern; set to 1 (proportional fairness)")
 	}
 	out := &LearnedFit{Model: model.Name(), Params: lp}
 	// 4. The surface, on top of the rest.
@@ -739,9 +746,10 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 // scale, and α = ∞), the best grid point refined by golden section between its finite
 // neighbours, the interval a percentile bootstrap over patterns on the grid. An infinite α is
 // reported as +Inf and set as 0 (max-min). Where no pattern's error changes with α (no
-// transfer crosses two contended resources), α stays at 1, proportional fairness, with no
+// transfer crosses two contended resources), α is set to 1, proportional fairness, with no
 // interval and a warning: what the literature takes for TCP (Kelly 1998) where the data are
-// silent.
+// silent. The interval holds a, b and c at their fit (they come from the bidirectional
+// patterns, which barely depend on α).
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
 	at := func(g int) float64 {
 		if g == alphaGrid {
@@ -780,7 +788,7 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	if hi-lo <= 1e-7*hi {
 		set(1)
 		return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: len(obs)},
-			fmt.Sprintf("alpha: not determined: no transfer of the %d patterns crosses two contended resources; stays at 1 (proportional fairness)", len(obs)), nil
+			fmt.Sprintf("alpha: not determined: no transfer of the %d patterns crosses two contended resources; set to 1 (proportional fairness)", len(obs)), nil
 	}
 	g := table.best()
 	alpha := at(g)
