@@ -3,6 +3,9 @@ package contention
 import (
 	"fmt"
 	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // α-fair sharing (Mo and Walrand, 2000), the rate rule of ackpath-alpha. The rates of the
@@ -26,18 +29,19 @@ import (
 // finds every priced resource carrying its capacity and none carrying more, within alphaTol,
 // or moves no price (the prices' own precision reached). Prices start from the previous
 // step's: one class finished, most move little. Where resources are coupled (a class carrying
-// most of two resources' load), the sweeps creep, the violation falling a hundredfold in 10⁴
-// sweeps at α = 5 on a saturated backbone; from the third sweep on, extrapolate jumps along
-// the last sweep's move when that lowers the violation (TestAlphaFairKKT: those patterns
-// converge in tens of sweeps). Rates are in units of the network's ceiling
-// so that x^(−α) stays within floating point for α up to MaxAlpha.
+// most of two resources' load) sweeps alone creep, the violation falling a hundredfold in 10⁴
+// sweeps at α = 5 on a saturated backbone; so after each sweep a projected Newton step on the
+// whole dual (newton: the priced resources' prices at once, one Cholesky factorisation) moves
+// them together, and where it does not lower the violation, from the third sweep on,
+// extrapolate jumps along the last sweep's move. Both are taken only when they lower the
+// largest violation, so the sweeps' convergence stands (TestAlphaFairKKT). Rates are in units
+// of the network's ceiling so that x^(−α) stays within floating point for α up to MaxAlpha.
 //
-// The cost is the sweeps: a pattern of a few dozen transfers takes milliseconds, but every step
-// of the 10⁴-transfer benchmark pattern (8,556 steps, two sharings each) re-solves all 130
-// resources' prices several times over, 93 s against ackpath's 1.05 s (BenchmarkLearned10k); a queue of the
-// resources something changed on was tried and was slower (the changes spread over the whole
-// network before they fall below alphaTol). Newton's method on the whole dual is the way to
-// make it fast.
+// The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
+// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 23 s
+// (BenchmarkLearned10k; ackpath 1.0 s), where sweeps alone took 155 s and sweeps with
+// extrapolation 93 s. A queue of the resources something changed on, instead of sweeps, was
+// slower (the changes spread over the whole network before they fall below alphaTol).
 
 // MinAlpha and MaxAlpha bound a finite α: below 0.1 a transfer crossing two bottlenecks would
 // get next to nothing; beyond 5 the price iteration slows down (the dual flattens towards
@@ -125,7 +129,7 @@ func (f *wfill) fillAlpha(price []float64) error {
 		if worst <= alphaTol || !moved {
 			break
 		}
-		if sweep >= 2 {
+		if !f.newton(price) && sweep >= 2 {
 			f.extrapolate(price)
 		}
 		if sweep == alphaMaxSweeps {
@@ -215,42 +219,12 @@ func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
 // violation worse, so the sweeps' convergence stands.
 func (f *wfill) extrapolate(price []float64) {
 	e := f.e
-	unit := e.net.Ceiling
-	load := f.usage // scratch: fillAlpha sets usage at the end
-	violation := func(p []float64) float64 {
-		for _, r := range f.used {
-			load[r] = 0
-		}
-		for _, c := range e.act {
-			q := 0.0
-			for _, r := range f.path[c] {
-				q += p[r]
-			}
-			v, _ := f.rate(f.eff[c], f.ceil[c]/unit, q)
-			for _, r := range f.path[c] {
-				load[r] += v * float64(e.mult[c])
-			}
-		}
-		worst := 0.0
-		for _, r := range f.used {
-			if len(f.on[r]) == 0 {
-				continue
-			}
-			k := f.capacity[r] / unit
-			if p[r] > 0 {
-				worst = max(worst, math.Abs(load[r]-k)/k)
-			} else {
-				worst = max(worst, (load[r]-k)/k)
-			}
-		}
-		return worst
-	}
-	best, bestLambda := violation(price), 0.0
+	best, bestLambda := f.violation(price), 0.0
 	for lambda := 2.0; lambda <= 1<<20; lambda *= 2 {
 		for _, r := range f.used {
 			f.cand[r] = max(price[r]+lambda*(price[r]-f.prev[r]), 0)
 		}
-		v := violation(f.cand)
+		v := f.violation(f.cand)
 		if !(v < best) {
 			break
 		}
@@ -268,4 +242,140 @@ func (f *wfill) extrapolate(price []float64) {
 			f.q[c] += price[r]
 		}
 	}
+}
+
+// violation is the largest relative capacity violation at prices p: a resource carrying more
+// than its capacity, or a priced one carrying less. It uses usage as scratch.
+func (f *wfill) violation(p []float64) float64 {
+	e := f.e
+	unit := e.net.Ceiling
+	load := f.usage
+	for _, r := range f.used {
+		load[r] = 0
+	}
+	for _, c := range e.act {
+		q := 0.0
+		for _, r := range f.path[c] {
+			q += p[r]
+		}
+		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, q)
+		for _, r := range f.path[c] {
+			load[r] += v * float64(e.mult[c])
+		}
+	}
+	worst := 0.0
+	for _, r := range f.used {
+		if len(f.on[r]) == 0 {
+			continue
+		}
+		k := f.capacity[r] / unit
+		if p[r] > 0 {
+			worst = max(worst, math.Abs(load[r]-k)/k)
+		} else {
+			worst = max(worst, (load[r]-k)/k)
+		}
+	}
+	return worst
+}
+
+// newton is one projected Newton step on the dual: on the resources that are priced or
+// overloaded (and whose load moves with their price), the price change Δ solving H·Δ = load − k,
+// H the Jacobian of the loads in the prices with its sign changed (Σ over the classes crossing
+// both resources of members × the rate's fall per unit of price; positive semidefinite), the
+// prices kept ≥ 0, the step halved until it lowers the largest violation. It says whether it
+// did; the sweeps then clean up the resources it left out.
+func (f *wfill) newton(price []float64) bool {
+	e := f.e
+	unit := e.net.Ceiling
+	before := f.violation(price) // leaves the loads in usage
+	if f.index == nil {
+		f.index = make([]int32, len(f.capacity))
+	}
+	for r := range f.index {
+		f.index[r] = -1
+	}
+	// The diagonal first, to know which resources' loads move with their price.
+	f.slope = slices.Grow(f.slope[:0], len(f.q))[:len(f.q)]
+	for _, c := range e.act {
+		_, dv := f.rate(f.eff[c], f.ceil[c]/unit, f.q[c])
+		f.slope[c] = -dv * float64(e.mult[c])
+	}
+	var act []int32
+	for _, r := range f.used {
+		if len(f.on[r]) == 0 {
+			continue
+		}
+		k := f.capacity[r] / unit
+		if !(price[r] > 0 || f.usage[r] > k) {
+			continue
+		}
+		d := 0.0
+		for _, c := range f.on[r] {
+			d += f.slope[c]
+		}
+		if d > 0 {
+			f.index[r] = int32(len(act))
+			act = append(act, r)
+		}
+	}
+	n := len(act)
+	if n == 0 {
+		return false
+	}
+	f.hbuf = slices.Grow(f.hbuf[:0], n*n)[:n*n]
+	clear(f.hbuf)
+	h := mat.NewSymDense(n, f.hbuf)
+	f.rbuf = slices.Grow(f.rbuf[:0], n)[:n]
+	rhs := mat.NewVecDense(n, f.rbuf)
+	for i, r := range act {
+		rhs.SetVec(i, f.usage[r]-f.capacity[r]/unit)
+	}
+	for _, c := range e.act {
+		if f.slope[c] == 0 {
+			continue
+		}
+		path := f.path[c]
+		for a, r := range path {
+			i := f.index[r]
+			if i < 0 {
+				continue
+			}
+			for _, s := range path[a:] {
+				if j := f.index[s]; j >= 0 {
+					h.SetSym(int(i), int(j), h.At(int(i), int(j))+f.slope[c])
+				}
+			}
+		}
+	}
+	chol := &f.chol
+	if !chol.Factorize(h) {
+		for i := range n { // a little damping where the Jacobian is singular
+			h.SetSym(i, i, h.At(i, i)*(1+1e-9))
+		}
+		if !chol.Factorize(h) {
+			return false
+		}
+	}
+	f.dbuf = slices.Grow(f.dbuf[:0], n)[:n]
+	delta := mat.NewVecDense(n, f.dbuf)
+	if err := chol.SolveVecTo(delta, rhs); err != nil {
+		return false
+	}
+	for t := 1.0; t >= 1.0/1024; t /= 2 {
+		copy(f.cand, price)
+		for i, r := range act {
+			f.cand[r] = max(price[r]+t*delta.AtVec(i), 0)
+		}
+		if f.violation(f.cand) < before {
+			copy(price, f.cand)
+			for _, c := range e.act {
+				f.q[c] = 0
+				for _, r := range f.path[c] {
+					f.q[c] += price[r]
+				}
+			}
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/cluster"
@@ -442,9 +443,14 @@ type wfill struct {
 	alpha       float64
 	free, acked []float64
 	q           []float64
-	prev, cand  []float64 // scratch prices of extrapolate
-	saturated   []bool    // per network resource, by the step's plain fill (ackpath)
-	full        []bool    // per network resource: saturated, or carrying the ceiling
+	prev, cand  []float64 // scratch prices of extrapolate and newton
+	slope       []float64 // scratch of newton: per class
+	index       []int32   // scratch of newton: per resource, its row, or −1
+	hbuf        []float64 // scratch of newton: its matrix, right-hand side and step
+	rbuf, dbuf  []float64
+	chol        mat.Cholesky
+	saturated   []bool // per network resource, by the step's plain fill (ackpath)
+	full        []bool // per network resource: saturated, or carrying the ceiling
 	surf        *surfaceTable
 	kinds       []int // surface kind of each network resource
 	capacity    []float64

@@ -12,21 +12,33 @@ import (
 // neighbours, with a percentile interval from a seeded bootstrap over patterns on the grid.
 type gridProfile [][]float64
 
-// argmin is the grid point with the least error summed over the patterns, each counted
-// weights[i] times.
-func (t gridProfile) argmin(weights []int) int {
-	best, bestV := 0, math.Inf(1)
-	for g := range t[0] {
-		v := 0.0
+// argmin is the range of grid points with the least error summed over the patterns, each
+// counted weights[i] times: the first and the last within gridTies of the least (the
+// predictions behind the table are exact to about 10⁻¹¹; where the error is flat in the
+// parameter, such noise must not pick a point, and the range says how far it is flat).
+func (t gridProfile) argmin(weights []int) (first, last int) {
+	sums := make([]float64, len(t[0]))
+	least := math.Inf(1)
+	for g := range sums {
 		for i, w := range weights {
-			v += float64(w) * t[i][g]
+			sums[g] += float64(w) * t[i][g]
 		}
-		if v < bestV {
-			best, bestV = g, v
+		least = min(least, sums[g])
+	}
+	first = -1
+	for g, v := range sums {
+		if v <= least+gridTies*math.Abs(least) {
+			if first < 0 {
+				first = g
+			}
+			last = g
 		}
 	}
-	return best
+	return first, last
 }
+
+// gridTies is the relative difference under which two grid points' errors count as equal.
+const gridTies = 1e-8
 
 // column is the error summed over the patterns at grid point g.
 func (t gridProfile) column(g int) float64 {
@@ -37,30 +49,33 @@ func (t gridProfile) column(g int) float64 {
 	return s
 }
 
-// best is the grid point of least total error.
+// best is the grid point of least total error (the first of equals).
 func (t gridProfile) best() int {
 	ones := make([]int, len(t))
 	for i := range ones {
 		ones[i] = 1
 	}
-	return t.argmin(ones)
+	g, _ := t.argmin(ones)
+	return g
 }
 
-// bootstrap is the 2.5% and 97.5% points of the best grid point over bootstrapResamples
-// resamples of the patterns (with replacement), drawn from a PCG seeded with seed.
+// bootstrap is the 2.5% point of the best grid points' first and the 97.5% point of their
+// last over bootstrapResamples resamples of the patterns (with replacement), drawn from a PCG
+// seeded with seed: the interval, widened by where the error is flat.
 func (t gridProfile) bootstrap(seed1, seed2 uint64) (lo, hi int) {
 	rng := rand.New(rand.NewPCG(seed1, seed2))
-	boot := make([]int, bootstrapResamples)
+	firsts, lasts := make([]int, bootstrapResamples), make([]int, bootstrapResamples)
 	w := make([]int, len(t))
-	for b := range boot {
+	for b := range firsts {
 		clear(w)
 		for range t {
 			w[rng.IntN(len(t))]++
 		}
-		boot[b] = t.argmin(w)
+		firsts[b], lasts[b] = t.argmin(w)
 	}
-	slices.Sort(boot)
+	slices.Sort(firsts)
+	slices.Sort(lasts)
 	// The 10th and the 390th of 400: 2.5% of the resamples at or below the one, 2.5% above
 	// the other.
-	return boot[int(0.025*bootstrapResamples)-1], boot[int(0.975*bootstrapResamples)-1]
+	return firsts[int(0.025*bootstrapResamples)-1], lasts[int(0.975*bootstrapResamples)-1]
 }
