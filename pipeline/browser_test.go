@@ -197,8 +197,8 @@ func elementShot(sel string) chromedp.Action[[]byte] {
 }
 
 // artifactsDir is where the browser tests copy their screenshots and pages, so that they
-// outlive the test's temporary directories: $COMMCAL_ARTIFACTS, else commcal-report under
-// the system's temporary directory.
+// outlive the test's temporary directories: $COMMCAL_ARTIFACTS, else (a failed test's)
+// commcal-report under the system's temporary directory.
 func artifactsDir(t *testing.T) string {
 	dir := os.Getenv("COMMCAL_ARTIFACTS")
 	if dir == "" {
@@ -210,9 +210,14 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// keep copies files into the artifacts directory and logs where they are.
+// keep copies files into the artifacts directory and logs where they are: always when
+// $COMMCAL_ARTIFACTS names one, else only when the test failed (a passing run leaves nothing
+// behind).
 func keep(t *testing.T, files ...string) {
 	t.Helper()
+	if os.Getenv("COMMCAL_ARTIFACTS") == "" && !t.Failed() {
+		return
+	}
 	dir := artifactsDir(t)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
