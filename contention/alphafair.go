@@ -82,12 +82,23 @@ func (f *wfill) rate(w, u, q float64) (float64, float64) {
 func (f *wfill) fillAlpha(price []float64) error {
 	e := f.e
 	unit := e.net.Ceiling
-	for _, c := range e.act {
-		f.q[c] = 0
-		for _, r := range f.path[c] {
-			f.q[c] += price[r]
+	// No class finishes during a sharing: finished ones leave the lists once, before the sweeps.
+	for _, r := range f.used {
+		on := f.on[r]
+		for i := 0; i < len(on); { // as fill does
+			if e.mult[on[i]] == 0 {
+				on[i] = on[len(on)-1]
+				on = on[:len(on)-1]
+				continue
+			}
+			i++
+		}
+		f.on[r] = on
+		if len(on) == 0 { // its classes finished: nothing to price
+			price[r] = 0
 		}
 	}
+	f.setQ(price)
 	for sweep := 0; ; sweep++ {
 		if sweep >= 2 {
 			copy(f.prev, price)
@@ -95,27 +106,13 @@ func (f *wfill) fillAlpha(price []float64) error {
 		worst, moved := 0.0, false
 		for _, r := range f.used {
 			on := f.on[r]
-			for i := 0; i < len(on); { // drop finished classes, as fill does
-				if e.mult[on[i]] == 0 {
-					on[i] = on[len(on)-1]
-					on = on[:len(on)-1]
-					continue
-				}
-				i++
-			}
-			f.on[r] = on
-			if len(on) == 0 { // its classes finished: nothing to price
-				price[r] = 0
+			if len(on) == 0 {
 				continue
 			}
 			k := f.capacity[r] / unit
 			old := price[r]
 			p, s0 := f.solvePrice(on, old, k)
-			if old > 0 {
-				worst = max(worst, math.Abs(s0-k)/k)
-			} else {
-				worst = max(worst, (s0-k)/k)
-			}
+			worst = max(worst, relViolation(s0, k, old > 0))
 			if p != old {
 				moved = true
 				for _, c := range on {
@@ -129,8 +126,8 @@ func (f *wfill) fillAlpha(price []float64) error {
 		if worst <= alphaTol || !moved {
 			break
 		}
-		if !f.newton(price) && sweep >= 2 {
-			f.extrapolate(price)
+		if before := f.violation(price); !f.newton(price, before) && sweep >= 2 {
+			f.extrapolate(price, before)
 		}
 		if sweep == alphaMaxSweeps {
 			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d sweeps (capacity violation %.3g)", f.alpha, alphaMaxSweeps, worst)
@@ -139,11 +136,8 @@ func (f *wfill) fillAlpha(price []float64) error {
 	for _, r := range f.used {
 		f.usage[r] = 0
 	}
+	f.setQ(price) // from the prices again: the sweeps' increments drift
 	for _, c := range e.act {
-		f.q[c] = 0 // from the prices again: the sweeps' increments drift
-		for _, r := range f.path[c] {
-			f.q[c] += price[r]
-		}
 		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, f.q[c])
 		e.rate[c] = v * unit
 		u := e.rate[c] * float64(e.mult[c])
@@ -216,10 +210,9 @@ func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
 // creep towards the solution together, each sweep moves them by nearly the same Δ; the prices
 // jump to p + λ·Δ (Δ the last sweep's move, λ = 2, 4, 8, …, prices kept ≥ 0) for the λ that
 // leaves the largest capacity violation smallest, if any lowers it. It never makes the
-// violation worse, so the sweeps' convergence stands.
-func (f *wfill) extrapolate(price []float64) {
-	e := f.e
-	best, bestLambda := f.violation(price), 0.0
+// violation worse, so the sweeps' convergence stands. before is the violation at price.
+func (f *wfill) extrapolate(price []float64, before float64) {
+	best, bestLambda := before, 0.0
 	for lambda := 2.0; lambda <= 1<<20; lambda *= 2 {
 		for _, r := range f.used {
 			f.cand[r] = max(price[r]+lambda*(price[r]-f.prev[r]), 0)
@@ -236,12 +229,32 @@ func (f *wfill) extrapolate(price []float64) {
 	for _, r := range f.used {
 		price[r] = max(price[r]+bestLambda*(price[r]-f.prev[r]), 0)
 	}
-	for _, c := range e.act {
-		f.q[c] = 0
-		for _, r := range f.path[c] {
-			f.q[c] += price[r]
-		}
+	f.setQ(price)
+}
+
+// priceSum is the sum of the prices p of class c's resources.
+func (f *wfill) priceSum(c int32, p []float64) float64 {
+	q := 0.0
+	for _, r := range f.path[c] {
+		q += p[r]
 	}
+	return q
+}
+
+// setQ sets every active class's price sum from the prices p.
+func (f *wfill) setQ(p []float64) {
+	for _, c := range f.e.act {
+		f.q[c] = f.priceSum(c, p)
+	}
+}
+
+// relViolation is how far, relative to its capacity k, a resource carrying load breaks its
+// condition: more than k, or, when it is priced, less.
+func relViolation(load, k float64, priced bool) float64 {
+	if priced {
+		return math.Abs(load-k) / k
+	}
+	return (load - k) / k
 }
 
 // violation is the largest relative capacity violation at prices p: a resource carrying more
@@ -254,11 +267,7 @@ func (f *wfill) violation(p []float64) float64 {
 		load[r] = 0
 	}
 	for _, c := range e.act {
-		q := 0.0
-		for _, r := range f.path[c] {
-			q += p[r]
-		}
-		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, q)
+		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, f.priceSum(c, p))
 		for _, r := range f.path[c] {
 			load[r] += v * float64(e.mult[c])
 		}
@@ -268,12 +277,7 @@ func (f *wfill) violation(p []float64) float64 {
 		if len(f.on[r]) == 0 {
 			continue
 		}
-		k := f.capacity[r] / unit
-		if p[r] > 0 {
-			worst = max(worst, math.Abs(load[r]-k)/k)
-		} else {
-			worst = max(worst, (load[r]-k)/k)
-		}
+		worst = max(worst, relViolation(load[r], f.capacity[r]/unit, p[r] > 0))
 	}
 	return worst
 }
@@ -283,24 +287,20 @@ func (f *wfill) violation(p []float64) float64 {
 // H the Jacobian of the loads in the prices with its sign changed (Σ over the classes crossing
 // both resources of members × the rate's fall per unit of price; positive semidefinite), the
 // prices kept ≥ 0, the step halved until it lowers the largest violation. It says whether it
-// did; the sweeps then clean up the resources it left out.
-func (f *wfill) newton(price []float64) bool {
+// did; the sweeps then clean up the resources it left out. before is the violation at price,
+// whose computation left the loads in usage.
+func (f *wfill) newton(price []float64, before float64) bool {
 	e := f.e
 	unit := e.net.Ceiling
-	before := f.violation(price) // leaves the loads in usage
-	if f.index == nil {
-		f.index = make([]int32, len(f.capacity))
-	}
 	for r := range f.index {
 		f.index[r] = -1
 	}
 	// The diagonal first, to know which resources' loads move with their price.
-	f.slope = slices.Grow(f.slope[:0], len(f.q))[:len(f.q)]
 	for _, c := range e.act {
 		_, dv := f.rate(f.eff[c], f.ceil[c]/unit, f.q[c])
 		f.slope[c] = -dv * float64(e.mult[c])
 	}
-	var act []int32
+	act := f.rows[:0]
 	for _, r := range f.used {
 		if len(f.on[r]) == 0 {
 			continue
@@ -318,6 +318,7 @@ func (f *wfill) newton(price []float64) bool {
 			act = append(act, r)
 		}
 	}
+	f.rows = act
 	n := len(act)
 	if n == 0 {
 		return false
@@ -368,12 +369,7 @@ func (f *wfill) newton(price []float64) bool {
 		}
 		if f.violation(f.cand) < before {
 			copy(price, f.cand)
-			for _, c := range e.act {
-				f.q[c] = 0
-				for _, r := range f.path[c] {
-					f.q[c] += price[r]
-				}
-			}
+			f.setQ(price)
 			return true
 		}
 	}

@@ -444,9 +444,10 @@ type wfill struct {
 	free, acked []float64
 	q           []float64
 	prev, cand  []float64 // scratch prices of extrapolate and newton
-	slope       []float64 // scratch of newton: per class
+	slope       []float64 // scratch of newton: per class, the members' rate fall per unit of price
 	index       []int32   // scratch of newton: per resource, its row, or −1
-	hbuf        []float64 // scratch of newton: its matrix, right-hand side and step
+	rows        []int32   // scratch of newton: the resource of each row
+	hbuf        []float64 // scratch of newton: its matrix; rbuf the right-hand side, dbuf the step
 	rbuf, dbuf  []float64
 	chol        mat.Cholesky
 	saturated   []bool // per network resource, by the step's plain fill (ackpath)
@@ -493,6 +494,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 	if v.AlphaFair && lp.Alpha > 0 {
 		f.alpha, f.free, f.acked, f.q = lp.Alpha, make([]float64, total), make([]float64, total), make([]float64, nc)
 		f.prev, f.cand = make([]float64, total), make([]float64, total)
+		f.slope, f.index = make([]float64, nc), make([]int32, total)
 	}
 	res := net.Cluster.Resources()
 	f.kinds = make([]int, nr)
