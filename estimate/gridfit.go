@@ -40,6 +40,16 @@ func (t gridProfile) argmin(weights []int) (first, last int) {
 // gridTies is the relative difference under which two grid points' errors count as equal.
 const gridTies = 1e-8
 
+// flat says whether the summed error changes over the grid by at most rel of its largest.
+func (t gridProfile) flat(rel float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for g := range t[0] {
+		v := t.column(g)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi-lo <= rel*hi
+}
+
 // column is the error summed over the patterns at grid point g.
 func (t gridProfile) column(g int) float64 {
 	s := 0.0

@@ -129,9 +129,7 @@ const loneMinBytes = 1 << 20
 
 // learnedObservations collects the calibration patterns of rows.
 func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
-	exps := append([]string{experiments.P2PSweep}, experiments.Fairness()...)
-	exps = append(exps, experiments.Bidirectional()...)
-	exps = append(exps, experiments.StaticSync, experiments.RandomCalibration)
+	exps := append([]string{experiments.P2PSweep}, experiments.ContentionCalibration()...)
 	pats, err := datasets.MeasuredPatterns(rows, exps)
 	if err != nil {
 		return nil, err
@@ -380,66 +378,75 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	fitAck := variant.AckPath && len(data.bidir) > 0
-	fitAlpha := variant.AlphaFair && len(alphaObs) > 0
+	ack := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
 	// descend fits a, b and c by coordinate descent and says whether any moved by more than
-	// 10⁻⁴. b and c trade off (the transfers into a node with o leaving it slow by
-	// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
-	// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's grid.
-	descended := true // the last descent converged
-	descend := func() (bool, error) {
-		start := []float64{lp.AckIn, lp.AckOut, lp.AckFull}
-		converged := false
+	// 10⁻⁴ and whether it converged. b and c trade off (the transfers into a node with o
+	// leaving it slow by b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴,
+	// each line search to 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent,
+	// not the search's grid.
+	descend := func() (moved, converged bool, err error) {
+		var before [3]float64
+		for i, x := range ack {
+			before[i] = *x
+		}
 		for round := 0; round < ackRounds && !converged; round++ {
 			converged = true
-			for _, x := range []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull} {
+			for _, x := range ack {
 				old := *x
 				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, data.bidir); err != nil {
-					return false, err
+					return false, false, err
 				}
 				converged = converged && math.Abs(*x-old) <= 1e-4
 			}
 		}
-		descended = converged
-		moved := false
-		for i, v := range []float64{lp.AckIn, lp.AckOut, lp.AckFull} {
-			moved = moved || math.Abs(v-start[i]) > 1e-4
+		for i, x := range ack {
+			moved = moved || math.Abs(*x-before[i]) > 1e-4
 		}
-		return moved, nil
+		return moved, converged, nil
 	}
 	// α after a, b and c (fitted first under max-min, α = ∞, as ackpath's: their patterns
 	// barely depend on α, and max-min is a hundred times faster), then a, b and c again at
 	// the new α, and so on while they move.
 	var alphaFit *Param
-	for round := 0; fitAck || fitAlpha; round++ {
-		moved := false
-		if fitAck {
-			if moved, err = descend(); err != nil {
-				return fail(err)
-			}
-		}
-		if !fitAlpha || (round > 0 && !moved) {
-			break
-		}
-		if round == alphaRounds {
-			warnings = append(warnings, fmt.Sprintf("a, b and c still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
-			break
-		}
-		var w string
-		if alphaFit, w, err = f.fitAlpha(lp, alphaObs); err != nil {
+	converged := true
+	if fitAck {
+		if _, converged, err = descend(); err != nil {
 			return fail(err)
 		}
-		if w != "" {
-			warnings = append(warnings, w)
+	}
+	switch {
+	case variant.AlphaFair && len(alphaObs) == 0:
+		var w string
+		alphaFit, w = undeterminedAlpha(lp, 0, "there is no static_sync, random_calibration or bidirectional pattern")
+		warnings = append(warnings, w)
+	case variant.AlphaFair:
+		for fits := 1; ; fits++ {
+			var w string
+			if alphaFit, w, err = f.fitAlpha(lp, alphaObs); err != nil {
+				return fail(err)
+			}
+			if w != "" {
+				warnings = append(warnings, w)
+			}
+			if !fitAck {
+				break
+			}
+			var moved bool
+			if moved, converged, err = descend(); err != nil {
+				return fail(err)
+			}
+			if !moved {
+				break
+			}
+			if fits == alphaRounds {
+				warnings = append(warnings, fmt.Sprintf("a, b and c still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
+				break
+			}
 		}
 	}
-	if !descended {
+	if !converged {
 		warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
 			ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
-	}
-	if variant.AlphaFair && !fitAlpha { // as fitAlpha on a flat profile
-		lp.Alpha = 1
-		alphaFit = &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1)}
-		warnings = append(warnings, "alpha: not determined: no static_sync, random_calibration or bidirectional pattern; set to 1 (proportional fairness)")
 	}
 	out := &LearnedFit{Model: model.Name(), Params: lp}
 	// 4. The surface, on top of the rest.
@@ -742,6 +749,18 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 	return cells
 }
 
+// alphaFlat is how little α's whole error may change over its grid for α to count as not
+// determined: above the α-fair prices' precision (rates to ~10⁻¹¹), far below any real effect.
+const alphaFlat = 1e-7
+
+// undeterminedAlpha sets α to 1, proportional fairness, where n patterns cannot determine it
+// (why), and gives its estimate (no interval) and the warning, which says what to measure.
+func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param, string) {
+	lp.Alpha = 1
+	return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: n},
+		"alpha: not determined: " + why + "; set to 1 (proportional fairness). To fit it, measure static_sync graphs or random patterns with role = \"calibration\" in which a transfer shares its sender with another transfer and its receiver with a third (X1→X2 beside X1→X3 and X4→X2)"
+}
+
 // fitAlpha fits ackpath-alpha's α on obs: each pattern's error tabulated on α's grid (log
 // scale, and α = ∞), the best grid point refined by golden section between its finite
 // neighbours, the interval a percentile bootstrap over patterns on the grid. An infinite α is
@@ -779,16 +798,9 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 			}
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for g := range alphaGrid + 1 {
-		lo, hi = min(lo, table.column(g)), max(hi, table.column(g))
-	}
-	// Flat: the error moves by no more than the α-fair prices' precision (rates to ~10⁻¹¹)
-	// can make it move.
-	if hi-lo <= 1e-7*hi {
-		set(1)
-		return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: len(obs)},
-			fmt.Sprintf("alpha: not determined: no transfer of the %d patterns crosses two contended resources; set to 1 (proportional fairness)", len(obs)), nil
+	if table.flat(alphaFlat) {
+		p, w := undeterminedAlpha(lp, len(obs), fmt.Sprintf("no transfer of its %d patterns crosses two contended resources", len(obs)))
+		return p, w, nil
 	}
 	g := table.best()
 	alpha := at(g)

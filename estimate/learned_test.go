@@ -348,4 +348,17 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	if !slices.Equal(from, []string{experiments.StaticSync, experiments.BidirNIC}) {
 		t.Errorf("α from %v", from)
 	}
+	if len(fit.Warnings) > 0 {
+		t.Errorf("warnings %v", fit.Warnings)
+	}
+	// Without the chains no transfer crosses two contended resources: α is 1, without an
+	// interval, and the warning says what to measure.
+	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool { return r.Experiment == experiments.StaticSync })
+	if fit, err = FitLearned(cl, rows, base, contention.AckPathAlpha); err != nil {
+		t.Fatal(err)
+	}
+	if fit.Alpha == nil || fit.Alpha.Value != 1 || fit.Params.Alpha != 1 || !math.IsInf(fit.Alpha.CIHigh, 1) ||
+		len(fit.Warnings) != 1 || !strings.Contains(fit.Warnings[0], "measure static_sync graphs or random patterns") {
+		t.Errorf("without static_sync: α %+v, warnings %v", fit.Alpha, fit.Warnings)
+	}
 }

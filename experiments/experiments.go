@@ -78,6 +78,13 @@ func Fairness() []Name { return []Name{FairIntra, FairInter} }
 // Bidirectional are the experiments the asymmetry (contra-flow) parameters are fitted on.
 func Bidirectional() []Name { return []Name{BidirNIC, BidirBackbone} }
 
+// ContentionCalibration are the calibration experiments of concurrent transfers that the
+// contention models are fitted and cross-validated on: the fairness and bidirectional designs,
+// the static-synchronous graphs and the random calibration patterns.
+func ContentionCalibration() []Name {
+	return append(append(Fairness(), Bidirectional()...), StaticSync, RandomCalibration)
+}
+
 // RoleOf returns an experiment's role; ok is false for a name outside the set.
 func RoleOf(name string) (role Role, ok bool) {
 	for _, r := range roles {

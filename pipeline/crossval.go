@@ -42,8 +42,7 @@ type CrossValidation struct {
 // (estimate.Calibrate) and predicts the fold's patterns with every model. Scores are over
 // every left-out transfer's mean time, best share within ±10% first, then mean |ε|.
 func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params) (*CrossValidation, error) {
-	exps := append(append(experiments.Fairness(), experiments.Bidirectional()...), experiments.StaticSync, experiments.RandomCalibration)
-	pats, err := datasets.MeasuredPatterns(in.Transfers, exps)
+	pats, err := datasets.MeasuredPatterns(in.Transfers, experiments.ContentionCalibration())
 	if err != nil {
 		return nil, err
 	}

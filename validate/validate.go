@@ -109,7 +109,11 @@ func (r Row) Err(model string) float64 {
 // SummarizeErrors gives the mean |ε|, the mean signed ε (bias) and the share with |ε| ≤ Within
 // of signed relative errors; all 0 when there are none.
 func SummarizeErrors(errs []float64) (meanAbs, bias, within float64) {
-	abs := absAll(errs)
+	return summarize(absAll(errs), errs)
+}
+
+// summarize is SummarizeErrors with the |ε| already taken.
+func summarize(abs, errs []float64) (meanAbs, bias, within float64) {
 	for _, a := range abs {
 		if a <= Within {
 			within++
@@ -332,8 +336,9 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	score := func(name string, t *tally) ModelAccuracy {
 		ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
-		ma.MeanAbsErr, ma.MeanErr, ma.Within10 = SummarizeErrors(t.errs)
-		ma.SEAbsErr = stdErr(absAll(t.errs))
+		abs := absAll(t.errs)
+		ma.MeanAbsErr, ma.MeanErr, ma.Within10 = summarize(abs, t.errs)
+		ma.SEAbsErr = stdErr(abs)
 		ma.AsymMeanAbsErr = mean(absAll(t.asymErrs))
 		return ma
 	}
