@@ -130,7 +130,7 @@ func (f *wfill) fillAlpha(price []float64) error {
 			f.extrapolate(price, before)
 		}
 		if sweep == alphaMaxSweeps {
-			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d sweeps (capacity violation %.3g)", f.alpha, alphaMaxSweeps, worst)
+			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d sweeps (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", f.alpha, alphaMaxSweeps, worst)
 		}
 	}
 	for _, r := range f.used {
