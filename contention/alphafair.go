@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // α-fair sharing (Mo and Walrand, 2000), the rate rule of ackpath-alpha. The rates of the
@@ -22,26 +24,28 @@ import (
 // a quarter of the NIC, while the other two got three quarters each; max-min has all three at
 // a half.
 //
-// The prices are found by coordinate ascent on the dual (Gauss–Seidel: one resource's price at
-// a time set so that the resource carries its capacity, or 0 when it has room at that price),
-// each by a safeguarded Newton iteration; the dual is differentiable (the utilities are
-// strictly concave), so the iteration converges. Sweeps over the resources go on until one
-// finds every priced resource carrying its capacity and none carrying more, within alphaTol,
-// or moves no price (the prices' own precision reached). Prices start from the previous
-// step's: one class finished, most move little. Where resources are coupled (a class carrying
-// most of two resources' load) sweeps alone creep, the violation falling a hundredfold in 10⁴
-// sweeps at α = 5 on a saturated backbone; so after each sweep a projected Newton step on the
-// whole dual (newton: the priced resources' prices at once, one Cholesky factorisation) moves
-// them together, and where it does not lower the violation, from the third sweep on,
-// extrapolate jumps along the last sweep's move. Both are taken only when they lower the
-// largest violation, so the sweeps' convergence stands (TestAlphaFairKKT). Rates are in units
-// of the network's ceiling so that x^(−α) stays within floating point for α up to MaxAlpha.
+// The prices are found by projected Newton steps on the dual (newton: the priced resources'
+// prices at once, H·Δ = load − capacity with H the loads' Jacobian, one Cholesky factorisation),
+// each taken only if it lowers the largest relative capacity violation, starting from the
+// previous step's prices (one class finished, most move little). Where a step does not lower
+// it (a class crossing its ceiling, a price reaching 0), a sweep of coordinate ascent
+// (Gauss–Seidel: one resource's price at a time set so that the resource carries its capacity,
+// or 0 when it has room at that price, by safeguarded Newton) moves the prices instead, and from
+// the third sweep on extrapolate jumps along the last sweep's move where coupled prices creep
+// (the violation fell a hundredfold in 10⁴ sweeps at α = 5 on a saturated backbone). The dual is
+// differentiable (the utilities are strictly concave), so the sweeps converge, and the other
+// two moves never raise the violation (TestAlphaFairKKT). It stops when no capacity is off by
+// more than alphaTol, or a sweep moves no price (the prices' own precision reached). Rates are
+// in units of the network's ceiling so that x^(−α) stays within floating point for α up to
+// MaxAlpha.
 //
 // The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
-// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 23 s
-// (BenchmarkLearned10k; ackpath 1.0 s), where sweeps alone took 155 s and sweeps with
-// extrapolation 93 s. A queue of the resources something changed on, instead of sweeps, was
-// slower (the changes spread over the whole network before they fall below alphaTol).
+// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 15 s at α = 0.67
+// (BenchmarkLearned10k; ackpath 1.0 s): 1.8 Newton steps per sharing, a third of the time in
+// the Cholesky factorisations and half in x^(−1/α). Sweeps alone took 155 s (at α = 1), sweeps
+// each followed by a Newton step 46 s (α = 0.67; 22 s at α = 1). A queue of the resources
+// something changed on, instead of sweeps, was slower (the changes spread over the whole
+// network before they fall below alphaTol).
 
 // MinAlpha and MaxAlpha bound a finite α: below 0.1 a transfer crossing two bottlenecks would
 // get next to nothing; beyond 5 the price iteration slows down (the dual flattens towards
@@ -60,21 +64,22 @@ const (
 // time's 15 significant digits show of it.
 const alphaTol = 1e-11
 
-// alphaMaxSweeps bounds the sweeps of one sharing; reaching it is an error rather than rates
-// that do not fill the capacities they claim to.
-const alphaMaxSweeps = 100000
+// alphaMaxIter bounds the iterations (Newton steps and sweeps) of one sharing; reaching it is an
+// error rather than rates that do not fill the capacities they claim to.
+const alphaMaxIter = 100000
 
 // rate is a class's rate in ceilings, with weight w and ceiling u, at the price sum q, and its
-// derivative in q (0 at the ceiling).
+// derivative in q (0 at the ceiling). x^(−1/α) as exp(−log(x)/α): math.Pow spends as long again
+// on the special cases and the integer part of the exponent.
 func (f *wfill) rate(w, u, q float64) (float64, float64) {
 	if q <= 0 {
 		return u, 0
 	}
-	v := w * math.Pow(q, -1/f.alpha)
+	v := w * math.Exp(f.negInvAlpha*math.Log(q))
 	if v >= u {
 		return u, 0
 	}
-	return v, -v / (f.alpha * q)
+	return v, v * f.negInvAlpha / q
 }
 
 // fillAlpha sets the rates of the active classes by weighted α-fair sharing with the weights
@@ -98,22 +103,27 @@ func (f *wfill) fillAlpha(price []float64) error {
 			price[r] = 0
 		}
 	}
+	// Newton steps while they lower the largest violation, a sweep where one does not. worst is
+	// the violation at price, whose rates and loads are in f.x and f.usage.
 	f.setQ(price)
-	for sweep := 0; ; sweep++ {
-		if sweep >= 2 {
-			copy(f.prev, price)
+	worst := f.violation(price, f.x, f.usage)
+	for iter, sweep := 0, 0; worst > alphaTol; iter++ {
+		if iter == alphaMaxIter {
+			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d iterations (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", f.alpha, alphaMaxIter, worst)
 		}
-		worst, moved := 0.0, false
+		if ok, after := f.newton(price, worst); ok {
+			worst = after
+			continue
+		}
+		copy(f.prev, price)
+		moved := false
 		for _, r := range f.used {
 			on := f.on[r]
 			if len(on) == 0 {
 				continue
 			}
-			k := f.capacity[r] / unit
 			old := price[r]
-			p, s0 := f.solvePrice(on, old, k)
-			worst = max(worst, relViolation(s0, k, old > 0))
-			if p != old {
+			if p := f.solvePrice(on, old, f.capacity[r]/unit); p != old {
 				moved = true
 				for _, c := range on {
 					f.q[c] += p - old
@@ -123,36 +133,28 @@ func (f *wfill) fillAlpha(price []float64) error {
 		}
 		// No price moved: the iteration is at its fixed point to the precision of the prices
 		// (a price far below the others on its classes' paths cannot be resolved further).
-		if worst <= alphaTol || !moved {
+		if !moved {
 			break
 		}
-		if before := f.violation(price); !f.newton(price, before) && sweep >= 2 {
-			f.extrapolate(price, before)
+		f.setQ(price) // from the prices again: the sweep's increments drift
+		worst = f.violation(price, f.x, f.usage)
+		if sweep++; sweep >= 3 {
+			worst = f.extrapolate(price, worst)
 		}
-		if sweep == alphaMaxSweeps {
-			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d sweeps (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", f.alpha, alphaMaxSweeps, worst)
-		}
+	}
+	for _, c := range e.act {
+		e.rate[c] = f.x[c] * unit
 	}
 	for _, r := range f.used {
-		f.usage[r] = 0
-	}
-	f.setQ(price) // from the prices again: the sweeps' increments drift
-	for _, c := range e.act {
-		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, f.q[c])
-		e.rate[c] = v * unit
-		u := e.rate[c] * float64(e.mult[c])
-		for _, r := range f.path[c] {
-			f.usage[r] += u
-		}
+		f.usage[r] *= unit
 	}
 	return nil
 }
 
 // solvePrice is a resource's price given the others': 0 when its classes on fit in its
 // capacity k at price 0, else the p > 0 at which they carry k (their load falls as p rises), by
-// Newton steps kept inside a bracket, starting from its current price old; and what they
-// carried at old.
-func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
+// Newton steps kept inside a bracket, starting from its current price old.
+func (f *wfill) solvePrice(on []int32, old, k float64) float64 {
 	unit := f.e.net.Ceiling
 	// carried is what the classes carry at price p and its derivative in p.
 	carried := func(p float64) (s, ds float64) {
@@ -165,10 +167,10 @@ func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
 	}
 	s0, _ := carried(old)
 	if math.Abs(s0-k) <= k*alphaTol/4 && old > 0 || s0 <= k && old == 0 {
-		return old, s0 // already there
+		return old // already there
 	}
 	if s, _ := carried(0); s <= k*(1+alphaTol/4) {
-		return 0, s0
+		return 0
 	}
 	// Bracket: carried(lo) > k ≥ carried(hi). Every class's rate is at most w·p^(−1/α), so at
 	// p = (Σ m·w / k)^α the classes carry at most k.
@@ -184,7 +186,7 @@ func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
 	for range 200 {
 		s, ds := carried(p)
 		if math.Abs(s-k) <= k*alphaTol/4 {
-			return p, s0
+			return p
 		}
 		if s > k {
 			lo = p
@@ -199,37 +201,39 @@ func (f *wfill) solvePrice(on []int32, old, k float64) (float64, float64) {
 			next = lo + (hi-lo)/2
 		}
 		if next == p || math.Nextafter(lo, hi) >= hi {
-			return hi, s0
+			return hi
 		}
 		p = next
 	}
-	return hi, s0
+	return hi
 }
 
 // extrapolate speeds up the sweeps where they converge slowly: when coupled resources' prices
 // creep towards the solution together, each sweep moves them by nearly the same Δ; the prices
 // jump to p + λ·Δ (Δ the last sweep's move, λ = 2, 4, 8, …, prices kept ≥ 0) for the λ that
 // leaves the largest capacity violation smallest, if any lowers it. It never makes the
-// violation worse, so the sweeps' convergence stands. before is the violation at price.
-func (f *wfill) extrapolate(price []float64, before float64) {
+// violation worse, so the sweeps' convergence stands. before is the violation at price; it
+// returns the violation at the prices it leaves, with their rates and loads in f.x and f.usage.
+func (f *wfill) extrapolate(price []float64, before float64) float64 {
 	best, bestLambda := before, 0.0
 	for lambda := 2.0; lambda <= 1<<20; lambda *= 2 {
 		for _, r := range f.used {
 			f.cand[r] = max(price[r]+lambda*(price[r]-f.prev[r]), 0)
 		}
-		v := f.violation(f.cand)
+		v := f.violation(f.cand, f.xCand, f.loadCand)
 		if !(v < best) {
 			break
 		}
 		best, bestLambda = v, lambda
 	}
 	if bestLambda == 0 {
-		return
+		return before
 	}
 	for _, r := range f.used {
 		price[r] = max(price[r]+bestLambda*(price[r]-f.prev[r]), 0)
 	}
 	f.setQ(price)
+	return f.violation(price, f.x, f.usage)
 }
 
 // priceSum is the sum of the prices p of class c's resources.
@@ -258,16 +262,17 @@ func relViolation(load, k float64, priced bool) float64 {
 }
 
 // violation is the largest relative capacity violation at prices p: a resource carrying more
-// than its capacity, or a priced one carrying less. It uses usage as scratch.
-func (f *wfill) violation(p []float64) float64 {
+// than its capacity, or a priced one carrying less. It sets x to every active class's rate and
+// load to every resource's load at p, both in ceilings.
+func (f *wfill) violation(p, x, load []float64) float64 {
 	e := f.e
 	unit := e.net.Ceiling
-	load := f.usage
 	for _, r := range f.used {
 		load[r] = 0
 	}
 	for _, c := range e.act {
 		v, _ := f.rate(f.eff[c], f.ceil[c]/unit, f.priceSum(c, p))
+		x[c] = v
 		for _, r := range f.path[c] {
 			load[r] += v * float64(e.mult[c])
 		}
@@ -287,9 +292,9 @@ func (f *wfill) violation(p []float64) float64 {
 // H the Jacobian of the loads in the prices with its sign changed (Σ over the classes crossing
 // both resources of members × the rate's fall per unit of price; positive semidefinite), the
 // prices kept ≥ 0, the step halved until it lowers the largest violation. It says whether it
-// did; the sweeps then clean up the resources it left out. before is the violation at price,
-// whose computation left the loads in usage.
-func (f *wfill) newton(price []float64, before float64) bool {
+// did, and the violation it left; the sweeps then clean up the resources it left out. before
+// is the violation at price, with its rates and loads in f.x and f.usage.
+func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 	e := f.e
 	unit := e.net.Ceiling
 	for r := range f.index {
@@ -297,8 +302,10 @@ func (f *wfill) newton(price []float64, before float64) bool {
 	}
 	// The diagonal first, to know which resources' loads move with their price.
 	for _, c := range e.act {
-		_, dv := f.rate(f.eff[c], f.ceil[c]/unit, f.q[c])
-		f.slope[c] = -dv * float64(e.mult[c])
+		f.slope[c] = 0
+		if x := f.x[c]; f.q[c] > 0 && x < f.ceil[c]/unit {
+			f.slope[c] = x / (f.alpha * f.q[c]) * float64(e.mult[c])
+		}
 	}
 	act := f.rows[:0]
 	for _, r := range f.used {
@@ -321,57 +328,62 @@ func (f *wfill) newton(price []float64, before float64) bool {
 	f.rows = act
 	n := len(act)
 	if n == 0 {
-		return false
+		return false, before
 	}
+	// H in the upper triangle of a row-major n×n array, factorised in place (LAPACK's dpotrf;
+	// mat.Cholesky would also estimate the condition number, as long again); where it is
+	// singular (two resources crossed by the same classes), again with the diagonal raised by
+	// a factor 1 + 10⁻⁹.
 	f.hbuf = slices.Grow(f.hbuf[:0], n*n)[:n*n]
-	clear(f.hbuf)
-	h := mat.NewSymDense(n, f.hbuf)
-	f.rbuf = slices.Grow(f.rbuf[:0], n)[:n]
-	rhs := mat.NewVecDense(n, f.rbuf)
-	for i, r := range act {
-		rhs.SetVec(i, f.usage[r]-f.capacity[r]/unit)
-	}
-	for _, c := range e.act {
-		if f.slope[c] == 0 {
-			continue
-		}
-		path := f.path[c]
-		for a, r := range path {
-			i := f.index[r]
-			if i < 0 {
+	h := blas64.Symmetric{Uplo: blas.Upper, N: n, Data: f.hbuf, Stride: n}
+	var chol blas64.Triangular
+	for damp := 1.0; ; damp = 1 + 1e-9 {
+		clear(f.hbuf)
+		for _, c := range e.act {
+			if f.slope[c] == 0 {
 				continue
 			}
-			for _, s := range path[a:] {
-				if j := f.index[s]; j >= 0 {
-					h.SetSym(int(i), int(j), h.At(int(i), int(j))+f.slope[c])
+			path := f.path[c]
+			for a, r := range path {
+				i := int(f.index[r])
+				if i < 0 {
+					continue
+				}
+				for _, s := range path[a:] {
+					if j := int(f.index[s]); j >= 0 {
+						f.hbuf[min(i, j)*n+max(i, j)] += f.slope[c]
+					}
 				}
 			}
 		}
-	}
-	chol := &f.chol
-	if !chol.Factorize(h) {
-		for i := range n { // a little damping where the Jacobian is singular
-			h.SetSym(i, i, h.At(i, i)*(1+1e-9))
+		for i := range n {
+			f.hbuf[i*n+i] *= damp
 		}
-		if !chol.Factorize(h) {
-			return false
+		var ok bool
+		if chol, ok = lapack64.Potrf(h); ok {
+			break
+		}
+		if damp > 1 {
+			return false, before
 		}
 	}
 	f.dbuf = slices.Grow(f.dbuf[:0], n)[:n]
-	delta := mat.NewVecDense(n, f.dbuf)
-	if err := chol.SolveVecTo(delta, rhs); err != nil {
-		return false
+	for i, r := range act {
+		f.dbuf[i] = f.usage[r] - f.capacity[r]/unit
 	}
+	lapack64.Potrs(chol, blas64.General{Rows: n, Cols: 1, Data: f.dbuf, Stride: 1})
 	for t := 1.0; t >= 1.0/1024; t /= 2 {
 		copy(f.cand, price)
 		for i, r := range act {
-			f.cand[r] = max(price[r]+t*delta.AtVec(i), 0)
+			f.cand[r] = max(price[r]+t*f.dbuf[i], 0)
 		}
-		if f.violation(f.cand) < before {
+		if v := f.violation(f.cand, f.xCand, f.loadCand); v < before {
 			copy(price, f.cand)
 			f.setQ(price)
-			return true
+			f.x, f.xCand = f.xCand, f.x
+			f.usage, f.loadCand = f.loadCand, f.usage
+			return true, v
 		}
 	}
-	return false
+	return false, before
 }

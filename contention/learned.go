@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/cluster"
@@ -440,30 +439,30 @@ type wfill struct {
 	// alpha is α of α-fair sharing (ackpath-alpha; alphafair.go), 0 for weighted max-min;
 	// free and acked are the resources' prices of its plain fill and of its fill with
 	// ackpath's factors, kept from step to step, q each class's sum of them.
-	alpha       float64
-	free, acked []float64
-	q           []float64
-	prev, cand  []float64 // scratch prices of extrapolate and newton
-	slope       []float64 // scratch of newton: per class, the members' rate fall per unit of price
-	index       []int32   // scratch of newton: per resource, its row, or −1
-	rows        []int32   // scratch of newton: the resource of each row
-	hbuf        []float64 // scratch of newton: its matrix; rbuf the right-hand side, dbuf the step
-	rbuf, dbuf  []float64
-	chol        mat.Cholesky
-	saturated   []bool // per network resource, by the step's plain fill (ackpath)
-	full        []bool // per network resource: saturated, or carrying the ceiling
-	surf        *surfaceTable
-	kinds       []int // surface kind of each network resource
-	capacity    []float64
-	on          [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
-	all         [][]int32 // on at the start of a run
-	used        []int32   // the resources some class crosses, in increasing order
-	path        [][]int32 // resources per class, joint ones included
-	usage       []float64
-	wsum        []float64
-	unfrozen    []int32
-	frozen      []bool
-	heap        minHeap[fillEvent]
+	alpha, negInvAlpha float64 // α and −1/α
+	free, acked        []float64
+	q                  []float64
+	x, xCand           []float64 // per class, its rate in ceilings at the prices and at candidate prices
+	loadCand           []float64 // per resource, its load in ceilings at candidate prices (usage at the prices)
+	prev, cand         []float64 // scratch prices of extrapolate and newton
+	slope              []float64 // scratch of newton: per class, the members' rate fall per unit of price
+	index              []int32   // scratch of newton: per resource, its row, or −1
+	rows               []int32   // scratch of newton: the resource of each row
+	hbuf, dbuf         []float64 // scratch of newton: its matrix, and its right-hand side and step
+	saturated          []bool    // per network resource, by the step's plain fill (ackpath)
+	full               []bool    // per network resource: saturated, or carrying the ceiling
+	surf               *surfaceTable
+	kinds              []int // surface kind of each network resource
+	capacity           []float64
+	on                 [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
+	all                [][]int32 // on at the start of a run
+	used               []int32   // the resources some class crosses, in increasing order
+	path               [][]int32 // resources per class, joint ones included
+	usage              []float64
+	wsum               []float64
+	unfrozen           []int32
+	frozen             []bool
+	heap               minHeap[fillEvent]
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
@@ -492,7 +491,9 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		f.ackIn, f.ackOut, f.ackFull = lp.AckIn, lp.AckOut, lp.AckFull
 	}
 	if v.AlphaFair && lp.Alpha > 0 {
-		f.alpha, f.free, f.acked, f.q = lp.Alpha, make([]float64, total), make([]float64, total), make([]float64, nc)
+		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+		f.free, f.acked, f.q = make([]float64, total), make([]float64, total), make([]float64, nc)
+		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
 		f.prev, f.cand = make([]float64, total), make([]float64, total)
 		f.slope, f.index = make([]float64, nc), make([]int32, total)
 	}
