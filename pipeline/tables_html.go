@@ -132,6 +132,25 @@ func accuracyRows(acc *validate.Accuracy) []accRow {
 	return rows
 }
 
+// sitRow is one line of the accuracy per situation: its noise limit, the default model's
+// accuracy (if it was scored) and the best model's.
+type sitRow struct {
+	validate.SituationAccuracy
+	Default    validate.SituationModel
+	HasDefault bool
+	Best       validate.SituationModel
+}
+
+// situationRows lists the accuracy per situation, in accuracy.json's order.
+func situationRows(acc *validate.Accuracy) []sitRow {
+	rows := make([]sitRow, 0, len(acc.Situations))
+	for _, s := range acc.Situations {
+		def, ok := s.Model(acc.Default)
+		rows = append(rows, sitRow{SituationAccuracy: s, Default: def, HasDefault: ok, Best: s.Best()})
+	}
+	return rows
+}
+
 // dataValue is a number as a table cell's data-v attribute, which the sorting script reads
 // with parseFloat: shortest round-trip form, infinities as JavaScript spells them.
 func dataValue(v float64) string {

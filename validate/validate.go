@@ -237,7 +237,10 @@ type Accuracy struct {
 	Params   contention.Params `json:"params"`
 	Settings []SettingAccuracy `json:"settings"`
 	Overall  SettingAccuracy   `json:"overall"`
-	Warnings []string          `json:"warnings,omitempty"`
+	// Situations is the accuracy per situation (situation.go), the situations with held-out
+	// transfers only.
+	Situations []SituationAccuracy `json:"situations,omitempty"`
+	Warnings   []string            `json:"warnings,omitempty"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
@@ -288,6 +291,12 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	bySetting := map[string]map[string]*tally{}
 	patterns := map[string]int{}
+	// Per situation: each model's signed errors, in model order, and the noise terms.
+	sitErrs := make([][][]float64, situationCount)
+	sitNoise := make([]noiseTally, situationCount)
+	for s := range sitErrs {
+		sitErrs[s] = make([][]float64, len(models))
+	}
 	var out []Row
 	for k, p := range pats {
 		setting := "all"
@@ -301,9 +310,10 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		if noiseBy[setting] == nil {
 			noiseBy[setting] = &noiseTally{}
 		}
+		sit := situationOf(cl, p.Flows)
 		for i := range p.Flows {
 			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
-				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise} {
+				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise, &sitNoise[sit[i]]} {
 					nz.abs, nz.within = append(nz.abs, a), append(nz.within, w)
 				}
 			}
@@ -328,6 +338,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 				e := SignedError(pred.Times[i], p.Mean[i])
 				out[base+i].set(m.Name(), pred.Times[i], e)
 				t.errs = append(t.errs, e)
+				sitErrs[sit[i]][j] = append(sitErrs[sit[i]][j], e)
 				if asym {
 					t.asymErrs = append(t.asymErrs, e)
 				}
@@ -372,6 +383,18 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		if t := overall[m.Name()]; t != nil {
 			acc.Overall.Models = append(acc.Overall.Models, score(m.Name(), t))
 		}
+	}
+	for s := range situationCount {
+		if len(models) == 0 || len(sitErrs[s][0]) == 0 {
+			continue
+		}
+		sa := SituationAccuracy{Situation: situationName(s), Transfers: len(sitErrs[s][0]), NoiseLimit: sitNoise[s].limit()}
+		for j, m := range models {
+			sm := SituationModel{Model: m.Name()}
+			sm.MeanAbsErr, sm.MeanErr, sm.Within10 = SummarizeErrors(sitErrs[s][j])
+			sa.Models = append(sa.Models, sm)
+		}
+		acc.Situations = append(acc.Situations, sa)
 	}
 	return out, acc, nil
 }

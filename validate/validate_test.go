@@ -201,3 +201,78 @@ func TestNoiseLimitMatchesAPerfectPredictor(t *testing.T) {
 		t.Error("one repetition gave noise terms")
 	}
 }
+
+func TestSituationOf(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := []contention.Flow{
+		{Src: "X1", Dst: "X2"}, // alone on its path; X2 sends (to X3): acknowledgements busy
+		{Src: "X2", Dst: "X3"}, // shares X3 with X4→X3; X2 receives X1→X2: busy
+		{Src: "X4", Dst: "X3"}, // shares X3; X4 receives nothing, X3 sends nothing: quiet
+		{Src: "X5", Dst: "Y1"}, // shares X5 with X5→X6, the backbone X→Y with X7→Y2: quiet
+		{Src: "X5", Dst: "X6"}, // shares X5: quiet
+		{Src: "X7", Dst: "Y2"}, // shares the backbone X→Y; Y2 sends Y2→X8: busy
+		{Src: "Y2", Dst: "X8"}, // alone: the only transfer Y→X
+		{Src: "Y3", Dst: "Y4"}, // the same pair twice: every part shared, quiet
+		{Src: "Y3", Dst: "Y4"},
+		{Src: "Y5", Dst: "Y6"}, // alone and quiet
+	}
+	want := []string{"alone/ack-busy", "receiver/ack-busy", "receiver/ack-quiet", "sender+core/ack-quiet", "sender/ack-quiet",
+		"core/ack-busy", "alone/ack-busy", "sender+receiver/ack-quiet", "sender+receiver/ack-quiet", "alone/ack-quiet"}
+	for i, s := range situationOf(cl, flows) {
+		if got := situationName(s); got != want[i] {
+			t.Errorf("flow %d (%s→%s): %s, want %s", i, flows[i].Src, flows[i].Dst, got, want[i])
+		}
+	}
+}
+
+// TestSituationsAddUp checks the per-situation accuracy against the predictions' rows: every
+// held-out transfer in exactly one situation, each model's figures those of its rows there.
+func TestSituationsAddUp(t *testing.T) {
+	cl, rows := simulated(t, "maxmin", 0.02, 3)
+	var models []contention.Model
+	for _, name := range []string{"maxmin", "hockney"} {
+		m, _ := contention.ModelByName(name)
+		models = append(models, m)
+	}
+	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rows' situations, from their patterns' flows.
+	byPattern := map[string][]contention.Flow{}
+	for _, r := range preds {
+		byPattern[r.PatternID] = append(byPattern[r.PatternID], contention.Flow{Src: r.Src, Dst: r.Dst})
+	}
+	errs := map[string]map[string][]float64{}
+	for _, m := range models {
+		errs[m.Name()] = map[string][]float64{}
+	}
+	seen := map[string]int{}
+	for _, r := range preds {
+		sit := situationName(situationOf(cl, byPattern[r.PatternID])[seen[r.PatternID]])
+		seen[r.PatternID]++
+		for _, m := range models {
+			errs[m.Name()][sit] = append(errs[m.Name()][sit], r.Err(m.Name()))
+		}
+	}
+	total := 0
+	for _, s := range acc.Situations {
+		total += s.Transfers
+		if len(s.Models) != len(models) {
+			t.Fatalf("%s: %d models", s.Situation, len(s.Models))
+		}
+		for _, m := range s.Models {
+			e := errs[m.Model][s.Situation]
+			abs, bias, within := SummarizeErrors(e)
+			if len(e) != s.Transfers || abs != m.MeanAbsErr || bias != m.MeanErr || within != m.Within10 {
+				t.Errorf("%s %s: %+v, rows give %d transfers, %g, %g, %g", s.Situation, m.Model, m, len(e), abs, bias, within)
+			}
+		}
+	}
+	if total != len(preds) || len(acc.Situations) < 4 {
+		t.Fatalf("%d transfers in %d situations, %d rows", total, len(acc.Situations), len(preds))
+	}
+}

@@ -30,7 +30,8 @@ writes a run directory:
    measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
-   accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II
+   accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II;
+                         per situation (what else a transfer's pattern sends at its ends)
    health.json           what the report's health panel shows: thresholds checked, estimators
                          skipped, implausible fits, stopping rule, start skew, drift
    figures/              every figure as PNG (--dpi), SVG and PDF

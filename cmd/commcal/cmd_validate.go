@@ -27,10 +27,14 @@ writes to --out:
                         each model's prediction and signed error ε = (pred − meas)/meas
    accuracy.json        per setting (|N|, d) and model: transfers, mean Algorithm-2 steps,
                         mean |ε| and its standard error, bias, share with |ε| ≤ 10%, and
-                        mean |ε| on patterns with asymmetric traffic on a link
+                        mean |ε| on patterns with asymmetric traffic on a link; per
+                        situation (the parts of a transfer's path it shares — sender, core,
+                        receiver — or alone; its acknowledgements' path quiet or busy):
+                        every model's share within ±10%, mean |ε| and bias, and the noise limit
 
 and prints the accuracy table, the default model (selected by cross-validation on real TCP
-calibration experiments) marked with *, and each setting's noise limit under its models.
+calibration experiments) marked with *, and each setting's noise limit under its models; then
+the accuracy per situation: its noise limit, the default model's and the best model's.
 Parameters come from --calibration, or else from calibrating on the dataset's own calibration
 experiments as "commcal estimate" does (starting from --params or 94% of the nominal rates);
 never from the held-out transfers. --efficiency and --contra-factor override the calibrated
