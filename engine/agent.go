@@ -179,7 +179,7 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string) erro
 	}
 	run, mine := m.Nonce, newNonce()
 	hello := &message{Type: msgHello, Proto: ProtocolVersion, Nonce: mine, Rank: a.cfg.Rank, Size: a.cfg.Size, Host: a.cfg.Host,
-		Addrs: addrs, Node: a.cfg.Node, Info: hostInfo()}
+		Addrs: addrs, Node: a.cfg.Node, Info: hostInfo(a.cfg.NetNS)}
 	hello.MAC = a.cfg.Token.mac("agent", run, mine, strconv.Itoa(a.cfg.Rank), a.cfg.Host, a.cfg.Node)
 	if err := ch.send(hello); err != nil {
 		return fail(fmt.Errorf("%s: %w", addr, err))
@@ -213,8 +213,10 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string) erro
 	return ch.send(&message{Type: msgReady, DataAddr: port})
 }
 
-// hostInfo is what the manifest records about an agent's host.
-func hostInfo() map[string]string {
+// hostInfo is what the manifest records about an agent's host. The TCP settings are read in
+// the namespace the data connections are made in (netns; "": the agent's own), whose values
+// they are: an emulated node's differ from the machine's.
+func hostInfo(netns string) map[string]string {
 	info := map[string]string{}
 	read := func(key, path string) {
 		if b, err := os.ReadFile(path); err == nil {
@@ -222,12 +224,19 @@ func hostInfo() map[string]string {
 		}
 	}
 	read("kernel", "/proc/sys/kernel/osrelease")
-	read("tcp_congestion_control", "/proc/sys/net/ipv4/tcp_congestion_control")
-	read("tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem")
-	read("tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem")
-	read("tcp_slow_start_after_idle", "/proc/sys/net/ipv4/tcp_slow_start_after_idle")
-	read("rmem_max", "/proc/sys/net/core/rmem_max")
+	read("rmem_max", "/proc/sys/net/core/rmem_max") // the machine's, in every namespace
 	read("wmem_max", "/proc/sys/net/core/wmem_max")
+	tcp := func() error {
+		read("tcp_congestion_control", "/proc/sys/net/ipv4/tcp_congestion_control")
+		read("tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem")
+		read("tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem")
+		read("tcp_slow_start_after_idle", "/proc/sys/net/ipv4/tcp_slow_start_after_idle")
+		read("tcp_no_metrics_save", "/proc/sys/net/ipv4/tcp_no_metrics_save")
+		return nil
+	}
+	if inNetNS(netns, tcp) != nil {
+		tcp() // the agent fails on that namespace soon enough; record what it can see
+	}
 	return info
 }
 

@@ -33,6 +33,11 @@ type RepInfo struct {
 	ID         string  `json:"id"`
 	Rep        int     `json:"rep"`
 	SkewS      float64 `json:"start_skew_s"`
+	// FlowStartS is, for a pattern of concurrent transfers, how late each transfer (in the
+	// pattern's order) started after the common start: its sender's first write. The
+	// transfers table times every transfer from the common start; these say in which order the
+	// transfers really began, which under TCP can decide who gets a shared queue first.
+	FlowStartS []float64 `json:"flow_start_s,omitempty"`
 }
 
 // Campaign is what Measure runs.
@@ -54,6 +59,8 @@ type measurement struct {
 	measures func(t *Timings) []float64
 	// rows appends the rows of repetition rep, started at start seconds into the campaign.
 	rows func(r *Results, rep int, start float64, t *Timings)
+	// starts, for patterns of transfers, is each transfer's start after the common start.
+	starts func(t *Timings) []float64
 }
 
 // resyncEvery is how often clock offsets are estimated again during a campaign: clocks of
@@ -96,7 +103,11 @@ func (c *Coordinator) Measure(ctx context.Context, camp Campaign) (*Results, err
 			}
 			start := float64(t.Start-began) / 1e9
 			m.rows(res, rep, start, t)
-			res.Repetitions = append(res.Repetitions, RepInfo{Experiment: m.experiment, ID: m.id, Rep: rep, SkewS: t.Skew})
+			info := RepInfo{Experiment: m.experiment, ID: m.id, Rep: rep, SkewS: t.Skew}
+			if m.starts != nil {
+				info.FlowStartS = m.starts(t)
+			}
+			res.Repetitions = append(res.Repetitions, info)
 			vals := m.measures(t)
 			if series == nil {
 				series = make([][]float64, len(vals))
@@ -204,6 +215,13 @@ func Transfers(flows []contention.Flow) (prog *Program, times func(*Timings) []f
 func transferMeasurement(clusterName string, p contention.Pattern) measurement {
 	prog, times := Transfers(p.Flows)
 	return measurement{experiment: p.Experiment, id: p.ID, program: prog, measures: times,
+		starts: func(t *Timings) []float64 {
+			out := make([]float64, len(p.Flows))
+			for i := range p.Flows {
+				out[i] = t.Ops[2*i][0].Start // Transfers: the sender's thread is 2i
+			}
+			return out
+		},
 		rows: func(r *Results, rep int, start float64, t *Timings) {
 			ts := times(t)
 			for i, f := range p.Flows {

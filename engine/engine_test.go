@@ -145,6 +145,31 @@ func TestLoopbackCampaign(t *testing.T) {
 	if len(res.Repetitions) == 0 || res.Measurements == 0 {
 		t.Errorf("no repetitions recorded: %+v", res)
 	}
+	// Each transfer's own start: one per transfer of the repetition's pattern, within the
+	// repetition's skew (the latest thread start, receivers included), none for other
+	// experiments.
+	flows := map[[3]any]int{}
+	for _, tr := range res.Transfers {
+		flows[[3]any{tr.Experiment, tr.PatternID, int(tr.Rep)}]++
+	}
+	withStarts := 0
+	for _, r := range res.Repetitions {
+		n := flows[[3]any{r.Experiment, r.ID, r.Rep}]
+		if len(r.FlowStartS) != n {
+			t.Errorf("%s %s rep %d: %d transfer starts for %d transfers", r.Experiment, r.ID, r.Rep, len(r.FlowStartS), n)
+		}
+		for _, s := range r.FlowStartS {
+			if !(s >= -1e-3 && s <= r.SkewS) {
+				t.Errorf("%s %s rep %d: a transfer started %g s after the common start, skew %g s", r.Experiment, r.ID, r.Rep, s, r.SkewS)
+			}
+		}
+		if n > 0 {
+			withStarts++
+		}
+	}
+	if withStarts == 0 {
+		t.Error("no repetition of a transfer pattern")
+	}
 	for i, err := range lr.wait() {
 		if err != nil {
 			t.Errorf("agent %d: %v", i, err)

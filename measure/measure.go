@@ -26,11 +26,15 @@ type Options struct {
 	Shaping   Shaping
 	Socket    engine.SocketOptions
 	Catalogue engine.Catalogue
-	Out       string
-	Force     bool
-	Version   string
-	Created   time.Time
-	Logger    *slog.Logger
+	// ForgetTCPMetrics turns the kernel's per-destination TCP metrics cache off in the nodes'
+	// namespaces (Emulation.ForgetTCPMetrics), so that no connection starts from what an
+	// earlier measurement left; by default it stays on, as on a real cluster's hosts.
+	ForgetTCPMetrics bool
+	Out              string
+	Force            bool
+	Version          string
+	Created          time.Time
+	Logger           *slog.Logger
 	// Progress is told after every measurement how many are done, of how many, and how long
 	// the rest should take at the pace so far.
 	Progress func(done, total int, left time.Duration)
@@ -82,6 +86,13 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 		return nil, err
 	}
 	defer em.Close()
+	metrics := "kept (the kernel's default: a connection starts from what the last one to the same node left)"
+	if o.ForgetTCPMetrics {
+		if err := em.ForgetTCPMetrics(); err != nil {
+			return nil, err
+		}
+		metrics = "not kept (net.ipv4.tcp_no_metrics_save = 1 in every node's namespace)"
+	}
 	if o.Launcher == "" {
 		o.Launcher = LaunchExec
 	}
@@ -107,8 +118,8 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 			Notes: []string{
 				fmt.Sprintf("emulation: Linux %s, veth pairs shaped by tbf at %g × the nominal rates (burst max(64 KiB, 2 ms), peak rate %g × the rate with a %d B peak bucket on the nodes' ends, queue %g s)",
 					strings.TrimSpace(string(kernel)), o.Shaping.Scale, peakRatio, peakBurst, o.Shaping.Latency),
-				fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads at the veth defaults (%s)",
-					o.Socket.Congestion, bufferNote(o.Socket.Buffer), em.Offloads()),
+				fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads at the veth defaults (%s); per-destination metrics %s",
+					o.Socket.Congestion, bufferNote(o.Socket.Buffer), em.Offloads(), metrics),
 			}},
 		Started: func(port int) error { return procs.start(em, o.Launcher, o.Agent, port, tok) },
 		Check:   func(ctx context.Context, co *engine.Coordinator) (string, error) { return checkHeadroom(ctx, em, co) },

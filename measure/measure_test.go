@@ -199,8 +199,10 @@ func TestEmulatedTwoByTwo(t *testing.T) {
 func TestMeasureSmallCatalogue(t *testing.T) {
 	needRoot(t)
 	out := filepath.Join(t.TempDir(), "ds")
+	const metricsSysctl = "/proc/sys/net/ipv4/tcp_no_metrics_save"
+	before, _ := os.ReadFile(metricsSysctl)
 	m, err := Measure(context.Background(), Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Socket: DefaultSocket,
-		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent})
+		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, ForgetTCPMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +235,16 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 	mi := m.Measured
 	if mi == nil || mi.Launcher != "emulated" || len(mi.Hosts) != 4 || mi.Repetitions == 0 || !(mi.SyncErrorS > 0) || mi.Hosts[0].Info["kernel"] == "" {
 		t.Errorf("measurement record %+v", mi)
+	}
+	// The nodes' TCP settings as read in their namespaces: the metrics cache off there
+	// (ForgetTCPMetrics), the machine's own untouched.
+	for _, h := range mi.Hosts {
+		if h.Info["tcp_no_metrics_save"] != "1" {
+			t.Errorf("%s: tcp_no_metrics_save %q in its namespace, want 1", h.Node, h.Info["tcp_no_metrics_save"])
+		}
+	}
+	if after, _ := os.ReadFile(metricsSysctl); string(after) != string(before) {
+		t.Errorf("the machine's tcp_no_metrics_save went from %q to %q", before, after)
 	}
 	if _, err := os.Stat(filepath.Join(out, engine.RepetitionsFile)); err != nil {
 		t.Error(err)

@@ -267,6 +267,43 @@ func (e *Emulation) newNS(suffix string) (netns.NsHandle, error) {
 	return ns, nil
 }
 
+// ForgetTCPMetrics sets net.ipv4.tcp_no_metrics_save in every node's namespace: a closing
+// connection no longer leaves its round-trip time, slow-start threshold and window in the
+// kernel's per-destination cache, from which the next connection to the same node would start.
+// With the cache, a transfer's ramp-up depends on what the campaign sent to its receiver
+// before it (a congested pattern leaves a small threshold behind).
+func (e *Emulation) ForgetTCPMetrics() error {
+	for _, n := range e.Cluster.Nodes() {
+		err := inNS(e.nodeNS[n.Name], func() error {
+			return os.WriteFile("/proc/sys/net/ipv4/tcp_no_metrics_save", []byte("1\n"), 0o644)
+		})
+		if err != nil {
+			return fmt.Errorf("measure: node %s: tcp_no_metrics_save: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// inNS runs fn on a thread switched into namespace ns (files under /proc/sys/net opened there
+// are the namespace's), and back.
+func inNS(ns netns.NsHandle, fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		return err
+	}
+	defer orig.Close()
+	if err := netns.Set(ns); err != nil {
+		return err
+	}
+	ferr := fn()
+	if err := netns.Set(orig); err != nil {
+		return err
+	}
+	return ferr
+}
+
 func addBridge(ns netns.NsHandle) error {
 	h, err := netlink.NewHandleAt(ns)
 	if err != nil {

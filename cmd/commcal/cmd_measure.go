@@ -37,7 +37,13 @@ LMO round trips and one-to-two experiments, scatter and gather sweeps, and ping-
 across the bisection. For every measurement the connections are opened first, all threads
 start at one instant, receivers timestamp their last byte; repetitions go on until every
 measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
-the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json).
+the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json
+with every repetition's skew and each transfer's own start).
+The nodes keep the kernel's per-destination TCP metrics, as real hosts do: a connection starts
+from the round-trip time and slow-start threshold the last one to the same node left.
+--forget-tcp-metrics sets net.ipv4.tcp_no_metrics_save = 1 in every node's namespace instead, so
+that no measurement starts from what the campaign measured before it (on data/tcp's two-rack
+cluster the difference was within what two campaigns of the same patterns differ by anyway).
 Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
 are removed by the next, those of a run still going are left alone.
 
@@ -64,6 +70,7 @@ EXAMPLES:
 			clusterFlag(""),
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
 			&cli.StringFlag{Name: "launcher", Value: measure.LaunchExec, Usage: "start the agents directly (exec) or through srun or mpirun, as on a real cluster"},
+			&cli.BoolFlag{Name: "forget-tcp-metrics", Usage: "turn the kernel's per-destination TCP metrics cache off in every node (net.ipv4.tcp_no_metrics_save = 1)"},
 		}, campaignFlags()...), outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: func(c *cli.Context) error {
 			if _, err := positional(c, 0, 0, "nothing"); err != nil {
@@ -83,7 +90,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Launcher: c.String("launcher"), Campaign: camp})
+			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Launcher: c.String("launcher"), ForgetTCPMetrics: c.Bool("forget-tcp-metrics"), Campaign: camp})
 		},
 	})
 }
@@ -174,7 +181,9 @@ type measureOptions struct {
 	Output   outputOptions
 	Scale    float64 // emulated rate as a fraction of the nominal rates
 	Launcher string  // how the agents start (measure.Launchers)
-	Campaign campaignOptions
+	// ForgetTCPMetrics turns TCP's per-destination metrics cache off (measure.Options).
+	ForgetTCPMetrics bool
+	Campaign         campaignOptions
 }
 
 // runMeasure builds the emulated cluster, measures the catalogue on it and writes the dataset.
@@ -192,7 +201,7 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	prog, clear := e.campaignProgress()
 	defer clear()
 	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Socket: o.Campaign.Socket, Catalogue: cat,
-		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog, Launcher: o.Launcher})
+		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog, Launcher: o.Launcher, ForgetTCPMetrics: o.ForgetTCPMetrics})
 	clear()
 	if err != nil {
 		return err
