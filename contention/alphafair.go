@@ -25,17 +25,19 @@ import (
 // a half.
 //
 // The prices are found by projected Newton steps on the dual (newton: the priced resources'
-// prices at once, H·Δ = load − capacity with H the loads' Jacobian, one Cholesky factorisation),
-// each taken only if it lowers the largest relative capacity violation, starting from the
-// previous step's prices (one class finished, most move little). Where a step does not lower
-// it (a class crossing its ceiling, a price reaching 0), a sweep of coordinate ascent
-// (Gauss–Seidel: one resource's price at a time set so that the resource carries its capacity,
-// or 0 when it has room at that price, by safeguarded Newton) moves the prices instead, and from
-// the third sweep on extrapolate jumps along the last sweep's move where coupled prices creep
-// (the violation fell a hundredfold in 10⁴ sweeps at α = 5 on a saturated backbone). The dual is
-// differentiable (the utilities are strictly concave), so the sweeps converge, and the other
-// two moves never raise the violation (TestAlphaFairKKT). It stops when no capacity is off by
-// more than alphaTol, or a sweep moves no price (the prices' own precision reached). Rates are
+// prices at once, H·Δ = load − capacity with H the loads' Jacobian with its sign changed, one
+// Cholesky factorisation), each taken only if it lowers the largest relative capacity
+// violation, starting from the previous step's prices (one class finished, most move little).
+// Where a step does not lower it (a class crossing its ceiling, a price reaching 0), a sweep of
+// coordinate ascent (Gauss–Seidel: one resource's price at a time set so that the resource
+// carries its capacity, or 0 when it has room at that price, by safeguarded Newton) moves the
+// prices instead, and from the third sweep on extrapolate jumps along the last sweep's move
+// where coupled prices creep (the violation fell a hundredfold in 10⁴ sweeps at α = 5 on a
+// saturated backbone). The dual is differentiable (the utilities are strictly concave), so
+// sweeps alone converge; Newton steps and jumps are judged by the largest violation, not by the
+// dual, so convergence of the mix is not proven: alphaMaxIter bounds it, and TestAlphaFairKKT
+// checks the rates it ends with against the optimality conditions. It stops when no capacity
+// is off by more than alphaTol, or a sweep moves no price (the prices' own precision reached). Rates are
 // in units of the network's ceiling so that x^(−α) stays within floating point for α up to
 // MaxAlpha.
 //
@@ -107,7 +109,7 @@ func (f *wfill) fillAlpha(price []float64) error {
 	// the violation at price, whose rates and loads are in f.x and f.usage.
 	f.setQ(price)
 	worst := f.violation(price, f.x, f.usage)
-	for iter, sweep := 0, 0; worst > alphaTol; iter++ {
+	for iter, sweep := 0, 0; !(worst <= alphaTol); iter++ { // a NaN violation is no convergence
 		if iter == alphaMaxIter {
 			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d iterations (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", f.alpha, alphaMaxIter, worst)
 		}

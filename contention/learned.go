@@ -458,7 +458,7 @@ type wfill struct {
 	all                [][]int32 // on at the start of a run
 	used               []int32   // the resources some class crosses, in increasing order
 	path               [][]int32 // resources per class, joint ones included
-	usage              []float64
+	usage              []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
 	wsum               []float64
 	unfrozen           []int32
 	frozen             []bool

@@ -197,7 +197,7 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string) erro
 	}
 	a.ch, a.run, a.sock = ch, run, *m.Socket
 	lc := net.ListenConfig{Control: a.sock.control}
-	err = inNetNS(a.cfg.NetNS, func() error {
+	err = InNetNS(a.cfg.NetNS, func() error {
 		var err error
 		a.ln, err = lc.Listen(ctx, "tcp", ":0")
 		return err
@@ -224,19 +224,18 @@ func hostInfo(netns string) map[string]string {
 		}
 	}
 	read("kernel", "/proc/sys/kernel/osrelease")
-	read("rmem_max", "/proc/sys/net/core/rmem_max") // the machine's, in every namespace
+	// Global limits, read in the agent's own namespace (a child namespace does not show them).
+	read("rmem_max", "/proc/sys/net/core/rmem_max")
 	read("wmem_max", "/proc/sys/net/core/wmem_max")
-	tcp := func() error {
+	// The namespace's: none recorded if it cannot be entered (the agent fails on it soon).
+	InNetNS(netns, func() error {
 		read("tcp_congestion_control", "/proc/sys/net/ipv4/tcp_congestion_control")
 		read("tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem")
 		read("tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem")
 		read("tcp_slow_start_after_idle", "/proc/sys/net/ipv4/tcp_slow_start_after_idle")
 		read("tcp_no_metrics_save", "/proc/sys/net/ipv4/tcp_no_metrics_save")
 		return nil
-	}
-	if inNetNS(netns, tcp) != nil {
-		tcp() // the agent fails on that namespace soon enough; record what it can see
-	}
+	})
 	return info
 }
 
@@ -393,7 +392,7 @@ func (a *agent) prepare(p *program, m *message) error {
 	d := net.Dialer{Control: a.sock.control, Deadline: deadline}
 	for _, ds := range m.Dial {
 		var c net.Conn
-		err := inNetNS(a.cfg.NetNS, func() error {
+		err := InNetNS(a.cfg.NetNS, func() error {
 			var err error
 			c, err = d.Dial("tcp", ds.Addr)
 			return err

@@ -8,11 +8,11 @@ import (
 	"github.com/vishvananda/netns"
 )
 
-// inNetNS runs fn on a thread switched into the named network namespace (none: where the
+// InNetNS runs fn on a thread switched into the named network namespace (none: where the
 // process is); sockets fn creates stay in that namespace afterwards. The control channel is
 // never opened here, so an agent moved into an emulated node's namespace still reaches a
 // coordinator outside it.
-func inNetNS(name string, fn func() error) error {
+func InNetNS(name string, fn func() error) error {
 	if name == "" {
 		return fn()
 	}
@@ -51,7 +51,7 @@ func inNetNS(name string, fn func() error) error {
 // hostAddrs lists the unicast IP addresses of the namespace's interfaces, loopback last.
 func hostAddrs(nsName string) ([]string, error) {
 	var out, lo []string
-	err := inNetNS(nsName, func() error {
+	err := InNetNS(nsName, func() error {
 		addrs, err := net.InterfaceAddrs()
 		if err != nil {
 			return err

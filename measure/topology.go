@@ -18,6 +18,7 @@ import (
 	"github.com/vishvananda/netns"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/engine"
 	"github.com/commcal/commcal/internal/atomicio"
 )
 
@@ -274,7 +275,8 @@ func (e *Emulation) newNS(suffix string) (netns.NsHandle, error) {
 // before it (a congested pattern leaves a small threshold behind).
 func (e *Emulation) ForgetTCPMetrics() error {
 	for _, n := range e.Cluster.Nodes() {
-		err := inNS(e.nodeNS[n.Name], func() error {
+		// Files under /proc/sys/net opened in the namespace are the namespace's.
+		err := engine.InNetNS(e.nsName[n.Name], func() error {
 			return os.WriteFile("/proc/sys/net/ipv4/tcp_no_metrics_save", []byte("1\n"), 0o644)
 		})
 		if err != nil {
@@ -282,26 +284,6 @@ func (e *Emulation) ForgetTCPMetrics() error {
 		}
 	}
 	return nil
-}
-
-// inNS runs fn on a thread switched into namespace ns (files under /proc/sys/net opened there
-// are the namespace's), and back.
-func inNS(ns netns.NsHandle, fn func() error) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		return err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		return err
-	}
-	ferr := fn()
-	if err := netns.Set(orig); err != nil {
-		return err
-	}
-	return ferr
 }
 
 func addBridge(ns netns.NsHandle) error {

@@ -78,7 +78,7 @@ type RunOptions struct {
 //	calibration.json      every fitted parameter with its 95% CI (and lmo_*.parquet)
 //	predictions.parquet   every held-out transfer, measured and predicted by every model
 //	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II;
-//	                      per situation (what else a transfer's pattern sends at its ends)
+//	                      per situation (what else a transfer's pattern sends where it goes)
 //	health.json           what the report's health panel shows: alarms, skipped estimators,
 //	                      implausible fits, stopping-rule status, start skew, drift
 //	figures/              every figure as PNG, SVG and PDF

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"fmt"
+
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 )
@@ -10,7 +12,8 @@ import (
 // with other transfers of the pattern going the same way — its sender's outgoing NIC direction,
 // the core (uplinks or backbone, between racks), its receiver's incoming NIC direction — and
 // whether its acknowledgements' path is busy: its sender receives, or its receiver sends, other
-// transfers of the pattern, whose data its acknowledgements queue behind. Sharing is by count,
+// transfers of the pattern, whose data its acknowledgements queue behind (the NIC ends only:
+// traffic on the reverse core does not make it busy). Sharing is by count,
 // not by what a model says is saturated: on a backbone ten times a NIC's rate "core" costs
 // nothing, which the accuracy of those transfers shows. Accuracy per situation says which cause
 // the error that remains comes from, beside the noise limit of the same transfers.
@@ -30,14 +33,20 @@ func situationName(i int) string {
 	return dataPaths[i/2] + "/" + ack
 }
 
-// situationOf is the situation of each flow of a pattern on cluster cl, whose nodes the flows
-// name (validated with the dataset). Two transfers between the same pair share their whole path.
-func situationOf(cl *cluster.Cluster, flows []contention.Flow) []int {
+// situationOf is the situation of each flow of a pattern on cluster cl. Two transfers between
+// the same pair share their whole path.
+func situationOf(cl *cluster.Cluster, flows []contention.Flow) ([]int, error) {
 	count := contention.ResourceCounts(cl, flows)
 	res := cl.Resources()
 	idx := make([]int, len(flows))
 	for i, f := range flows {
-		path, _ := cl.Path(f.Src, f.Dst)
+		path, err := cl.Path(f.Src, f.Dst)
+		if err != nil {
+			return nil, err
+		}
+		if len(path) == 0 {
+			return nil, fmt.Errorf("validate: transfer %s→%s crosses no resource", f.Src, f.Dst)
+		}
 		first, last := path[0], path[len(path)-1]
 		data := 0
 		if count[first] > 1 {
@@ -58,7 +67,7 @@ func situationOf(cl *cluster.Cluster, flows []contention.Flow) []int {
 		}
 		idx[i] = 2*data + ack
 	}
-	return idx
+	return idx, nil
 }
 
 // SituationAccuracy is every model's accuracy on the held-out transfers of one situation,

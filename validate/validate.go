@@ -310,7 +310,10 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		if noiseBy[setting] == nil {
 			noiseBy[setting] = &noiseTally{}
 		}
-		sit := situationOf(cl, p.Flows)
+		sit, err := situationOf(cl, p.Flows)
+		if err != nil {
+			return nil, nil, fmt.Errorf("validate: %s %s: %w", p.Experiment, p.ID, err)
+		}
 		for i := range p.Flows {
 			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
 				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise, &sitNoise[sit[i]]} {

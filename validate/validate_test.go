@@ -221,7 +221,11 @@ func TestSituationOf(t *testing.T) {
 	}
 	want := []string{"alone/ack-busy", "receiver/ack-busy", "receiver/ack-quiet", "sender+core/ack-quiet", "sender/ack-quiet",
 		"core/ack-busy", "alone/ack-busy", "sender+receiver/ack-quiet", "sender+receiver/ack-quiet", "alone/ack-quiet"}
-	for i, s := range situationOf(cl, flows) {
+	sit, err := situationOf(cl, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sit {
 		if got := situationName(s); got != want[i] {
 			t.Errorf("flow %d (%s→%s): %s, want %s", i, flows[i].Src, flows[i].Dst, got, want[i])
 		}
@@ -242,18 +246,25 @@ func TestSituationsAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The rows' situations, from their patterns' flows.
-	byPattern := map[string][]contention.Flow{}
+	type key struct{ experiment, pattern string }
+	byPattern := map[key][]contention.Flow{}
 	for _, r := range preds {
-		byPattern[r.PatternID] = append(byPattern[r.PatternID], contention.Flow{Src: r.Src, Dst: r.Dst})
+		k := key{r.Experiment, r.PatternID}
+		byPattern[k] = append(byPattern[k], contention.Flow{Src: r.Src, Dst: r.Dst})
 	}
 	errs := map[string]map[string][]float64{}
 	for _, m := range models {
 		errs[m.Name()] = map[string][]float64{}
 	}
-	seen := map[string]int{}
+	seen := map[key]int{}
 	for _, r := range preds {
-		sit := situationName(situationOf(cl, byPattern[r.PatternID])[seen[r.PatternID]])
-		seen[r.PatternID]++
+		k := key{r.Experiment, r.PatternID}
+		sits, err := situationOf(cl, byPattern[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sit := situationName(sits[seen[k]])
+		seen[k]++
 		for _, m := range models {
 			errs[m.Name()][sit] = append(errs[m.Name()][sit], r.Err(m.Name()))
 		}

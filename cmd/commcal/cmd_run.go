@@ -31,7 +31,7 @@ writes a run directory:
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II;
-                         per situation (what else a transfer's pattern sends at its ends)
+                         per situation (what else a transfer's pattern sends where it goes)
    health.json           what the report's health panel shows: thresholds checked, estimators
                          skipped, implausible fits, stopping rule, start skew, drift
    figures/              every figure as PNG (--dpi), SVG and PDF
