@@ -136,9 +136,9 @@ func accuracyRows(acc *validate.Accuracy) []accRow {
 // accuracy (if it was scored) and the best model's.
 type sitRow struct {
 	validate.SituationAccuracy
-	Default    validate.SituationModel
-	HasDefault bool
-	Best       validate.SituationModel
+	DefaultModel validate.SituationModel
+	HasDefault   bool
+	BestModel    validate.SituationModel
 }
 
 // situationRows lists the accuracy per situation, in accuracy.json's order.
@@ -146,7 +146,7 @@ func situationRows(acc *validate.Accuracy) []sitRow {
 	rows := make([]sitRow, 0, len(acc.Situations))
 	for _, s := range acc.Situations {
 		def, ok := s.Model(acc.Default)
-		rows = append(rows, sitRow{SituationAccuracy: s, Default: def, HasDefault: ok, Best: s.Best()})
+		rows = append(rows, sitRow{SituationAccuracy: s, DefaultModel: def, HasDefault: ok, BestModel: s.Best()})
 	}
 	return rows
 }
