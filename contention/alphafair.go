@@ -117,25 +117,9 @@ func (f *wfill) fillAlpha(price []float64) error {
 			worst = after
 			continue
 		}
-		copy(f.prev, price)
-		moved := false
-		for _, r := range f.used {
-			on := f.on[r]
-			if len(on) == 0 {
-				continue
-			}
-			old := price[r]
-			if p := f.solvePrice(on, old, f.capacity[r]/unit); p != old {
-				moved = true
-				for _, c := range on {
-					f.q[c] += p - old
-				}
-				price[r] = p
-			}
-		}
 		// No price moved: the iteration is at its fixed point to the precision of the prices
 		// (a price far below the others on its classes' paths cannot be resolved further).
-		if !moved {
+		if !f.sweep(price) {
 			break
 		}
 		f.setQ(price) // from the prices again: the sweep's increments drift
@@ -151,6 +135,30 @@ func (f *wfill) fillAlpha(price []float64) error {
 		f.usage[r] *= unit
 	}
 	return nil
+}
+
+// sweep is one round of coordinate ascent: each priced resource's price in turn set by
+// solvePrice, the class price sums following; it keeps the prices before it in f.prev (for
+// extrapolate) and says whether any price moved.
+func (f *wfill) sweep(price []float64) bool {
+	unit := f.e.net.Ceiling
+	copy(f.prev, price)
+	moved := false
+	for _, r := range f.used {
+		on := f.on[r]
+		if len(on) == 0 {
+			continue
+		}
+		old := price[r]
+		if p := f.solvePrice(on, old, f.capacity[r]/unit); p != old {
+			moved = true
+			for _, c := range on {
+				f.q[c] += p - old
+			}
+			price[r] = p
+		}
+	}
+	return moved
 }
 
 // solvePrice is a resource's price given the others': 0 when its classes on fit in its
