@@ -205,23 +205,32 @@ func Transfers(flows []contention.Flow) (prog *Program, times func(*Timings) []f
 	return prog, func(t *Timings) []float64 {
 		out := make([]float64, len(flows))
 		for i := range flows {
-			out[i] = t.Ops[2*i+1][0].End
+			_, recv := transferThreads(i)
+			out[i] = t.Ops[recv][0].End
 		}
 		return out
 	}
+}
+
+// transferThreads are transfer i's sender and receiver threads in a Transfers program.
+func transferThreads(i int) (send, recv int) { return 2 * i, 2*i + 1 }
+
+// transferStarts is each of n transfers' start after the common start in a Transfers
+// program's timings: its sender's first write.
+func transferStarts(t *Timings, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		send, _ := transferThreads(i)
+		out[i] = t.Ops[send][0].Start
+	}
+	return out
 }
 
 // transferMeasurement measures a pattern of concurrent transfers (Transfers).
 func transferMeasurement(clusterName string, p contention.Pattern) measurement {
 	prog, times := Transfers(p.Flows)
 	return measurement{experiment: p.Experiment, id: p.ID, program: prog, measures: times,
-		starts: func(t *Timings) []float64 {
-			out := make([]float64, len(p.Flows))
-			for i := range p.Flows {
-				out[i] = t.Ops[2*i][0].Start // Transfers: the sender's thread is 2i
-			}
-			return out
-		},
+		starts: func(t *Timings) []float64 { return transferStarts(t, len(p.Flows)) },
 		rows: func(r *Results, rep int, start float64, t *Timings) {
 			ts := times(t)
 			for i, f := range p.Flows {
