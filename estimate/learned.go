@@ -420,13 +420,10 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		alphaFit, w = undeterminedAlpha(lp, 0, "there is no static_sync, random_calibration or bidirectional pattern")
 		warnings = append(warnings, w)
 	case variant.AlphaFair:
+		var w string // the last fit's warning only: each refit repeats or replaces it
 		for fits := 1; ; fits++ {
-			var w string
 			if alphaFit, w, err = f.fitAlpha(lp, alphaObs); err != nil {
 				return fail(err)
-			}
-			if w != "" {
-				warnings = append(warnings, w)
 			}
 			if !fitAck {
 				break
@@ -442,6 +439,9 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 				warnings = append(warnings, fmt.Sprintf("a, b and c still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
 				break
 			}
+		}
+		if w != "" {
+			warnings = append(warnings, w)
 		}
 	}
 	if !converged {
