@@ -210,23 +210,33 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// keep copies files into the artifacts directory and logs where they are: always when
-// $COMMCAL_ARTIFACTS names one, else only when the test failed (a passing run leaves nothing
-// behind).
-func keep(t *testing.T, files ...string) {
+// keep copies files into the artifacts directory when the test ends and logs where they are:
+// always when $COMMCAL_ARTIFACTS names one, else only when the test failed (a passing run leaves
+// nothing behind). It runs as a cleanup, so a test stopped by t.Fatal keeps what it had made;
+// files calls back for the list then, and files never written are skipped.
+func keep(t *testing.T, files func() []string) {
 	t.Helper()
+	t.Cleanup(func() { keepNow(t, files()) })
+}
+
+func keepNow(t *testing.T, files []string) {
 	if os.Getenv("COMMCAL_ARTIFACTS") == "" && !t.Failed() {
 		return
 	}
 	dir := artifactsDir(t)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			continue
+		}
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			continue
 		}
 		dst := filepath.Join(dir, filepath.Base(f))
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			continue
 		}
 		t.Logf("kept %s", dst)
 	}
@@ -248,6 +258,8 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
+	var shots []string
+	keep(t, func() []string { return append(shots, filepath.Join(out, ReportFile)) })
 	res := runSampleTonight(t, out, prd)
 	screen, print := b.open(t, filepath.Join(out, ReportFile))
 	// Tables: the health panel's thresholds, skipped, implausible and stopping rule; the
@@ -264,7 +276,7 @@ func TestReportInChromium(t *testing.T) {
 	if want := fmt.Sprint([]string{"ALARM", "STEADY", "ALL RAN", "IMPLAUSIBLE", "NOISY", "SKEW"}); fmt.Sprint(verdicts) != want {
 		t.Errorf("health verdicts %v, want %s", verdicts, want)
 	}
-	shots := []string{
+	shots = []string{
 		b.screenshot(t, "", out, "report-top.png", 1000),
 		b.screenshot(t, "#health", out, "report-health.png", 800),
 		b.screenshot(t, "#errors_cdf", out, "report-figure.png", 400),
@@ -290,7 +302,6 @@ func TestReportInChromium(t *testing.T) {
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}
-	keep(t, append(shots, filepath.Join(out, ReportFile))...)
 }
 
 // TestEveryFigureInChromium opens the report of a simulated run, which has the data of every
