@@ -150,9 +150,9 @@ def main():
     print()
     print(f"{'commcal model':<20} {'seconds':>10} {'steps':>7} {'times faster than SimGrid CM02 (' + format(best, '.2f') + ' s)':>44}")
     for model, seconds, steps in commcal:
-        ratio = best / seconds  # below 1: slower than SimGrid, shown to two significant digits
-        print(f"{model:<20} {seconds:>10.4f} {steps:>7d} {ratio:>44.0f}" if ratio >= 10 else
-              f"{model:<20} {seconds:>10.4f} {steps:>7d} {ratio:>44.2g}")
+        ratio = best / seconds  # below 10 (below 1: slower than SimGrid) to two significant digits
+        spec = ".0f" if ratio >= 10 else ".2g"
+        print(f"{model:<20} {seconds:>10.4f} {steps:>7d} {ratio:>44{spec}}")
     if opts.json:
         with open(opts.json, "w", encoding="utf-8") as f:
             json.dump({"simgrid": [{k: v for k, v in r.items() if k != "times"} for r in results],
