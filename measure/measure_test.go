@@ -310,3 +310,48 @@ func TestCleanupSparesLiveRuns(t *testing.T) {
 		t.Errorf("removed %d; left: crashed %v, live %v, older %v", n, exists(made[0]), exists(made[1]), exists(made[2]))
 	}
 }
+
+// TestForgetTCPMetrics checks the emulation's nodes keep TCP's per-destination metrics cache by
+// default, as the kernel has it, and not after ForgetTCPMetrics; the machine's stays as it was.
+func TestForgetTCPMetrics(t *testing.T) {
+	needRoot(t)
+	const sysctl = "/proc/sys/net/ipv4/tcp_no_metrics_save"
+	machine, err := os.ReadFile(sysctl)
+	if err != nil {
+		t.Skipf("no %s: %v", sysctl, err)
+	}
+	em, err := Build(context.Background(), twoByTwo(t), DefaultShaping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer em.Close()
+	read := func() map[string]string {
+		got := map[string]string{}
+		for _, n := range em.Cluster.Nodes() {
+			if err := engine.InNetNS(em.Namespace(n.Name), func() error {
+				b, err := os.ReadFile(sysctl)
+				got[n.Name] = strings.TrimSpace(string(b))
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got
+	}
+	for node, v := range read() {
+		if v != "0" {
+			t.Errorf("%s: tcp_no_metrics_save %q in a new namespace, want the kernel's 0", node, v)
+		}
+	}
+	if err := em.ForgetTCPMetrics(); err != nil {
+		t.Fatal(err)
+	}
+	for node, v := range read() {
+		if v != "1" {
+			t.Errorf("%s: tcp_no_metrics_save %q after ForgetTCPMetrics, want 1", node, v)
+		}
+	}
+	if after, _ := os.ReadFile(sysctl); string(after) != string(machine) {
+		t.Errorf("the machine's tcp_no_metrics_save went from %q to %q", machine, after)
+	}
+}
