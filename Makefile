@@ -42,21 +42,16 @@ simgrid: simgrid-inputs
 	/usr/bin/python3 bench/simgrid_maxmin.py --dir $(BENCH_OUT)
 
 ## fuzz: a fuzzing session of every fuzz target (FUZZTIME each, default 30s; a new input
-## minimised for up to FUZZMINIMIZETIME, Go's default 60s)
+## minimised for up to FUZZMINIMIZETIME, Go's default 60s); scripts/fuzz.sh says how a
+## failure is told from the Go fuzzer's worker-stop report
 FUZZTIME ?= 30s
 FUZZMINIMIZETIME ?= 60s
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-			echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg > /dev/null; \
-		done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) ./scripts/fuzz.sh
 
-## fuzz-smoke: every fuzz target for a few seconds (CI). Minimising stops after 1s: a worker
-## still minimising an input when the 3s end (the ingest targets' executions take tens of ms)
-## was reported as "fuzzing process hung or terminated unexpectedly" (golang/go#52569, #48820),
-## which failed CI once with no failing input; a real failure is still reported, less minimised.
+## fuzz-smoke: every fuzz target for a few seconds (CI). Minimising stops after 1s: the
+## ingest targets' executions take tens of ms, and a worker still minimising when the 3s end
+## can be reported as hung (golang/go#52569, #48820); a real failure is still reported.
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=3s FUZZMINIMIZETIME=1s
 
