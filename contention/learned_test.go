@@ -258,15 +258,16 @@ func TestLearnedParamsValidate(t *testing.T) {
 	}
 }
 
-// ackpath's c: each NIC direction on a transfer's way back that is full (saturated, or
-// carrying as much as one transfer alone can, the ceiling) slows it by 1/(1 + c) once,
-// whatever its count. In a chain X2 → X1 → X3 each transfer's acknowledgements meet one full
-// direction (X1's incoming, X1's outgoing); in an exchange X1 ⇄ X2 each meets two; a direction
-// carrying less than the ceiling (X2 → X1 while X2's outgoing direction is split two ways)
-// counts for nothing, and weights 1/(1 + c) and 1 split X2's outgoing direction. Then the same
-// with the ceiling at 90% of the NIC, as fitted ceilings are: a lone transfer at the ceiling
-// leaves its direction unsaturated but full. Rates written out from the definition.
-func TestAckPathFullDirections(t *testing.T) {
+// ackpath's c: each NIC direction on a transfer's way back where a queue stands slows it by
+// 1/(1 + c) once, whatever its count. A queue stands where a transfer is bottlenecked,
+// upstream first: in a chain X2 → X1 → X3 (NIC rates alike, ceiling at the NIC's rate) X2's
+// transfer fills X1's incoming direction but queues in X2's NIC, so only X2 → X1 pays c (for
+// X1's outgoing direction, where X1 → X3 queues); in an exchange X1 ⇄ X2 each pays once
+// (the receiver's outgoing queue); where X2's outgoing direction is split two ways, the
+// transfer out of X1 keeps its rate, and weights 1/(1 + c) and 1 split X2's. Then the same
+// with the ceiling at 90% of the NIC, as fitted ceilings are: a lone transfer at its ceiling,
+// bottlenecked nowhere, queues in its sender's NIC. Rates written out from the definition.
+func TestAckPathQueuedDirections(t *testing.T) {
 	const c, C = 0.25, 940e6
 	net := ackCluster(t, 10e9, &LearnedParams{AckFull: c})
 	w := 1 / (1 + c)
@@ -274,12 +275,24 @@ func TestAckPathFullDirections(t *testing.T) {
 		{{"X2", "X1", 1e6}, {"X1", "X3", 1e6}, {"Y1", "Y2", 1e6}},
 		{{"X1", "X2", 1e6}, {"X2", "X1", 1e6}},
 		{{"X2", "X1", 1e6}, {"X2", "X3", 1e6}, {"X1", "Y1", 1e6}},
-	}, [][]float64{{C / (1 + c), C / (1 + c), C}, {C / (1 + 2*c), C / (1 + 2*c)}, {C * w / (1 + w), C / (1 + w), C}})
+	}, [][]float64{{C / (1 + c), C, C}, {C / (1 + c), C / (1 + c)}, {C * w / (1 + w), C / (1 + w), C}})
 	net.Ceiling = 0.9 * C
 	checkFirstRates(t, net, [][]Flow{
 		{{"X2", "X1", 1e6}, {"X1", "X3", 1e6}},
 		{{"X2", "X1", 1e6}, {"X2", "X3", 1e6}, {"X1", "Y1", 1e6}},
-	}, [][]float64{{0.9 * C / (1 + c), 0.9 * C / (1 + c)}, {C * w / (1 + w), C / (1 + w), 0.9 * C}})
+	}, [][]float64{{0.9 * C / (1 + c), 0.9 * C}, {C * w / (1 + w), C / (1 + w), 0.9 * C}})
+}
+
+// Where a saturated direction's transfers are held back upstream, no queue stands in it: two
+// transfers from Y2 into X1 saturate X1's incoming direction as two from Y2 and Y3 do, but
+// only the latter are bottlenecked there and slow the transfer out of X1 by 1/(1 + a + c).
+func TestAckPathUpstreamQueue(t *testing.T) {
+	const a, c, C = 2, 0.25, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckFull: c})
+	checkFirstRates(t, net, [][]Flow{
+		{{"Y2", "X1", 1e6}, {"Y2", "X1", 1e6}, {"X1", "X2", 1e6}},
+		{{"Y2", "X1", 1e6}, {"Y3", "X1", 1e6}, {"X1", "X2", 1e6}},
+	}, [][]float64{{C / 2, C / 2, C}, {C / 2, C / 2, C / (1 + a + c)}})
 }
 
 // ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at
@@ -396,10 +409,7 @@ func TestAlphaFairKKT(t *testing.T) {
 				for c := range f.weight {
 					f.weight[c] = 1
 				}
-				price := f.free
-				if ack {
-					price = f.acked
-				}
+				price := f.price
 				e.observe = func(e *engine) {
 					unit := e.net.Ceiling
 					load := make([]float64, len(f.capacity))

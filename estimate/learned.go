@@ -275,16 +275,17 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 //     on fair_inter when base's closed-form fit saw it saturate (else the nominal rate stays),
 //     and σ (stochastic variants) on both, jointly by Nelder–Mead, against the order
 //     statistics of the repetitions;
-//  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section,
-//     and ackpath's a, b and c on the same by coordinate descent (golden sections to 5·10⁻⁶)
-//     until none moves by more than 10⁻⁴, each in [0, MaxAck]; after ackRounds rounds the
-//     fit says it did not converge (Warnings). ackpath-alpha's α (∞, max-min, until then:
-//     steps 1 and 2 and a first descent run under it) is fitted after them on the static_sync and
-//     random_calibration patterns of two transfers or more with the bidirectional ones, on a
-//     grid of log α over [MinAlpha, MaxAlpha] and α = ∞ (max-min), refined by golden section
-//     (its error jumps where α changes which resources ackpath sees saturated, so a line
-//     search alone can stop in a local minimum), with a bootstrap interval over patterns; then
-//     a, b and c again, and α again while they move (at most alphaRounds fits);
+//  3. κ (duplex variants) on the bidirectional experiments' transfer means by golden section;
+//     ackpath's a, b and c on the transfer means of the bidirectional, static_sync and
+//     random_calibration patterns of two transfers or more, by coordinate descent (golden
+//     sections to 5·10⁻⁶) until none moves by more than 10⁻⁴, each in [0, MaxAck]; after
+//     ackRounds rounds the fit says it did not converge (Warnings). ackpath-alpha's α (∞,
+//     max-min, until then: steps 1 and 2 and a first descent run under it) is fitted after
+//     them on the same patterns, on a grid of log α over [MinAlpha, MaxAlpha] and α = ∞
+//     (max-min), refined by golden section (its error jumps where α changes which transfers
+//     cross which contended resources, so a line search alone can stop in a local minimum),
+//     with a bootstrap interval over patterns; then a, b and c again, and α again while they
+//     move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -323,7 +324,9 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
-	alphaObs := slices.Concat(data.multi, data.bidir)
+	// ackpath's a, b and c and ackpath-alpha's α: the patterns of two transfers or more beyond
+	// the fairness designs.
+	multi := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
 	var warnings []string
@@ -377,7 +380,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			return fail(err)
 		}
 	}
-	fitAck := variant.AckPath && len(data.bidir) > 0
+	fitAck := variant.AckPath && len(multi) > 0
 	ack := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
 	// descend fits a, b and c by coordinate descent and says whether any moved by more than
 	// 10⁻⁴ and whether it converged. b and c trade off (the transfers into a node with o
@@ -393,7 +396,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			converged = true
 			for _, x := range ack {
 				old := *x
-				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, data.bidir); err != nil {
+				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, multi); err != nil {
 					return false, false, err
 				}
 				converged = converged && math.Abs(*x-old) <= 1e-4
@@ -404,9 +407,9 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		return moved, converged, nil
 	}
-	// α after a, b and c (fitted first under max-min, α = ∞, as ackpath's: their patterns
-	// barely depend on α, and max-min is a hundred times faster), then a, b and c again at
-	// the new α, and so on while they move.
+	// α after a, b and c (fitted first under max-min, α = ∞, as ackpath's: max-min is a
+	// hundred times faster, and the first descent only has to get near), then a, b and c
+	// again at the new α, and so on while they move.
 	var alphaFit *Param
 	converged := true
 	if fitAck {
@@ -415,14 +418,14 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	switch {
-	case variant.AlphaFair && len(alphaObs) == 0:
+	case variant.AlphaFair && len(multi) == 0:
 		var w string
 		alphaFit, w = undeterminedAlpha(lp, 0, "there is no static_sync, random_calibration or bidirectional pattern")
 		warnings = append(warnings, w)
 	case variant.AlphaFair:
 		var w string // the last fit's warning only: each refit repeats or replaces it
 		for fits := 1; ; fits++ {
-			if alphaFit, w, err = f.fitAlpha(lp, alphaObs); err != nil {
+			if alphaFit, w, err = f.fitAlpha(lp, multi); err != nil {
 				return fail(err)
 			}
 			if !fitAck {
@@ -499,7 +502,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	if fitAck {
 		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
-		ack, err := interval(ackNames, data.bidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
+		ack, err := interval(ackNames, multi, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
 			lp.AckIn, lp.AckOut, lp.AckFull = clamp(x[0]), clamp(x[1]), clamp(x[2])
 		}, []bool{false, false, false})
 		if err != nil {
@@ -507,18 +510,18 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		out.AckIn, out.AckOut, out.AckFull = &ack[0], &ack[1], &ack[2]
 		for _, name := range ackNames {
-			out.Sources = append(out.Sources, source(name, data.bidir, "each transfer's mean time"))
+			out.Sources = append(out.Sources, source(name, multi, "each transfer's mean time"))
 		}
 	}
 	if alphaFit != nil {
 		out.Alpha = alphaFit
-		out.Sources = append(out.Sources, source("alpha", alphaObs, "each transfer's mean time"))
+		out.Sources = append(out.Sources, source("alpha", multi, "each transfer's mean time"))
 	}
 	if len(out.Surface) > 0 {
 		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))
 	}
 	all := slices.Concat(data.lone, data.intra, data.inter, data.bidir)
-	if variant.AlphaFair {
+	if variant.AlphaFair || variant.AckPath {
 		all = append(all, data.multi...)
 	}
 	s, n, err := f.sse(all)
@@ -767,8 +770,8 @@ func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param,
 // reported as +Inf and set as 0 (max-min). Where no pattern's error changes with α (no
 // transfer crosses two contended resources), α is set to 1, proportional fairness, with no
 // interval and a warning: what the literature takes for TCP (Kelly 1998) where the data are
-// silent. The interval holds a, b and c at their fit (they come from the bidirectional
-// patterns, which barely depend on α).
+// silent. The interval holds a, b and c at their fit (refitting them for every resample
+// would multiply its cost by the descent's).
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
 	at := func(g int) float64 {
 		if g == alphaGrid {

@@ -168,11 +168,13 @@ func TestFitLearnedSpreadCoverage(t *testing.T) {
 
 // bidirCampaign adds to a share campaign the bidir_nic patterns (i transfers into a node, o
 // out of it, i, o ∈ 1…3) as ackpath would run them with slowdowns a, b and c, written out for
-// this design: the node's incoming direction is saturated when it carries two transfers or
-// more (their factor then still leaves each more than C/i) and full from one (C > ceiling),
-// so each outgoing transfer runs at min(C/o, ceiling/(1 + a·(i − 1) + c·[i ≥ 1])), each
-// incoming one at min(C/i, ceiling/(1 + b·(o − 1) + c·[o ≥ 1])), the counts those of the
-// transfers still running; 0.3% noise per repetition.
+// this design: the incoming transfers, one per sender, queue in the node's incoming direction
+// when there are two or more (it is saturated, and their factor then still leaves each more
+// than C/i); one alone runs at its ceiling (C > ceiling) and queues in its sender's NIC. The
+// outgoing transfers queue in the node's outgoing direction, saturated or at the ceiling. So
+// each outgoing transfer runs at min(C/o, ceiling/(1 + a·(i − 1) + c·[i ≥ 2])), each incoming
+// one at min(C/i, ceiling/(1 + b·(o − 1) + c·[o ≥ 1])), the counts those of the transfers
+// still running; 0.3% noise per repetition.
 func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity float64, reps int, seed uint64) []datasets.Transfer {
 	t.Helper()
 	const m = 4 << 20
@@ -202,11 +204,15 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity
 				if in+out == 0 {
 					break
 				}
+				queuedIn := 0.0 // a queue stands in the node's incoming direction
+				if in >= 2 {
+					queuedIn = 1
+				}
 				rate := func(f contention.Flow) float64 {
 					if f.Dst == node {
 						return min(capacity/float64(in), ceiling/(1+b*float64(max(out-1, 0))+c*float64(min(out, 1))))
 					}
-					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))+c*float64(min(in, 1))))
+					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))+c*queuedIn))
 				}
 				dt := math.Inf(1)
 				for i, f := range p.Flows {
