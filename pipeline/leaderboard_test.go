@@ -108,7 +108,7 @@ func TestLeaderboard(t *testing.T) {
 // the regenerated file. Not with -short (about 15 s).
 func TestCommittedLeaderboard(t *testing.T) {
 	if testing.Short() {
-		t.Skip("calibrates and scores the eleven committed TCP datasets; not with -short")
+		t.Skip("calibrates and scores every committed TCP dataset; not with -short")
 	}
 	doc, err := os.ReadFile(filepath.Join("..", "data", "tcp", "LEADERBOARD.md"))
 	if err != nil {
