@@ -62,8 +62,8 @@ const (
 )
 
 // alphaTol is the relative capacity violation at which the price iteration stops: far below
-// the 1e-9 by which ackpath tells a saturated resource (rates), and below what a completion
-// time's 15 significant digits show of it.
+// the 1e-9 of the fill's own saturation tests, and below what a completion time's 15
+// significant digits show of it.
 const alphaTol = 1e-11
 
 // alphaMaxIter bounds the iterations (Newton steps and sweeps) of one sharing; reaching it is an

@@ -108,8 +108,8 @@ type LearnedParams struct {
 	// Surface is the bidirectional surface of surface.
 	Surface []SurfaceCell `json:"surface,omitempty"`
 	// AckIn, AckOut and AckFull are a, b and c of ackpath: the slowdown per transfer beyond
-	// the first entering a transfer's sender, and leaving its receiver; and per full NIC
-	// direction on its acknowledgements' path.
+	// the first entering a transfer's sender, and leaving its receiver, where a queue stands;
+	// and per NIC direction on its acknowledgements' path that holds a queue.
 	AckIn   float64 `json:"ack_in,omitempty"`
 	AckOut  float64 `json:"ack_out,omitempty"`
 	AckFull float64 `json:"ack_full,omitempty"`

@@ -286,13 +286,24 @@ func TestAckPathQueuedDirections(t *testing.T) {
 // Where a saturated direction's transfers are held back upstream, no queue stands in it: two
 // transfers from Y2 into X1 saturate X1's incoming direction as two from Y2 and Y3 do, but
 // only the latter are bottlenecked there and slow the transfer out of X1 by 1/(1 + a + c).
+// The same under ackpath-alpha (α = 1), whose queues come from the same max-min fill; each
+// transfer here crosses one contended resource, so α-fair sharing gives max-min's rates.
 func TestAckPathUpstreamQueue(t *testing.T) {
 	const a, c, C = 2, 0.25, 940e6
-	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckFull: c})
-	checkFirstRates(t, net, [][]Flow{
+	lp := &LearnedParams{AckIn: a, AckFull: c}
+	net := ackCluster(t, 10e9, lp)
+	patterns := [][]Flow{
 		{{"Y2", "X1", 1e6}, {"Y2", "X1", 1e6}, {"X1", "X2", 1e6}},
 		{{"Y2", "X1", 1e6}, {"Y3", "X1", 1e6}, {"X1", "X2", 1e6}},
-	}, [][]float64{{C / 2, C / 2, C}, {C / 2, C / 2, C / (1 + a + c)}})
+	}
+	want := [][]float64{{C / 2, C / 2, C}, {C / 2, C / 2, C / (1 + a + c)}}
+	checkFirstRates(t, net, patterns, want)
+	withAlpha := *lp
+	withAlpha.Alpha = 1
+	net.Learned = map[string]*LearnedParams{"ackpath-alpha": &withAlpha}
+	for k, flows := range patterns {
+		checkRates(t, AckPathAlpha, net, flows, want[k])
+	}
 }
 
 // ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at

@@ -37,7 +37,7 @@ type LearnedFit struct {
 	Spread   *Param `json:"spread,omitempty"`
 	Coupling *Param `json:"coupling,omitempty"`
 	// AckIn and AckOut are ackpath's slowdowns per extra transfer into the sender and out of
-	// the receiver, AckFull its slowdown per full NIC direction on the way back.
+	// the receiver, AckFull its slowdown per NIC direction on the way back that holds a queue.
 	AckIn   *Param `json:"ack_in,omitempty"`
 	AckOut  *Param `json:"ack_out,omitempty"`
 	AckFull *Param `json:"ack_full,omitempty"`
@@ -118,7 +118,7 @@ type learnedObs struct {
 
 // learnedData is the calibration patterns, grouped by the parameter they determine: multi
 // holds the static-synchronous and random calibration patterns of two transfers or more, where
-// transfers cross several contended resources (α).
+// transfers cross several contended resources (α; with bidir, a, b and c).
 type learnedData struct {
 	lone, intra, inter, bidir, multi []learnedObs
 }
@@ -282,8 +282,9 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 //     ackRounds rounds the fit says it did not converge (Warnings). ackpath-alpha's α (∞,
 //     max-min, until then: steps 1 and 2 and a first descent run under it) is fitted after
 //     them on the same patterns, on a grid of log α over [MinAlpha, MaxAlpha] and α = ∞
-//     (max-min), refined by golden section (its error jumps where α changes which transfers
-//     cross which contended resources, so a line search alone can stop in a local minimum),
+//     (max-min), refined by golden section (a guard against local minima: before the queues
+//     were located by a max-min fill, the error jumped where α changed which resources ackpath
+//     saw saturated, and a line search alone stopped in one),
 //     with a bootstrap interval over patterns; then a, b and c again, and α again while they
 //     move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the

@@ -268,7 +268,9 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 	if !slices.Equal(from, []string{experiments.BidirNIC, experiments.BidirNIC, experiments.BidirNIC}) {
 		t.Errorf("a, b and c from %v", from)
 	}
-	// Without the bidirectional experiments, nothing determines them: the fit leaves them out.
+	// Without the bidirectional experiments the campaign has no pattern of two transfers or more
+	// beyond the fairness designs (no static_sync, no random_calibration): nothing determines
+	// a, b and c, and the fit leaves them out.
 	var noBidir []datasets.Transfer
 	for _, r := range rows {
 		if r.Experiment != experiments.BidirNIC {
