@@ -284,9 +284,8 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 //     them on the same patterns, on a grid of log α over [MinAlpha, MaxAlpha] and α = ∞
 //     (max-min), refined by golden section (a guard against local minima: before the queues
 //     were located by a max-min fill, the error jumped where α changed which resources ackpath
-//     saw saturated, and a line search alone stopped in one),
-//     with a bootstrap interval over patterns; then a, b and c again, and α again while they
-//     move (at most alphaRounds fits);
+//     saw saturated, and a line search alone stopped in one), with a bootstrap interval over
+//     patterns; then a, b and c again, and α again while they move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -327,7 +326,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
 	// ackpath's a, b and c and ackpath-alpha's α: the patterns of two transfers or more beyond
 	// the fairness designs.
-	multi := slices.Concat(data.multi, data.bidir)
+	multiBidir := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
 	var warnings []string
@@ -381,7 +380,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			return fail(err)
 		}
 	}
-	fitAck := variant.AckPath && len(multi) > 0
+	fitAck := variant.AckPath && len(multiBidir) > 0
 	ack := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
 	// descend fits a, b and c by coordinate descent and says whether any moved by more than
 	// 10⁻⁴ and whether it converged. b and c trade off (the transfers into a node with o
@@ -397,7 +396,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			converged = true
 			for _, x := range ack {
 				old := *x
-				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, multi); err != nil {
+				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, multiBidir); err != nil {
 					return false, false, err
 				}
 				converged = converged && math.Abs(*x-old) <= 1e-4
@@ -419,14 +418,14 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	switch {
-	case variant.AlphaFair && len(multi) == 0:
+	case variant.AlphaFair && len(multiBidir) == 0:
 		var w string
 		alphaFit, w = undeterminedAlpha(lp, 0, "there is no static_sync, random_calibration or bidirectional pattern")
 		warnings = append(warnings, w)
 	case variant.AlphaFair:
 		var w string // the last fit's warning only: each refit repeats or replaces it
 		for fits := 1; ; fits++ {
-			if alphaFit, w, err = f.fitAlpha(lp, multi); err != nil {
+			if alphaFit, w, err = f.fitAlpha(lp, multiBidir); err != nil {
 				return fail(err)
 			}
 			if !fitAck {
@@ -503,7 +502,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	if fitAck {
 		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
-		ack, err := interval(ackNames, multi, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
+		ack, err := interval(ackNames, multiBidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull}, func(x []float64) {
 			lp.AckIn, lp.AckOut, lp.AckFull = clamp(x[0]), clamp(x[1]), clamp(x[2])
 		}, []bool{false, false, false})
 		if err != nil {
@@ -511,12 +510,12 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		out.AckIn, out.AckOut, out.AckFull = &ack[0], &ack[1], &ack[2]
 		for _, name := range ackNames {
-			out.Sources = append(out.Sources, source(name, multi, "each transfer's mean time"))
+			out.Sources = append(out.Sources, source(name, multiBidir, "each transfer's mean time"))
 		}
 	}
 	if alphaFit != nil {
 		out.Alpha = alphaFit
-		out.Sources = append(out.Sources, source("alpha", multi, "each transfer's mean time"))
+		out.Sources = append(out.Sources, source("alpha", multiBidir, "each transfer's mean time"))
 	}
 	if len(out.Surface) > 0 {
 		out.Sources = append(out.Sources, source("surface", data.bidir, "each transfer's mean time"))

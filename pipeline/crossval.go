@@ -93,6 +93,6 @@ func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs,
 		s.MeanAbsErr, s.Bias, s.Within10 = validate.SummarizeErrors(errs[j])
 		cv.Scores = append(cv.Scores, s)
 	}
-	slices.SortStableFunc(cv.Scores, func(a, b CVScore) int { return bestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr) })
+	slices.SortStableFunc(cv.Scores, func(a, b CVScore) int { return validate.BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr) })
 	return cv, nil
 }

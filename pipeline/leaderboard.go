@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -115,7 +114,9 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 			best, lb.Selected = r.Within10, m.Name()
 		}
 	}
-	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int { return bestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr) })
+	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int {
+		return validate.BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
+	})
 	return lb, nil
 }
 
@@ -150,11 +151,6 @@ func (p pooled) rank(model string) (r LeaderboardRank, ok bool) {
 		r.Within10, r.MeanAbsErr = t.within/float64(t.n), t.abs/float64(t.n)
 	}
 	return r, true
-}
-
-// bestFirst orders scores by share within ±10%, larger first, then by mean |ε|, smaller first.
-func bestFirst(withinA, absA, withinB, absB float64) int {
-	return cmp.Or(cmp.Compare(withinB, withinA), cmp.Compare(absA, absB))
 }
 
 // WriteText prints the leaderboard: the ranking, the cross-validation with the selected

@@ -1,7 +1,9 @@
 package validate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -101,13 +103,18 @@ func (s *SituationAccuracy) Model(name string) (SituationModel, bool) {
 }
 
 // Best is the model with the largest share within ±10% on the situation, the smaller mean |ε|
-// on a tie, the first listed on both.
+// on a tie, the first listed on both (BestFirst).
 func (s *SituationAccuracy) Best() SituationModel {
-	var best SituationModel
-	for i, m := range s.Models {
-		if i == 0 || m.Within10 > best.Within10 || m.Within10 == best.Within10 && m.MeanAbsErr < best.MeanAbsErr {
-			best = m
-		}
+	if len(s.Models) == 0 {
+		return SituationModel{}
 	}
-	return best
+	return slices.MinFunc(s.Models, func(a, b SituationModel) int {
+		return BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
+	})
+}
+
+// BestFirst orders scores by share within ±10%, larger first, then by mean |ε|, smaller
+// first: how the situations' best model, the leaderboard and the cross-validation rank models.
+func BestFirst(withinA, absA, withinB, absB float64) int {
+	return cmp.Or(cmp.Compare(withinB, withinA), cmp.Compare(absA, absB))
 }
