@@ -155,7 +155,7 @@ func checkLayout(t *testing.T, what string, l layout, tables, figures int) {
 
 // screenshot saves a PNG of the viewport (sel "") or of one element into dir as name,
 // checking that it decodes to a picture at least w pixels wide.
-func (b *browser) screenshot(t *testing.T, sel, dir, name string, w int) string {
+func (b *browser) screenshot(t *testing.T, sel, dir, name string, w int) {
 	t.Helper()
 	var shot []byte
 	var err error
@@ -170,11 +170,9 @@ func (b *browser) screenshot(t *testing.T, sel, dir, name string, w int) string 
 	if img, err := png.Decode(bytes.NewReader(shot)); err != nil || img.Bounds().Dx() < w {
 		t.Fatalf("screenshot of %q: %v", sel, err)
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 // elementShot captures one element (a CSS selector) where it lies in the page, scrolled or
@@ -213,33 +211,31 @@ func artifactsDir(t *testing.T) string {
 // keep copies files into the artifacts directory when the test ends and logs where they are:
 // always when $COMMCAL_ARTIFACTS names one, else only when the test failed (a passing run leaves
 // nothing behind). It runs as a cleanup, so a test stopped by t.Fatal keeps what it had made;
-// files calls back for the list then, and files never written are skipped.
-func keep(t *testing.T, files func() []string) {
+// files it never wrote are skipped.
+func keep(t *testing.T, files ...string) {
 	t.Helper()
-	t.Cleanup(func() { keepNow(t, files()) })
-}
-
-func keepNow(t *testing.T, files []string) {
-	if os.Getenv("COMMCAL_ARTIFACTS") == "" && !t.Failed() {
-		return
-	}
-	dir := artifactsDir(t)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if os.IsNotExist(err) {
-			continue
+	t.Cleanup(func() {
+		if os.Getenv("COMMCAL_ARTIFACTS") == "" && !t.Failed() {
+			return
 		}
-		if err != nil {
-			t.Error(err)
-			continue
+		dir := artifactsDir(t)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			dst := filepath.Join(dir, filepath.Base(f))
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				t.Error(err)
+				continue
+			}
+			t.Logf("kept %s", dst)
 		}
-		dst := filepath.Join(dir, filepath.Base(f))
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Error(err)
-			continue
-		}
-		t.Logf("kept %s", dst)
-	}
+	})
 }
 
 // TestReportInChromium opens the embedded sample's report, run with accuracy thresholds and a
@@ -258,8 +254,8 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
-	var shots []string
-	keep(t, func() []string { return append(shots, filepath.Join(out, ReportFile)) })
+	keep(t, filepath.Join(out, "report-top.png"), filepath.Join(out, "report-health.png"), filepath.Join(out, "report-figure.png"),
+		filepath.Join(out, ReportFile))
 	res := runSampleTonight(t, out, prd)
 	screen, print := b.open(t, filepath.Join(out, ReportFile))
 	// Tables: the health panel's thresholds, skipped, implausible and stopping rule; the
@@ -276,11 +272,9 @@ func TestReportInChromium(t *testing.T) {
 	if want := fmt.Sprint([]string{"ALARM", "STEADY", "ALL RAN", "IMPLAUSIBLE", "NOISY", "SKEW"}); fmt.Sprint(verdicts) != want {
 		t.Errorf("health verdicts %v, want %s", verdicts, want)
 	}
-	shots = []string{
-		b.screenshot(t, "", out, "report-top.png", 1000),
-		b.screenshot(t, "#health", out, "report-health.png", 800),
-		b.screenshot(t, "#errors_cdf", out, "report-figure.png", 400),
-	}
+	b.screenshot(t, "", out, "report-top.png", 1000)
+	b.screenshot(t, "#health", out, "report-health.png", 800)
+	b.screenshot(t, "#errors_cdf", out, "report-figure.png", 400)
 	// Sorting: a click on "mean |ε| (%)" puts the lowest first (penalty-table, 3.44% on N10-d1),
 	// a second click the highest (hockney, 54.46% on N10-d3).
 	sorted := func() (string, error) {

@@ -164,11 +164,10 @@ func TestCompareFiveNights(t *testing.T) {
 	// The page in Chromium: every table and figure (9 trends, 10 overlaid error
 	// distributions: one per model) visible, nothing wider than the page, no console errors.
 	b := openBrowser(t)
-	var shot string
-	keep(t, func() []string { return []string{shot, filepath.Join(out, CompareHTML)} })
+	keep(t, filepath.Join(out, "compare-trend.png"), filepath.Join(out, CompareHTML))
 	screen, _ := b.open(t, filepath.Join(out, CompareHTML))
 	checkLayout(t, "compare.html", screen, 3, 9+len(contention.Models()))
-	shot = b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
+	b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}
