@@ -126,11 +126,15 @@ func (a *agent) join(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)
 	}
+	info, err := hostInfo(a.cfg.NetNS)
+	if err != nil {
+		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)
+	}
 	deadline := time.Now().Add(a.cfg.ConnectTimeout)
 	var last error
 	for {
 		for _, c := range a.cfg.Coordinator {
-			err := a.handshake(ctx, c, addrs)
+			err := a.handshake(ctx, c, addrs, info)
 			if err == nil {
 				return nil
 			}
@@ -158,7 +162,7 @@ type refusedError struct{ msg string }
 
 func (e *refusedError) Error() string { return e.msg }
 
-func (a *agent) handshake(ctx context.Context, addr string, addrs []string) error {
+func (a *agent) handshake(ctx context.Context, addr string, addrs []string, info map[string]string) error {
 	d := net.Dialer{Timeout: 2 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -179,7 +183,7 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string) erro
 	}
 	run, mine := m.Nonce, newNonce()
 	hello := &message{Type: msgHello, Proto: ProtocolVersion, Nonce: mine, Rank: a.cfg.Rank, Size: a.cfg.Size, Host: a.cfg.Host,
-		Addrs: addrs, Node: a.cfg.Node, Info: hostInfo(a.cfg.NetNS)}
+		Addrs: addrs, Node: a.cfg.Node, Info: info}
 	hello.MAC = a.cfg.Token.mac("agent", run, mine, strconv.Itoa(a.cfg.Rank), a.cfg.Host, a.cfg.Node)
 	if err := ch.send(hello); err != nil {
 		return fail(fmt.Errorf("%s: %w", addr, err))
@@ -215,8 +219,9 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string) erro
 
 // hostInfo is what the manifest records about an agent's host. The TCP settings are read in
 // the namespace the data connections are made in (netns; "": the agent's own), whose values
-// they are: an emulated node's differ from the machine's.
-func hostInfo(netns string) map[string]string {
+// they are: an emulated node's differ from the machine's. Read once, when the agent joins; the
+// error is the namespace's, if it cannot be entered.
+func hostInfo(netns string) (map[string]string, error) {
 	info := map[string]string{}
 	read := func(key, path string) {
 		if b, err := os.ReadFile(path); err == nil {
@@ -227,8 +232,8 @@ func hostInfo(netns string) map[string]string {
 	// Global limits, read in the agent's own namespace (a child namespace does not show them).
 	read("rmem_max", "/proc/sys/net/core/rmem_max")
 	read("wmem_max", "/proc/sys/net/core/wmem_max")
-	// The namespace's: none recorded if it cannot be entered (the agent fails on it soon).
-	InNetNS(netns, func() error {
+	// The namespace's.
+	err := InNetNS(netns, func() error {
 		read("tcp_congestion_control", "/proc/sys/net/ipv4/tcp_congestion_control")
 		read("tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem")
 		read("tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem")
@@ -236,7 +241,7 @@ func hostInfo(netns string) map[string]string {
 		read("tcp_no_metrics_save", "/proc/sys/net/ipv4/tcp_no_metrics_save")
 		return nil
 	})
-	return info
+	return info, err
 }
 
 // acceptLoop files every data connection whose tag is genuine under its program and index;

@@ -192,9 +192,10 @@ func (cat *Catalogue) measurements(cl *cluster.Cluster) ([]measurement, error) {
 }
 
 // Transfers is the program of a pattern of concurrent transfers: one connection per transfer,
-// the sender writes its bytes from the common start, the receiver's last byte ends it; times
-// gives each transfer's completion time after the common start.
-func Transfers(flows []contention.Flow) (prog *Program, times func(*Timings) []float64) {
+// the sender writes its bytes from the common start, the receiver's last byte ends it. Transfer
+// i's sender is thread 2i and its receiver thread 2i + 1. times gives each transfer's
+// completion time after the common start, starts its start (its sender's first write).
+func Transfers(flows []contention.Flow) (prog *Program, times, starts func(*Timings) []float64) {
 	prog = &Program{}
 	for i, f := range flows {
 		prog.Conns = append(prog.Conns, Conn{From: f.Src, To: f.Dst})
@@ -202,35 +203,23 @@ func Transfers(flows []contention.Flow) (prog *Program, times func(*Timings) []f
 			Thread{Node: f.Src, Ops: []Op{{Kind: Send, Conn: i, Bytes: int64(f.Bytes)}}},
 			Thread{Node: f.Dst, Ops: []Op{{Kind: Recv, Conn: i, Bytes: int64(f.Bytes)}}})
 	}
-	return prog, func(t *Timings) []float64 {
-		out := make([]float64, len(flows))
-		for i := range flows {
-			_, recv := transferThreads(i)
-			out[i] = t.Ops[recv][0].End
+	each := func(at func(t *Timings, i int) float64) func(*Timings) []float64 {
+		return func(t *Timings) []float64 {
+			out := make([]float64, len(flows))
+			for i := range flows {
+				out[i] = at(t, i)
+			}
+			return out
 		}
-		return out
 	}
-}
-
-// transferThreads are transfer i's sender and receiver threads in a Transfers program.
-func transferThreads(i int) (send, recv int) { return 2 * i, 2*i + 1 }
-
-// transferStarts is each of n transfers' start after the common start in a Transfers
-// program's timings: its sender's first write.
-func transferStarts(t *Timings, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		send, _ := transferThreads(i)
-		out[i] = t.Ops[send][0].Start
-	}
-	return out
+	return prog, each(func(t *Timings, i int) float64 { return t.Ops[2*i+1][0].End }),
+		each(func(t *Timings, i int) float64 { return t.Ops[2*i][0].Start })
 }
 
 // transferMeasurement measures a pattern of concurrent transfers (Transfers).
 func transferMeasurement(clusterName string, p contention.Pattern) measurement {
-	prog, times := Transfers(p.Flows)
-	return measurement{experiment: p.Experiment, id: p.ID, program: prog, measures: times,
-		starts: func(t *Timings) []float64 { return transferStarts(t, len(p.Flows)) },
+	prog, times, starts := Transfers(p.Flows)
+	return measurement{experiment: p.Experiment, id: p.ID, program: prog, measures: times, starts: starts,
 		rows: func(r *Results, rep int, start float64, t *Timings) {
 			ts := times(t)
 			for i, f := range p.Flows {

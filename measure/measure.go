@@ -306,7 +306,7 @@ func checkHeadroom(ctx context.Context, em *Emulation, co *engine.Coordinator) (
 	if b := em.Cluster.Description().Backbone; b != nil && len(em.Cluster.Racks()) > 1 {
 		expected = min(expected, em.ShapedRate(b.RateBps))
 	}
-	prog, times := engine.Transfers(flows)
+	prog, times, _ := engine.Transfers(flows)
 	// What the machine can carry is the best of a few tries: one try meets whatever else
 	// the machine is doing at that moment (a test run beside it, a cron job), and a
 	// transient dip is not a machine too slow for the emulation.

@@ -139,7 +139,7 @@ func deploy(t *testing.T, cl *cluster.Cluster) (*Emulation, *engine.Coordinator)
 // repeat runs a pattern n times and returns each repetition's completion times.
 func repeat(t *testing.T, co *engine.Coordinator, flows []contention.Flow, n int) [][]float64 {
 	t.Helper()
-	prog, times := engine.Transfers(flows)
+	prog, times, _ := engine.Transfers(flows)
 	var out [][]float64
 	for range n {
 		tm, err := co.Run(context.Background(), prog)
