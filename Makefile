@@ -42,10 +42,8 @@ simgrid: simgrid-inputs
 	/usr/bin/python3 bench/simgrid_maxmin.py --dir $(BENCH_OUT)
 
 ## fuzz: a fuzzing session of every fuzz target (FUZZTIME each, default 30s; a new input
-## minimised for up to FUZZMINIMIZETIME, Go's default 60s); scripts/fuzz.sh says how a
-## failure is told from the Go fuzzer's worker-stop report
-FUZZTIME ?= 30s
-FUZZMINIMIZETIME ?= 60s
+## minimised for up to FUZZMINIMIZETIME, Go's default 60s: the defaults are scripts/fuzz.sh's,
+## which also says how a failure is told from the Go fuzzer's worker-stop report)
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) ./scripts/fuzz.sh
 

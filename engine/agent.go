@@ -238,7 +238,7 @@ func hostInfo(netns string) (map[string]string, error) {
 		read("tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem")
 		read("tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem")
 		read("tcp_slow_start_after_idle", "/proc/sys/net/ipv4/tcp_slow_start_after_idle")
-		read("tcp_no_metrics_save", "/proc/sys/net/ipv4/tcp_no_metrics_save")
+		read("tcp_no_metrics_save", TCPNoMetricsSave)
 		return nil
 	})
 	return info, err

@@ -8,6 +8,11 @@ import (
 	"github.com/vishvananda/netns"
 )
 
+// TCPNoMetricsSave is the sysctl (per network namespace) that, at 1, keeps the kernel from
+// saving a connection's round-trip time and slow-start threshold for the next one to the same
+// host: what the manifest records of each node, and what measure's ForgetTCPMetrics sets.
+const TCPNoMetricsSave = "/proc/sys/net/ipv4/tcp_no_metrics_save"
+
 // InNetNS runs fn on a thread switched into the named network namespace (none: where the
 // process is); sockets fn creates stay in that namespace afterwards. The control channel is
 // never opened here, so an agent moved into an emulated node's namespace still reaches a

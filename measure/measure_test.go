@@ -199,8 +199,7 @@ func TestEmulatedTwoByTwo(t *testing.T) {
 func TestMeasureSmallCatalogue(t *testing.T) {
 	needRoot(t)
 	out := filepath.Join(t.TempDir(), "ds")
-	const metricsSysctl = "/proc/sys/net/ipv4/tcp_no_metrics_save"
-	before, _ := os.ReadFile(metricsSysctl)
+	before, _ := os.ReadFile(engine.TCPNoMetricsSave)
 	m, err := Measure(context.Background(), Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Socket: DefaultSocket,
 		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, ForgetTCPMetrics: true})
 	if err != nil {
@@ -243,7 +242,7 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 			t.Errorf("%s: tcp_no_metrics_save %q in its namespace, want 1", h.Node, h.Info["tcp_no_metrics_save"])
 		}
 	}
-	if after, _ := os.ReadFile(metricsSysctl); string(after) != string(before) {
+	if after, _ := os.ReadFile(engine.TCPNoMetricsSave); string(after) != string(before) {
 		t.Errorf("the machine's tcp_no_metrics_save went from %q to %q", before, after)
 	}
 	if _, err := os.Stat(filepath.Join(out, engine.RepetitionsFile)); err != nil {
@@ -315,10 +314,9 @@ func TestCleanupSparesLiveRuns(t *testing.T) {
 // default, as the kernel has it, and not after ForgetTCPMetrics; the machine's stays as it was.
 func TestForgetTCPMetrics(t *testing.T) {
 	needRoot(t)
-	const sysctl = "/proc/sys/net/ipv4/tcp_no_metrics_save"
-	machine, err := os.ReadFile(sysctl)
+	machine, err := os.ReadFile(engine.TCPNoMetricsSave)
 	if err != nil {
-		t.Skipf("no %s: %v", sysctl, err)
+		t.Skipf("no %s: %v", engine.TCPNoMetricsSave, err)
 	}
 	em, err := Build(context.Background(), twoByTwo(t), DefaultShaping)
 	if err != nil {
@@ -329,7 +327,7 @@ func TestForgetTCPMetrics(t *testing.T) {
 		got := map[string]string{}
 		for _, n := range em.Cluster.Nodes() {
 			if err := engine.InNetNS(em.Namespace(n.Name), func() error {
-				b, err := os.ReadFile(sysctl)
+				b, err := os.ReadFile(engine.TCPNoMetricsSave)
 				got[n.Name] = strings.TrimSpace(string(b))
 				return err
 			}); err != nil {
@@ -351,7 +349,7 @@ func TestForgetTCPMetrics(t *testing.T) {
 			t.Errorf("%s: tcp_no_metrics_save %q after ForgetTCPMetrics, want 1", node, v)
 		}
 	}
-	if after, _ := os.ReadFile(sysctl); string(after) != string(machine) {
+	if after, _ := os.ReadFile(engine.TCPNoMetricsSave); string(after) != string(machine) {
 		t.Errorf("the machine's tcp_no_metrics_save went from %q to %q", machine, after)
 	}
 }

@@ -277,7 +277,7 @@ func (e *Emulation) ForgetTCPMetrics() error {
 	for _, n := range e.Cluster.Nodes() {
 		// Files under /proc/sys/net opened in the namespace are the namespace's.
 		err := engine.InNetNS(e.nsName[n.Name], func() error {
-			return os.WriteFile("/proc/sys/net/ipv4/tcp_no_metrics_save", []byte("1\n"), 0o644)
+			return os.WriteFile(engine.TCPNoMetricsSave, []byte("1\n"), 0o644)
 		})
 		if err != nil {
 			return fmt.Errorf("measure: node %s: tcp_no_metrics_save: %w", n.Name, err)
