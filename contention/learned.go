@@ -590,9 +590,15 @@ func (f *wfill) rates() error {
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 {
 		f.fill()
 		f.queues()
+		slowed := false
 		for _, c := range e.act {
-			g := 1 / (1 + f.ackDelay(c))
-			f.eff[c], f.ceil[c] = g*f.weight[c], g*ceiling
+			if d := f.ackDelay(c); d > 0 {
+				g := 1 / (1 + d)
+				f.eff[c], f.ceil[c], slowed = g*f.weight[c], g*ceiling, true
+			}
+		}
+		if !slowed && f.alpha == 0 {
+			return nil // no factor: the plain fill is the step's sharing
 		}
 	}
 	if f.alpha > 0 {
