@@ -306,6 +306,40 @@ func TestAckPathUpstreamQueue(t *testing.T) {
 	}
 }
 
+// A queue shared by two transfers stands only if, slowed by the queues on their own
+// acknowledgements' paths, they still send more than it carries. Y1→X1 and X3→X1 meet in
+// X1's incoming direction, where the plain fill gives each half and Y1→X1 is bottlenecked.
+// Y1→X1's acknowledgements cross Y1's incoming direction, where Y2→Y1 and Y3→Y1 queue, and
+// X1's outgoing one, where X1→X2 is at its ceiling: its factor is 1/(1 + a + 2c) = 0.4, so it
+// sends 0.4·C. In the first pattern X3 also sends to Y2, X3→X1 is held back at X3's NIC to
+// C/2, and X1's incoming direction is offered 0.9·C: no queue stands there, and X1→X2 keeps
+// its full rate. In the second X3→X1 is alone at X3 and sends C/(1 + c) (X1's outgoing queue
+// on its way back): 1.2·C, the queue stands, and X1→X2 slows by 1/(1 + a + c). Both models
+// (ackpath-alpha at α = 1); X1→X2 is alone on its path, so its rate is its scaled ceiling.
+func TestAckPathUnfedQueue(t *testing.T) {
+	const a, c, C = 1, 0.25, 940e6
+	lp := &LearnedParams{AckIn: a, AckFull: c}
+	withAlpha := *lp
+	withAlpha.Alpha = 1
+	net := ackCluster(t, 10e9, lp)
+	net.Learned["ackpath-alpha"] = &withAlpha
+	queued := []Flow{{"X1", "X2", 1e6}, {"Y2", "Y1", 1e6}, {"Y3", "Y1", 1e6}, {"Y1", "X1", 1e6}, {"X3", "X1", 1e6}}
+	for _, m := range []Model{AckPath, AckPathAlpha} {
+		for _, k := range []struct {
+			flows []Flow
+			want  float64
+		}{{append(slices.Clone(queued), Flow{"X3", "Y2", 1e6}), C}, {queued, C / (1 + a + c)}} {
+			p, err := m.Predict(net, k.flows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.FirstRates[0]; !scalar.EqualWithinRel(got, k.want, 1e-9) {
+				t.Errorf("%s %v: X1→X2 at %g bit/s, want %g", m.Name(), k.flows, got, k.want)
+			}
+		}
+	}
+}
+
 // ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at
 // the NIC's rate, the racks joined by a cable of backbone bit/s, and ackpath's parameters lp.
 func ackCluster(t *testing.T, backbone float64, lp *LearnedParams) *Network {

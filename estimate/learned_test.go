@@ -168,13 +168,17 @@ func TestFitLearnedSpreadCoverage(t *testing.T) {
 
 // bidirCampaign adds to a share campaign the bidir_nic patterns (i transfers into a node, o
 // out of it, i, o ∈ 1…3) as ackpath would run them with slowdowns a, b and c, written out for
-// this design: the incoming transfers, one per sender, queue in the node's incoming direction
-// when there are two or more (it is saturated, and their factor then still leaves each more
-// than C/i); one alone runs at its ceiling (C > ceiling) and queues in its sender's NIC. The
-// outgoing transfers queue in the node's outgoing direction, saturated or at the ceiling. So
-// each outgoing transfer runs at min(C/o, ceiling/(1 + a·(i − 1) + c·[i ≥ 2])), each incoming
-// one at min(C/i, ceiling/(1 + b·(o − 1) + c·[o ≥ 1])), the counts those of the transfers
-// still running; 0.3% noise per repetition.
+// this design: the incoming transfers, one per sender, are bottlenecked in the node's incoming
+// direction when there are two or more (C < 2·ceiling); one alone runs at its ceiling and
+// queues in its sender's NIC. The outgoing transfers are bottlenecked in the node's outgoing
+// direction, saturated or at the ceiling. A direction shared by two or more keeps its queue
+// only if they send more than C slowed by the factors of the queues located first: the
+// incoming i·ceiling/(1 + b·(o − 1) + c) (the outgoing direction holds a queue whenever o ≥ 1),
+// the outgoing o·ceiling/(1 + a·(i − 1) + c·[i ≥ 2]). Then each outgoing transfer runs at
+// min(C/o, ceiling/(1 + a·(i − 1) + c)) if the incoming direction keeps a queue, else at
+// min(C/o, ceiling); each incoming one at min(C/i, ceiling/(1 + b·(o − 1) + c)) if the outgoing
+// direction keeps one, else min(C/i, ceiling); the counts those of the transfers still
+// running; 0.3% noise per repetition.
 func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity float64, reps int, seed uint64) []datasets.Transfer {
 	t.Helper()
 	const m = 4 << 20
@@ -204,15 +208,27 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity
 				if in+out == 0 {
 					break
 				}
-				queuedIn := 0.0 // a queue stands in the node's incoming direction
+				// The slowdowns of the queues located first, where the transfers are bottlenecked.
+				slowIn := 1 + a*float64(max(in-1, 0)) // of the outgoing transfers, by the incoming direction
 				if in >= 2 {
-					queuedIn = 1
+					slowIn += c
+				}
+				slowOut := 1.0 // of the incoming ones
+				if out >= 1 {
+					slowOut += b*float64(out-1) + c
+				}
+				// A shared direction keeps its queue only if its transfers, slowed, still fill it.
+				if in >= 2 && float64(in)*ceiling/slowOut <= capacity {
+					slowIn = 1
+				}
+				if out >= 2 && float64(out)*ceiling/slowIn0(a, c, in) <= capacity {
+					slowOut = 1
 				}
 				rate := func(f contention.Flow) float64 {
 					if f.Dst == node {
-						return min(capacity/float64(in), ceiling/(1+b*float64(max(out-1, 0))+c*float64(min(out, 1))))
+						return min(capacity/float64(in), ceiling/slowOut)
 					}
-					return min(capacity/float64(out), ceiling/(1+a*float64(max(in-1, 0))+c*queuedIn))
+					return min(capacity/float64(out), ceiling/slowIn)
 				}
 				dt := math.Inf(1)
 				for i, f := range p.Flows {
@@ -236,6 +252,15 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity
 		}
 	}
 	return rows
+}
+
+// slowIn0 is the slowdown of a node's outgoing transfers by i transfers into it, all bottlenecked
+// in its incoming direction, before any queue is dropped.
+func slowIn0(a, c float64, i int) float64 {
+	if i < 2 {
+		return 1
+	}
+	return 1 + a*float64(i-1) + c
 }
 
 // FitLearned recovers ackpath's a, b and c from the bidirectional patterns, within 3% and within
