@@ -111,7 +111,7 @@ func (f *wfill) fillAlpha(price []float64) error {
 	worst := f.violation(price, f.x, f.usage)
 	for iter, sweep := 0, 0; !(worst <= alphaTol); iter++ { // a NaN violation is no convergence
 		if iter == alphaMaxIter {
-			return fmt.Errorf("contention: α-fair prices (α = %g) did not converge in %d iterations (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", f.alpha, alphaMaxIter, worst)
+			return &NotConvergedError{Alpha: f.alpha, Violation: worst}
 		}
 		if ok, after := f.newton(price, worst); ok {
 			worst = after
@@ -396,4 +396,15 @@ func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 		}
 	}
 	return false, before
+}
+
+// NotConvergedError says that a step's α-fair prices did not converge within the iteration
+// cap: the pattern can be predicted with ackpath (the same factors under max-min sharing).
+type NotConvergedError struct {
+	Alpha     float64 // α of the sharing
+	Violation float64 // the largest relative capacity violation left
+}
+
+func (e *NotConvergedError) Error() string {
+	return fmt.Sprintf("contention: α-fair prices (α = %g) did not converge in %d iterations (capacity violation %.3g); predict this pattern with ackpath (the same factors under max-min sharing)", e.Alpha, alphaMaxIter, e.Violation)
 }

@@ -3,6 +3,7 @@ package estimate
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -370,7 +371,9 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 //     (max-min), refined by golden section (a guard against local minima: before the queues
 //     were located by a max-min fill, the error jumped where α changed which resources ackpath
 //     saw saturated, and a line search alone stopped in one), with a bootstrap interval over
-//     patterns; then a, b and c again, and α again while they move (at most alphaRounds fits);
+//     patterns; grid points where the α-fair prices do not converge on some pattern (small α:
+//     TestFitAlphaSkipsNonConvergence) are left out with a warning, and cost +∞ to the golden
+//     section, instead of failing the model's calibration; then a, b and c again, and α again while they move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -902,33 +905,50 @@ func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param,
 // silent. The interval holds a, b and c at their fit (refitting them for every resample
 // would multiply its cost by the descent's).
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
-	at := func(g int) float64 {
-		if g == alphaGrid {
-			return math.Inf(1)
-		}
-		return contention.MinAlpha * math.Pow(contention.MaxAlpha/contention.MinAlpha, float64(g)/(alphaGrid-1))
-	}
 	set := func(a float64) {
 		lp.Alpha = a
 		if math.IsInf(a, 1) {
 			lp.Alpha = 0
 		}
 	}
-	table := make(gridProfile, len(obs))
-	for i := range table {
-		table[i] = make([]float64, alphaGrid+1)
-	}
+	// The grid's points where the α-fair prices converge on every pattern, α = ∞ (max-min,
+	// which always does) last; a point where they do not is left out, with a warning.
+	var points []float64
+	var cols [][]float64 // per grid point kept, each pattern's error
+	var skipped []string
 	for g := range alphaGrid + 1 {
-		set(at(g))
+		a := math.Inf(1)
+		if g < alphaGrid {
+			a = contention.MinAlpha * math.Pow(contention.MaxAlpha/contention.MinAlpha, float64(g)/(alphaGrid-1))
+		}
+		set(a)
 		res, err := f.residuals(obs)
-		if err != nil {
+		if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
+			skipped = append(skipped, fmt.Sprintf("%.3g", a))
+			continue
+		} else if err != nil {
 			return nil, "", err
 		}
+		col := make([]float64, len(obs))
 		for i, r := range res {
 			for _, v := range r {
-				table[i][g] += v * v
+				col[i] += v * v
 			}
 		}
+		points, cols = append(points, a), append(cols, col)
+	}
+	at := func(g int) float64 { return points[g] }
+	last := len(points) - 1 // α = ∞
+	table := make(gridProfile, len(obs))
+	for i := range table {
+		table[i] = make([]float64, len(points))
+		for g := range points {
+			table[i][g] = cols[g][i]
+		}
+	}
+	var warning string
+	if len(skipped) > 0 {
+		warning = fmt.Sprintf("alpha: the α-fair prices did not converge on every calibration pattern at α = %s; those grid points were left out", strings.Join(skipped, ", "))
 	}
 	if table.flat(alphaFlat) {
 		p, w := undeterminedAlpha(lp, len(obs), fmt.Sprintf("no transfer of its %d patterns crosses two contended resources", len(obs)))
@@ -936,17 +956,29 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	}
 	g := table.best()
 	alpha := at(g)
-	if g < alphaGrid {
-		if err := f.minimise(&lp.Alpha, at(max(g-1, 0)), at(min(g+1, alphaGrid-1)), 1e-4, true, obs); err != nil {
-			return nil, "", err
+	if g < last {
+		// Golden section (log scale) between the neighbouring grid points; an α where the
+		// prices do not converge costs +∞.
+		var ferr error
+		cost := func(v float64) float64 {
+			lp.Alpha = math.Exp(v)
+			s, _, err := f.sse(obs)
+			if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
+				return math.Inf(1)
+			} else if err != nil && ferr == nil {
+				ferr = err
+			}
+			return s
 		}
-		if s, _, err := f.sse(obs); err != nil {
-			return nil, "", err
+		lo, hi := math.Log(at(max(g-1, 0))), math.Log(at(min(g+1, last-1)))
+		v := goldenSection(cost, lo, hi, 1e-4*(hi-lo))
+		if s := cost(v); ferr != nil {
+			return nil, "", ferr
 		} else if s < table.column(g) {
-			alpha = lp.Alpha
+			alpha = math.Exp(v)
 		}
 	}
 	set(alpha)
 	glo, ghi := table.bootstrap(uint64(len(obs)), 0x616c706861)
-	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, "", nil
+	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, warning, nil
 }
