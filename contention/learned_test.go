@@ -340,6 +340,34 @@ func TestAckPathUnfedQueue(t *testing.T) {
 	}
 }
 
+// The demand test looks only at saturated resources: a transfer at its ceiling queues in its
+// sender's NIC, which another transfer may cross without filling it. Y1→X1's acknowledgements
+// leave X1 behind X1→X2, at a ceiling of 0.9·C: 0.9·C/(1 + c) with X1→X2 alone, and with
+// X1→X3 beside it (held to C/11 at X3 by ten transfers from Y2; X1's outgoing direction
+// carries 0.99·C) the queue stays and counts two transfers, 0.9·C/(1 + b + c), rather than
+// vanishing because the two do not fill the direction (a review found it did).
+func TestAckPathCeilingQueueKept(t *testing.T) {
+	const a, b, c, C = 1, 0.5, 0.25, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckOut: b, AckFull: c})
+	net.Ceiling = 0.9 * C
+	crowded := []Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}, {"X1", "X3", 1e6}}
+	for range 10 {
+		crowded = append(crowded, Flow{"Y2", "X3", 1e6})
+	}
+	for _, k := range []struct {
+		flows []Flow
+		want  float64
+	}{{[]Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}}, 0.9 * C / (1 + c)}, {crowded, 0.9 * C / (1 + b + c)}} {
+		p, err := AckPath.Predict(net, k.flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.FirstRates[0]; !scalar.EqualWithinRel(got, k.want, 1e-9) {
+			t.Errorf("%d transfers: Y1→X1 at %g bit/s, want %g", len(k.flows), got, k.want)
+		}
+	}
+}
+
 // ackCluster is two racks of three nodes (X1…X3, Y1…Y3) with 940 Mbit/s NICs, the ceiling at
 // the NIC's rate, the racks joined by a cable of backbone bit/s, and ackpath's parameters lp.
 func ackCluster(t *testing.T, backbone float64, lp *LearnedParams) *Network {

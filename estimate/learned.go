@@ -241,6 +241,17 @@ func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
 	return s, n, err
 }
 
+// searchCost is the error a search minimises: sse, or +∞ where the α-fair prices do not
+// converge on some pattern (small α: TestFitAlphaSkipsNonConvergence), so that the search
+// moves away from such parameters instead of failing the model's calibration.
+func (f *learnedFitter) searchCost(obs []learnedObs) (float64, error) {
+	s, _, err := f.sse(obs)
+	if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
+		return math.Inf(1), nil
+	}
+	return s, err
+}
+
 // minimise sets *x to the minimiser of the error on obs over [lo, hi] (golden section, to
 // rel times the bracket), in log space when logScale.
 func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool, obs []learnedObs) error {
@@ -250,7 +261,7 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 			v = math.Exp(v)
 		}
 		*x = v
-		s, _, err := f.sse(obs)
+		s, err := f.searchCost(obs)
 		if err != nil && ferr == nil {
 			ferr = err
 		}
@@ -287,7 +298,7 @@ func (f *learnedFitter) polish(xs []*float64, obs []learnedObs) error {
 	var ferr error
 	sse := func(x []float64) float64 {
 		out := set(x)
-		s, _, err := f.sse(obs)
+		s, err := f.searchCost(obs)
 		if err != nil && ferr == nil {
 			ferr = err
 		}
@@ -321,7 +332,7 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 		for i, x := range xs {
 			*x = grid[idx[i]]
 		}
-		s, _, err := f.sse(obs)
+		s, err := f.searchCost(obs)
 		if err != nil {
 			return err
 		}
@@ -372,8 +383,11 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 //     were located by a max-min fill, the error jumped where α changed which resources ackpath
 //     saw saturated, and a line search alone stopped in one), with a bootstrap interval over
 //     patterns; grid points where the α-fair prices do not converge on some pattern (small α:
-//     TestFitAlphaSkipsNonConvergence) are left out with a warning, and cost +∞ to the golden
-//     section, instead of failing the model's calibration; then a, b and c again, and α again while they move (at most alphaRounds fits);
+//     TestFitAlphaSkipsNonConvergence) are left out with a warning (α = ∞ if no finite one
+//     converges), and every search of a, b, c and α counts such parameters as +∞
+//     (searchCost), instead of failing the model's calibration (the fitted point itself must
+//     converge: the intervals and the final error are computed there); then a, b and c again,
+//     and α again while they move (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
 //     each in [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to
@@ -470,10 +484,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	fitAck := variant.AckPath && len(multiBidir) > 0
 	ack := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
-	cost := func() (float64, error) {
-		s, _, err := f.sse(multiBidir)
-		return s, err
-	}
+	cost := func() (float64, error) { return f.searchCost(multiBidir) }
 	// descend fits a, b and c by coordinate descent and says whether any moved by more than
 	// 10⁻⁴ and whether it converged. b and c trade off (the transfers into a node with o
 	// leaving it slow by b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴,
@@ -950,8 +961,15 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	if len(skipped) > 0 {
 		warning = fmt.Sprintf("alpha: the α-fair prices did not converge on every calibration pattern at α = %s; those grid points were left out", strings.Join(skipped, ", "))
 	}
+	if last == 0 { // no finite α converged: max-min
+		set(math.Inf(1))
+		return &Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: len(obs)}, warning, nil
+	}
 	if table.flat(alphaFlat) {
 		p, w := undeterminedAlpha(lp, len(obs), fmt.Sprintf("no transfer of its %d patterns crosses two contended resources", len(obs)))
+		if warning != "" {
+			w += "; " + warning
+		}
 		return p, w, nil
 	}
 	g := table.best()
@@ -962,10 +980,8 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 		var ferr error
 		cost := func(v float64) float64 {
 			lp.Alpha = math.Exp(v)
-			s, _, err := f.sse(obs)
-			if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
-				return math.Inf(1)
-			} else if err != nil && ferr == nil {
+			s, err := f.searchCost(obs)
+			if err != nil && ferr == nil {
 				ferr = err
 			}
 			return s
