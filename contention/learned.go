@@ -471,7 +471,7 @@ type wfill struct {
 	index              []int32   // scratch of newton: per resource, its row, or −1
 	rows               []int32   // scratch of newton: the resource of each row
 	hbuf, dbuf         []float64 // scratch of newton: its matrix, and its right-hand side and step
-	queued             []int32   // per network resource, the transfers whose queue stands there (ackpath)
+	queued             []bool    // per network resource, whether a queue stands there (ackpath)
 	at                 []int32   // per class, the resource its queue stands on (queues)
 	top                []float64 // scratch of queues: per network resource, the largest level crossing it
 	demand             []float64 // scratch of queues: per network resource, what its queued transfers send slowed
@@ -508,7 +508,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 	}
 	nc := len(e.src)
 	f := &wfill{e: e, surf: surf, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
-		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]int32, nr),
+		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]bool, nr),
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
@@ -575,6 +575,10 @@ func (f *wfill) reset() {
 	clear(f.price)
 }
 
+// saturated says the plain fill filled resource r (to 1e-9 relative: the fill's own arithmetic
+// is exact to rounding).
+func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-1e-9) }
+
 func (f *wfill) level(r int32) float64 {
 	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
 }
@@ -621,29 +625,29 @@ func (f *wfill) rates() error {
 	return nil
 }
 
-// queues counts, after the plain fill, the transfers whose queue stands on each network
-// resource, then drops the queues their transfers do not feed. A transfer's is at its
-// bottleneck, the first resource of its path in the data's direction that is saturated and
-// where no transfer crossing it has a higher level (rate over weight). Upstream first: where a
-// transfer's sender NIC and its receiver's NIC tie (a lone transfer, or the transfers of one
-// sender into one receiver), its packets wait at the sender's and reach the receiver's paced at
-// the rate that drains it, keeping no queue there. A transfer at its ceiling, bottlenecked
-// nowhere, queues at its sender's NIC: the ceiling is what one transfer gets through it. A
-// queue on a saturated resource crossed by two transfers or more is then kept only where they,
-// each slowed by its factor (ackDelay) from the queues located so far, send more than it
-// carries: the ceiling times the factor for a transfer queued there, no more than its plain
-// rate for one held back elsewhere. One pass: dropping a queue only raises factors, so a queue
-// kept stays fed; a queue dropped is not looked at again, although the raised factors may let
-// its transfers fill it. On validation-sized patterns that is what was tested
-// (data/tcp/README.md, round 7); where hundreds of transfers share each NIC (the 10⁴-transfer
-// benchmark pattern), every transfer's factor is small and the pass drops 87% of the shared
-// queues, a regime no measured dataset covers.
+// queues marks, after the plain fill, the network resources where a transfer's queue stands,
+// then drops the queues their transfers do not feed. A transfer's is at its bottleneck, the
+// first resource of its path in the data's direction that is saturated and where no transfer
+// crossing it has a higher level (rate over weight). Upstream first: where a transfer's sender
+// NIC and its receiver's NIC tie (a lone transfer, or the transfers of one sender into one
+// receiver), its packets wait at the sender's and reach the receiver's paced at the rate that
+// drains it, keeping no queue there. A transfer at its ceiling, bottlenecked nowhere, queues at
+// its sender's NIC: the ceiling is what one transfer gets through it. A queue on a saturated
+// resource crossed by two transfers or more is then kept only where they, each slowed by its
+// factor (ackDelay) from the queues located so far, send more than it carries: the ceiling
+// times the factor for a transfer queued there, no more than its plain rate for one held back
+// elsewhere. One pass: dropping a queue only raises factors, so a queue kept stays fed; a queue
+// dropped is not looked at again, although the raised factors may let its transfers fill it. On
+// validation-sized patterns that is what was tested (data/tcp/README.md, round 7); where
+// hundreds of transfers share each NIC (the 10⁴-transfer benchmark pattern), every transfer's
+// factor is small and the pass drops 87% of the shared queues, a regime no measured dataset
+// covers.
 func (f *wfill) queues() {
 	e := f.e
 	nr := int32(len(e.net.Capacity))
 	for _, r := range f.used {
 		if r < nr {
-			f.queued[r], f.top[r] = 0, 0
+			f.queued[r], f.top[r] = false, 0
 		}
 	}
 	for _, c := range e.act {
@@ -658,12 +662,12 @@ func (f *wfill) queues() {
 		l, p := e.rate[c]/f.eff[c], f.path[c]
 		at := p[0]
 		for _, r := range p {
-			if r < nr && f.usage[r] >= f.capacity[r]*(1-1e-9) && l >= f.top[r]*(1-1e-9) {
+			if r < nr && f.saturated(r) && l >= f.top[r]*(1-1e-9) {
 				at = r
 				break
 			}
 		}
-		f.queued[at] += e.mult[c]
+		f.queued[at] = true
 		f.at[c] = at
 	}
 	// A queue on a saturated resource crossed by two transfers or more stands only if they send
@@ -678,7 +682,7 @@ func (f *wfill) queues() {
 		}
 	}
 	shared := func(r int32) bool {
-		return r < nr && f.queued[r] > 0 && e.count[r] >= 2 && f.usage[r] >= f.capacity[r]*(1-1e-9)
+		return r < nr && f.queued[r] && e.count[r] >= 2 && f.saturated(r)
 	}
 	for _, c := range e.act {
 		g := 1 / (1 + f.ackDelay(c))
@@ -695,7 +699,7 @@ func (f *wfill) queues() {
 	}
 	for _, r := range f.used {
 		if shared(r) && f.demand[r] <= f.capacity[r]*(1+1e-9) {
-			f.queued[r] = 0
+			f.queued[r] = false
 		}
 	}
 }
@@ -711,7 +715,7 @@ func (f *wfill) ackDelay(c int32) float64 {
 	last := int(rt.n) - 1
 	q := 0.0
 	for k, r := range rt.rev[:rt.n] {
-		if f.queued[r] == 0 {
+		if !f.queued[r] {
 			continue
 		}
 		if k == 0 || k == last {

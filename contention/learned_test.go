@@ -329,13 +329,7 @@ func TestAckPathUnfedQueue(t *testing.T) {
 			flows []Flow
 			want  float64
 		}{{append(slices.Clone(queued), Flow{"X3", "Y2", 1e6}), C}, {queued, C / (1 + a + c)}} {
-			p, err := m.Predict(net, k.flows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := p.FirstRates[0]; !scalar.EqualWithinRel(got, k.want, 1e-9) {
-				t.Errorf("%s %v: X1→X2 at %g bit/s, want %g", m.Name(), k.flows, got, k.want)
-			}
+			checkFirstRate(t, m, net, k.flows, k.want)
 		}
 	}
 }
@@ -358,13 +352,20 @@ func TestAckPathCeilingQueueKept(t *testing.T) {
 		flows []Flow
 		want  float64
 	}{{[]Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}}, 0.9 * C / (1 + c)}, {crowded, 0.9 * C / (1 + b + c)}} {
-		p, err := AckPath.Predict(net, k.flows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := p.FirstRates[0]; !scalar.EqualWithinRel(got, k.want, 1e-9) {
-			t.Errorf("%d transfers: Y1→X1 at %g bit/s, want %g", len(k.flows), got, k.want)
-		}
+		checkFirstRate(t, AckPath, net, k.flows, k.want)
+	}
+}
+
+// checkFirstRate predicts flows with m and compares the first transfer's first-step rate with
+// want, to 1e-9 relative.
+func checkFirstRate(t *testing.T, m Model, net *Network, flows []Flow, want float64) {
+	t.Helper()
+	p, err := m.Predict(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.FirstRates[0]; !scalar.EqualWithinRel(got, want, 1e-9) {
+		t.Errorf("%s %v: %s→%s at %g bit/s, want %g", m.Name(), flows, flows[0].Src, flows[0].Dst, got, want)
 	}
 }
 

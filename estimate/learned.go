@@ -376,8 +376,8 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 //     (ackStartGrid), and the better is polished by Nelder–Mead: since ackpath drops a queue
 //     whose transfers, slowed, no longer fill it, the error jumps, and a descent from 0 alone
 //     stopped far from the truth on a synthetic campaign (a = b = 0.47, c = 1.47 for 0.6, 0.4,
-//     0.1; TestFitLearnedRecoversAckPath). ackpath-alpha's α (∞,
-//     max-min, until then: steps 1 and 2 and a first descent run under it) is fitted after
+//     0.1; TestFitLearnedRecoversAckPath). ackpath-alpha's α (∞, max-min, until then: steps 1
+//     and 2 and a first descent run under it) is fitted after
 //     them on the same patterns, on a grid of log α over [MinAlpha, MaxAlpha] and α = ∞
 //     (max-min), refined by golden section (a guard against local minima: before the queues
 //     were located by a max-min fill, the error jumped where α changed which resources ackpath
@@ -925,7 +925,7 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	// The grid's points where the α-fair prices converge on every pattern, α = ∞ (max-min,
 	// which always does) last; a point where they do not is left out, with a warning.
 	var points []float64
-	var cols [][]float64 // per grid point kept, each pattern's error
+	table := make(gridProfile, len(obs)) // per pattern, its error at each point kept
 	var skipped []string
 	for g := range alphaGrid + 1 {
 		a := math.Inf(1)
@@ -940,23 +940,17 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 		} else if err != nil {
 			return nil, "", err
 		}
-		col := make([]float64, len(obs))
+		points = append(points, a)
 		for i, r := range res {
+			s := 0.0
 			for _, v := range r {
-				col[i] += v * v
+				s += v * v
 			}
+			table[i] = append(table[i], s)
 		}
-		points, cols = append(points, a), append(cols, col)
 	}
 	at := func(g int) float64 { return points[g] }
 	last := len(points) - 1 // α = ∞
-	table := make(gridProfile, len(obs))
-	for i := range table {
-		table[i] = make([]float64, len(points))
-		for g := range points {
-			table[i][g] = cols[g][i]
-		}
-	}
 	var warning string
 	if len(skipped) > 0 {
 		warning = fmt.Sprintf("alpha: the α-fair prices did not converge on every calibration pattern at α = %s; those grid points were left out", strings.Join(skipped, ", "))
@@ -975,23 +969,15 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	g := table.best()
 	alpha := at(g)
 	if g < last {
-		// Golden section (log scale) between the neighbouring grid points; an α where the
-		// prices do not converge costs +∞.
-		var ferr error
-		cost := func(v float64) float64 {
-			lp.Alpha = math.Exp(v)
-			s, err := f.searchCost(obs)
-			if err != nil && ferr == nil {
-				ferr = err
-			}
-			return s
+		// Golden section (log scale) between the neighbouring finite grid points; an α where
+		// the prices do not converge costs +∞ (searchCost).
+		if err := f.minimise(&lp.Alpha, at(max(g-1, 0)), at(min(g+1, last-1)), 1e-4, true, obs); err != nil {
+			return nil, "", err
 		}
-		lo, hi := math.Log(at(max(g-1, 0))), math.Log(at(min(g+1, last-1)))
-		v := goldenSection(cost, lo, hi, 1e-4*(hi-lo))
-		if s := cost(v); ferr != nil {
-			return nil, "", ferr
+		if s, err := f.searchCost(obs); err != nil {
+			return nil, "", err
 		} else if s < table.column(g) {
-			alpha = math.Exp(v)
+			alpha = lp.Alpha
 		}
 	}
 	set(alpha)

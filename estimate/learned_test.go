@@ -219,11 +219,14 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity
 				if out >= 1 {
 					slowOut += b*float64(out-1) + c
 				}
-				// A shared direction keeps its queue only if its transfers, slowed, still fill it.
-				if in >= 2 && float64(in)*ceiling/slowOut <= capacity {
+				// A shared direction keeps its queue only if its transfers, slowed by the queues
+				// located first, still fill it.
+				dropIn := in >= 2 && float64(in)*ceiling/slowOut <= capacity
+				dropOut := out >= 2 && float64(out)*ceiling/slowIn <= capacity
+				if dropIn {
 					slowIn = 1
 				}
-				if out >= 2 && float64(out)*ceiling/slowIn0(a, c, in) <= capacity {
+				if dropOut {
 					slowOut = 1
 				}
 				rate := func(f contention.Flow) float64 {
@@ -254,15 +257,6 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, ceiling, capacity
 		}
 	}
 	return rows
-}
-
-// slowIn0 is the slowdown of a node's outgoing transfers by i transfers into it, all bottlenecked
-// in its incoming direction, before any queue is dropped.
-func slowIn0(a, c float64, i int) float64 {
-	if i < 2 {
-		return 1
-	}
-	return 1 + a*float64(i-1) + c
 }
 
 // FitLearned recovers ackpath's a, b and c from the bidirectional patterns, within 3% and within
