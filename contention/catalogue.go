@@ -36,6 +36,8 @@ type RandomDesign struct {
 	D        int     `json:"d"`
 	Patterns int     `json:"patterns"`
 	Sizes    []int64 `json:"sizes"`
+	// Racks is how many racks the |N| nodes are taken from (RandomSpec.Racks; 0: two).
+	Racks int `json:"racks,omitempty"`
 	// Tag names a second design of the same setting (RandomSpec.Tag).
 	Tag string `json:"tag,omitempty"`
 	// Calibration measures the patterns as calibration experiments (random_calibration,
@@ -68,7 +70,7 @@ func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}
 	for _, r := range c.Random {
-		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Sizes: r.Sizes, Tag: r.Tag, Calibration: r.Calibration}, r.Patterns, c.Seed)
+		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Racks: r.Racks, Sizes: r.Sizes, Tag: r.Tag, Calibration: r.Calibration}, r.Patterns, c.Seed)
 		if err != nil {
 			return nil, err
 		}

@@ -125,3 +125,38 @@ func TestRandomTagsDrawTheirOwnPatterns(t *testing.T) {
 		t.Error("a tag with a hyphen and capitals was accepted")
 	}
 }
+
+// TestRandomPatternsOverThreeRacks checks that a design's Racks takes |N| nodes equally from
+// that many racks (a three-rack cluster's random patterns cross every uplink), and that a
+// count the racks do not divide, or no rack at all, is refused.
+func TestRandomPatternsOverThreeRacks(t *testing.T) {
+	cl, err := cluster.New(treeDescription(3, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Catalogue{Random: []RandomDesign{{Nodes: 9, D: 3, Patterns: 20, Racks: 3, Sizes: []int64{1 << 20}}}, Seed: 4}
+	pats, err := c.Patterns(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, p := range pats {
+		for _, f := range p.Flows {
+			used[f.Src], used[f.Dst] = true, true
+		}
+	}
+	want := []string{"r0n0", "r0n1", "r0n2", "r1n0", "r1n1", "r1n2", "r2n0", "r2n1", "r2n2"}
+	if len(used) != len(want) {
+		t.Errorf("nodes used %v, want %v", used, want)
+	}
+	for _, n := range want {
+		if !used[n] {
+			t.Errorf("node %s never used (used %v)", n, used)
+		}
+	}
+	for _, spec := range []RandomSpec{{Nodes: 10, D: 1, Racks: 3}, {Nodes: 6, D: 1, Racks: -1}, {Nodes: 6, D: 1, Racks: 4}} {
+		if _, err := RandomPatterns(cl, spec, 1, 1); err == nil {
+			t.Errorf("%+v accepted", spec)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 	if len(spec.Sizes) == 0 {
 		spec.Sizes = []int64{10_000_000}
 	}
-	if spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 {
+	if spec.Racks < 1 || spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 {
 		return nil, fmt.Errorf("contention: random patterns need |N| ≥ 2 divisible by the %d racks used and d ≥ 1 (cluster %s has %d racks); got |N| = %d, d = %d",
 			spec.Racks, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
 	}

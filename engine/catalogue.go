@@ -136,7 +136,9 @@ type catalogueFile struct {
 		D        int     `toml:"d"`
 		Patterns int     `toml:"patterns"`
 		Sizes    []int64 `toml:"sizes"`
-		Tag      string  `toml:"tag"`
+		// Racks the |N| nodes are taken from, equally (default 2, the paper's platforms).
+		Racks int    `toml:"racks"`
+		Tag   string `toml:"tag"`
 		// Role "calibration" measures the patterns for model selection (random_calibration);
 		// "held-out" (the default) for validation.
 		Role string `toml:"role"`
@@ -207,7 +209,7 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 		if r.Role != "" && r.Role != "calibration" && r.Role != "held-out" {
 			return nil, fmt.Errorf("catalogue: random[%d].role: %q, want \"held-out\" (the default) or \"calibration\"", i, r.Role)
 		}
-		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Tag: r.Tag,
+		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Racks: r.Racks, Tag: r.Tag,
 			Calibration: r.Role == "calibration"})
 	}
 	if f.LMO != nil {

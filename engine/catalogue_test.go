@@ -12,7 +12,8 @@ sweep = { sizes = [1024, 65536] }
 calibration = { bytes = 2097152 }
 fairness = { max_k = 4 }
 random = [ { nodes = 10, d = 2, patterns = 15, sizes = [4194304] },
-           { nodes = 10, d = 2, patterns = 3, sizes = [4194304], role = "calibration" } ]
+           { nodes = 10, d = 2, patterns = 3, sizes = [4194304], role = "calibration" },
+           { nodes = 9, d = 2, patterns = 2, sizes = [4194304], racks = 3 } ]
 lmo = { bytes = 65536, nodes = 4, sequential = true }
 collectives = { sizes = [1024, 2048] }
 pingpong = { pairs = [1, 2], sizes = [1024] }
@@ -21,7 +22,7 @@ repetitions = { min = 4, max = 12, ci_percent = 1, budget = "30s", timeout = "1m
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Seed != 7 || len(c.SweepSizes) != 2 || c.Bytes != 2<<20 || c.FairnessMaxK != 4 || c.BidirMax != 0 || len(c.Random) != 2 ||
+	if c.Seed != 7 || len(c.SweepSizes) != 2 || c.Bytes != 2<<20 || c.FairnessMaxK != 4 || c.BidirMax != 0 || len(c.Random) != 3 || c.Random[2].Racks != 3 || c.Random[0].Racks != 0 ||
 		c.Random[0].Patterns != 15 || c.Random[0].Calibration || !c.Random[1].Calibration || c.LMO != (LMODesign{Bytes: 65536, Nodes: 4, Sequential: true}) || len(c.Collectives.Sizes) != 2 ||
 		len(c.PingPong.Pairs) != 2 || c.Reps != (Repetitions{Min: 4, Max: 12, MaxRelWidth: 0.01, Budget: 30 * time.Second, Timeout: time.Minute}) {
 		t.Errorf("parsed %+v", c)

@@ -55,7 +55,8 @@ A catalogue file (TOML) has one table per experiment; an experiment left out is 
    bidirectional = { max = 3 }
    static_sync = { graphs = 6, max_edges = 3 }
    random = [ { nodes = 10, d = 2, patterns = 15, sizes = [4194304] },
-              { nodes = 10, d = 2, patterns = 5, sizes = [4194304], role = "calibration" } ]
+              { nodes = 10, d = 2, patterns = 5, sizes = [4194304], role = "calibration" },
+              { nodes = 9, d = 2, patterns = 15, sizes = [4194304], racks = 3 } ]  # |N| from 3 racks (default 2)
    lmo = { bytes = 65536, nodes = 0, sequential = false }
    collectives = { sizes = [1024, 2048, 4096, 8192] }
    pingpong = { pairs = [1, 2, 4], sizes = [1024, 65536] }
