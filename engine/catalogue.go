@@ -291,9 +291,12 @@ func (c *Catalogue) check() error {
 			return err
 		}
 	}
-	for _, r := range c.Random {
+	for i, r := range c.Random {
 		if err := positive("random.sizes", r.Sizes); err != nil {
 			return err
+		}
+		if r.Racks < 0 {
+			return bad(fmt.Sprintf("random[%d].racks", i), "0 (two racks) or a count of racks", r.Racks)
 		}
 	}
 	return nil

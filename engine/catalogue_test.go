@@ -44,6 +44,7 @@ repetitions = { min = 4, max = 12, ci_percent = 1, budget = "30s", timeout = "1m
 		{"pingpong = { pairs = [0], sizes = [1] }", "pingpong.pairs"},
 		{"sweep = [", "catalogue:"},
 		{`random = [ { nodes = 4, d = 1, patterns = 1, sizes = [1], role = "train" } ]`, `random[0].role: "train"`},
+		{`random = [ { nodes = 4, d = 1, patterns = 1, sizes = [1], racks = -1 } ]`, `random[0].racks: want 0 (two racks) or a count of racks, got -1`},
 	} {
 		if _, err := ParseCatalogue([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
