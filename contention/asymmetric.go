@@ -94,7 +94,8 @@ func (m Fair) Predict(net *Network, flows []Flow) (*Prediction, error) {
 
 func (Fair) rule(*Network) (bool, func(*engine) rateRule) { return alg1Rule(contraNone, 0) }
 
-// eqTol is the relative tolerance of the equality tests of Algorithm 1.
+// eqTol is the relative tolerance of the equality tests of Algorithm 1, and of the learned
+// models' tests on their fill (saturation, bottleneck levels, the queues' demand).
 const eqTol = 1e-9
 
 func approxEq(a, b float64) bool { return math.Abs(a-b) <= eqTol*max(math.Abs(a), math.Abs(b)) }

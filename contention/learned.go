@@ -575,9 +575,9 @@ func (f *wfill) reset() {
 	clear(f.price)
 }
 
-// saturated says the plain fill filled resource r (to 1e-9 relative: the fill's own arithmetic
-// is exact to rounding).
-func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-1e-9) }
+// saturated says the plain fill filled resource r (to eqTol relative: the fill's own
+// arithmetic is exact to rounding).
+func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-eqTol) }
 
 func (f *wfill) level(r int32) float64 {
 	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
@@ -662,7 +662,7 @@ func (f *wfill) queues() {
 		l, p := e.rate[c]/f.eff[c], f.path[c]
 		at := p[0]
 		for _, r := range p {
-			if r < nr && f.saturated(r) && l >= f.top[r]*(1-1e-9) {
+			if r < nr && f.saturated(r) && l >= f.top[r]*(1-eqTol) {
 				at = r
 				break
 			}
@@ -670,11 +670,8 @@ func (f *wfill) queues() {
 		f.queued[at] = true
 		f.at[c] = at
 	}
-	// A queue on a saturated resource crossed by two transfers or more stands only if they send
-	// more than it carries once slowed by the queues on their own acknowledgements' paths: each
-	// sends its ceiling times its factor where its queue stands, and no more than its plain rate
-	// where it is held back elsewhere. A transfer alone keeps its queue (c prices it), and so
-	// does one at its ceiling in its sender's unsaturated NIC, whatever else crosses it
+	// The demand test (see above). A transfer alone keeps its queue (c prices it), and so does
+	// one at its ceiling in its sender's unsaturated NIC, whatever else crosses it
 	// (TestAckPathCeilingQueueKept).
 	for _, r := range f.used {
 		if r < nr {
@@ -698,7 +695,7 @@ func (f *wfill) queues() {
 		}
 	}
 	for _, r := range f.used {
-		if shared(r) && f.demand[r] <= f.capacity[r]*(1+1e-9) {
+		if shared(r) && f.demand[r] <= f.capacity[r]*(1+eqTol) {
 			f.queued[r] = false
 		}
 	}
