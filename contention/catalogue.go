@@ -1,6 +1,8 @@
 package contention
 
 import (
+	"fmt"
+
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
 )
@@ -55,7 +57,8 @@ type StaticSyncDesign struct {
 // Patterns lists every pattern of the catalogue on a cluster, in a fixed order: the
 // point-to-point sweeps (class pair by class pair, sizes in order), fairness A and B, the
 // bidirectional designs, the static-synchronous graphs, then the random patterns setting by
-// setting. The error is RandomPatterns' for a setting the cluster cannot hold.
+// setting. The error is RandomPatterns' for a setting the cluster cannot hold, naming the
+// design (random[i]).
 func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
 	var pats []Pattern
 	for _, p := range cl.ClassPairs() {
@@ -69,10 +72,10 @@ func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
 	if ss := c.StaticSync; ss.Graphs > 0 {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}
-	for _, r := range c.Random {
+	for i, r := range c.Random {
 		ps, err := RandomPatterns(cl, RandomSpec{Nodes: r.Nodes, D: r.D, Racks: r.Racks, Sizes: r.Sizes, Tag: r.Tag, Calibration: r.Calibration}, r.Patterns, c.Seed)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w (random[%d])", err, i)
 		}
 		pats = append(pats, ps...)
 	}

@@ -302,6 +302,14 @@ func (c *Catalogue) check() error {
 	return nil
 }
 
+// Fits says whether the catalogue can be measured on cl (every random design's |N| nodes
+// taken from the racks it names, the LMO and collective nodes): the error of compiling its
+// measurements, which a campaign would otherwise meet only once the agents have joined.
+func (c *Catalogue) Fits(cl *cluster.Cluster) error {
+	_, err := c.measurements(cl)
+	return err
+}
+
 // lmoNodes picks the nodes of the LMO experiments and the collective sweeps: every node, or
 // n of them taken from the racks in turn.
 func (c *Catalogue) lmoNodes(cl *cluster.Cluster) []string {

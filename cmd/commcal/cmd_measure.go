@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/measure"
 	"github.com/commcal/commcal/pipeline"
 )
@@ -220,6 +221,14 @@ func (o campaignOptions) start(ctx context.Context, clusterRef string, output ou
 	cat, err := o.catalogue()
 	if err != nil {
 		return nil, cat, nil, err
+	}
+	// Before anything is claimed or built: a design the cluster cannot hold would otherwise
+	// fail the campaign once the agents have joined, as an internal error.
+	if err := cat.Fits(cl); err != nil {
+		if o.CatalogueFile == "" {
+			return nil, cat, nil, usagef("the built-in catalogue does not fit cluster %s (%v); give a --catalogue that does", cl.Name(), err)
+		}
+		return nil, cat, nil, badinput.Errorf(o.CatalogueFile, "cluster %s: %w", cl.Name(), err)
 	}
 	out, err := output.claim(ctx, keepOutput, clusterRef, o.CatalogueFile)
 	return cl, cat, out, err
