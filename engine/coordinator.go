@@ -74,6 +74,14 @@ type Coordinator struct {
 	synced time.Time
 }
 
+// CheckLaunch says whether a launch of size agents can measure cl: one agent per node.
+func CheckLaunch(cl *cluster.Cluster, size int) error {
+	if n := len(cl.Nodes()); size != n {
+		return fmt.Errorf("engine: the cluster description has %d nodes and the launch %d agents: start one agent per node", n, size)
+	}
+	return nil
+}
+
 // Listen opens the coordinator's control listener. Join then waits for the agents.
 func Listen(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 	if cfg.Logger == nil {
@@ -88,8 +96,8 @@ func Listen(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 	if cfg.Socket.Timeout <= 0 {
 		cfg.Socket.Timeout = 2 * time.Minute
 	}
-	if n := len(cfg.Cluster.Nodes()); cfg.Size != n {
-		return nil, fmt.Errorf("engine: the cluster description has %d nodes and the launch %d agents: start one agent per node", n, cfg.Size)
+	if err := CheckLaunch(cfg.Cluster, cfg.Size); err != nil {
+		return nil, err
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)

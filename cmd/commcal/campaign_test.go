@@ -30,7 +30,7 @@ func TestCampaignCatalogueMustFitCluster(t *testing.T) {
 		{tiny, "", []string{"built-in catalogue does not fit cluster tiny", "give a --catalogue"}},
 	} {
 		out := filepath.Join(dir, "out")
-		_, _, claimed, err := campaignOptions{CatalogueFile: c.catalogue}.start(context.Background(), c.cluster, outputOptions{Out: out})
+		_, _, claimed, err := campaignOptions{CatalogueFile: c.catalogue}.start(context.Background(), c.cluster, outputOptions{Out: out}, 0)
 		if claimed != nil {
 			claimed.Release()
 		}

@@ -193,7 +193,7 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	if err := measure.Available(); err != nil {
 		return err
 	}
-	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output)
+	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output, 0)
 	if err != nil {
 		return err
 	}
@@ -212,11 +212,17 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 }
 
 // start loads what a campaign needs and claims its dataset: the cluster description, the
-// catalogue, and --out (never the description or the catalogue file).
-func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions) (*cluster.Cluster, engine.Catalogue, *atomicio.Claimed, error) {
+// catalogue, and --out (never the description or the catalogue file). agents, when not 0, is
+// the launch's size, checked against the description first.
+func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions, agents int) (*cluster.Cluster, engine.Catalogue, *atomicio.Claimed, error) {
 	cl, err := loadCluster(clusterRef)
 	if err != nil {
 		return nil, engine.Catalogue{}, nil, err
+	}
+	if agents != 0 {
+		if err := engine.CheckLaunch(cl, agents); err != nil {
+			return nil, engine.Catalogue{}, nil, err
+		}
 	}
 	cat, err := o.catalogue()
 	if err != nil {
