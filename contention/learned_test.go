@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -246,6 +247,7 @@ func TestLearnedParamsValidate(t *testing.T) {
 		// A dense grid of 10⁵ × 10⁵ cells would exhaust memory: refused before it is built.
 		{map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic-in", With: 1e5, Contra: 1e5, Factor: 1}}}}, "want both in [1, 64]"},
 		{map[string]*LearnedParams{"ackpath": {AckFull: -0.1}}, "ack_full"},
+		{map[string]*LearnedParams{"ackpath": {AckLone: new(6.0)}}, "ack_lone: 6 outside [0, 5]"},
 		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 20}}, "alpha: 20 outside [0.1, 5]"},
 		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 0.01}}, "alpha"},
 	} {
@@ -336,13 +338,14 @@ func TestAckPathUnfedQueue(t *testing.T) {
 
 // The demand test looks only at saturated resources: a transfer at its ceiling queues in its
 // sender's NIC, which another transfer may cross without filling it. Y1→X1's acknowledgements
-// leave X1 behind X1→X2, at a ceiling of 0.9·C: 0.9·C/(1 + c) with X1→X2 alone, and with
-// X1→X3 beside it (held to C/11 at X3 by ten transfers from Y2; X1's outgoing direction
-// carries 0.99·C) the queue stays and counts two transfers, 0.9·C/(1 + b + c), rather than
-// vanishing because the two do not fill the direction (a review found it did).
+// leave X1 behind X1→X2, at a ceiling of 0.9·C: 0.9·C/(1 + c₁) with X1→X2 alone (a queue one
+// transfer holds), and with X1→X3 beside it (held to C/11 at X3 by ten transfers from Y2; X1's
+// outgoing direction carries 0.99·C) the queue stays and counts two transfers,
+// 0.9·C/(1 + b + c), rather than vanishing because the two do not fill the direction (a review
+// found it did).
 func TestAckPathCeilingQueueKept(t *testing.T) {
-	const a, b, c, C = 1, 0.5, 0.25, 940e6
-	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckOut: b, AckFull: c})
+	const a, b, c, c1, C = 1, 0.5, 0.25, 0.1, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckOut: b, AckFull: c, AckLone: new(c1)})
 	net.Ceiling = 0.9 * C
 	crowded := []Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}, {"X1", "X3", 1e6}}
 	for range 10 {
@@ -351,8 +354,34 @@ func TestAckPathCeilingQueueKept(t *testing.T) {
 	for _, k := range []struct {
 		flows []Flow
 		want  float64
-	}{{[]Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}}, 0.9 * C / (1 + c)}, {crowded, 0.9 * C / (1 + b + c)}} {
+	}{{[]Flow{{"Y1", "X1", 1e6}, {"X1", "X2", 1e6}}, 0.9 * C / (1 + c1)}, {crowded, 0.9 * C / (1 + b + c)}} {
 		checkFirstRate(t, AckPath, net, k.flows, k.want)
+	}
+}
+
+// ackpath's c₁ prices a queued NIC direction on the way back that one transfer holds, c one
+// that two or more share (both: TestAckPathCeilingQueueKept). In an exchange X1 ⇄ X2 each
+// transfer's receiver sends one transfer: each pays c₁. A calibration without ack_lone
+// (written before it existed) has c₁ = c; a fitted 0 stays 0.
+func TestAckPathLoneQueue(t *testing.T) {
+	const c, c1, C = 0.25, 0.1, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckFull: c, AckLone: new(c1)})
+	checkFirstRates(t, net, [][]Flow{{{"X1", "X2", 1e6}, {"X2", "X1", 1e6}}}, [][]float64{{C / (1 + c1), C / (1 + c1)}})
+	for in, want := range map[string]float64{`{"ack_full": 0.25}`: 0.25, `{"ack_full": 0.25, "ack_lone": 0}`: 0} {
+		var lp LearnedParams
+		if err := json.Unmarshal([]byte(in), &lp); err != nil {
+			t.Fatal(err)
+		}
+		if got := lp.LoneAck(); got != want {
+			t.Errorf("%s: c₁ %g, want %g", in, got, want)
+		}
+		out, err := json.Marshal(&lp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(in, "ack_lone") != strings.Contains(string(out), "ack_lone") {
+			t.Errorf("%s: written back as %s", in, out)
+		}
 	}
 }
 
