@@ -76,8 +76,10 @@ const alphaTol = 1e-11
 // transfers took more than 300 iterations and 43 reached the cap of 10⁵ at 2.5·10⁻⁸ (each then
 // not converged, its α counted as +∞); with the rule none took more than 300, and the run took
 // 14.6 s instead of 31.6 s. A capacity off by 10⁻⁷ of itself moves a completion time by about
-// as much, ten thousand times below the ±10% that accuracy is judged by; where the prices are
-// unique the iteration goes on to alphaTol (TestAlphaFairKKT asks 10⁻⁹ of its patterns).
+// as much, ten thousand times below the ±10% that accuracy is judged by. An iteration that
+// converges but halves its violation less often than every alphaStall iterations also stops
+// there; Newton's steps, where they apply, converge quadratically (TestAlphaFairKKT asks 10⁻⁹
+// of its patterns, and they meet it).
 const (
 	alphaStallTol = 1e-7
 	alphaStall    = 50
@@ -131,7 +133,7 @@ func (f *wfill) fillAlpha(price []float64) error {
 		if iter == alphaMaxIter {
 			return &NotConvergedError{Alpha: f.alpha, Violation: worst}
 		}
-		if worst <= mark/2 {
+		if worst <= mark/2 || math.IsNaN(mark) {
 			mark, markIter = worst, iter
 		} else if worst <= alphaStallTol && iter-markIter >= alphaStall {
 			break

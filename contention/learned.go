@@ -126,7 +126,8 @@ type LearnedParams struct {
 	Surface []SurfaceCell `json:"surface,omitempty"`
 	// AckIn, AckOut and AckFull are a, b and c of ackpath: the slowdown per transfer beyond
 	// the first entering a transfer's sender, and leaving its receiver, where a queue stands;
-	// and per NIC direction on its acknowledgements' path that holds a queue.
+	// and per NIC direction on its acknowledgements' path that holds a queue (one that two
+	// transfers or more share, when AckLone is set).
 	AckIn   float64 `json:"ack_in,omitempty"`
 	AckOut  float64 `json:"ack_out,omitempty"`
 	AckFull float64 `json:"ack_full,omitempty"`
@@ -726,7 +727,7 @@ func (f *wfill) queues() {
 }
 
 // ackDelay is ackpath's a·(queues into the sender and through the core) + b·(queue out of the
-// receiver) + c·(queued NIC directions) for class c: each reverse-path resource where a queue
+// receiver) + c·(shared queued NIC directions) + c₁·(lone ones) for class c: each reverse-path resource where a queue
 // stands (queues), with n transfers crossing it, counts n − 1 (one transfer alone keeps only a
 // short queue, which c prices); each of the two NIC directions on the path back (into the
 // sender, first; out of the receiver, last) where a queue stands counts once for c, or for c₁

@@ -14,7 +14,8 @@ type gridProfile [][]float64
 
 // argmin is the range of grid points with the least error summed over the patterns, each
 // counted weights[i] times: the first and the last within gridTies of the least (the
-// predictions behind the table are exact to about 10⁻¹¹; where the error is flat in the
+// predictions behind the table are exact to about 10⁻¹¹, 10⁻⁷ in the rare α-fair sharings
+// whose prices stall, contention's alphaStallTol; where the error is flat in the
 // parameter, such noise must not pick a point, and the range says how far it is flat).
 func (t gridProfile) argmin(weights []int) (first, last int) {
 	sums := make([]float64, len(t[0]))

@@ -541,6 +541,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	// polished again at the new α, and so on while they move.
 	var alphaFit *Param
 	converged := true
+	var descended [3]float64 // where the first descent stopped (the warning below)
 	if fitAck {
 		// Two starts, the better kept: 0 (no slowdown) and the best point of a coarse grid,
 		// against the local minima of the jumps above.
@@ -566,6 +567,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		} else {
 			lp.AckIn, lp.AckOut, lp.AckFull = first[0], first[1], first[2]
 		}
+		descended = [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
 		// Untied: c₁ from c, all four polished together.
 		lone = lp.AckFull
 		lp.AckLone = &lone
@@ -604,8 +606,8 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	if !converged {
-		warnings = append(warnings, fmt.Sprintf("a, b and c still moved by more than 1e-4 after %d rounds of coordinate descent: a %.4g, b %.4g, c %.4g",
-			ackRounds, lp.AckIn, lp.AckOut, lp.AckFull))
+		warnings = append(warnings, fmt.Sprintf("a, b and c (c₁ tied to c) still moved by more than 1e-4 after %d rounds of the first coordinate descent: it stopped at a %.4g, b %.4g, c %.4g, before the Nelder–Mead polish",
+			ackRounds, descended[0], descended[1], descended[2]))
 	}
 	out := &LearnedFit{Model: model.Name(), Params: lp}
 	// 4. The surface, on top of the rest.
@@ -923,7 +925,9 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 }
 
 // alphaFlat is how little α's whole error may change over its grid for α to count as not
-// determined: above the α-fair prices' precision (rates to ~10⁻¹¹), far below any real effect.
+// determined: above the α-fair prices' precision (rates to ~10⁻¹¹, or 10⁻⁷ in the rare
+// sharings where the iteration stalls, contention's alphaStallTol: one such rate moves the
+// error of a few hundred transfers by about 10⁻⁸ of itself), far below any real effect.
 const alphaFlat = 1e-7
 
 // undeterminedAlpha sets α to 1, proportional fairness, where n patterns cannot determine it

@@ -304,7 +304,7 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 			noBidir = append(noBidir, r)
 		}
 	}
-	if fit, err := FitLearned(cl, noBidir, base, contention.AckPath); err != nil || fit.AckIn != nil || fit.Params.AckIn != 0 {
+	if fit, err := FitLearned(cl, noBidir, base, contention.AckPath); err != nil || fit.AckIn != nil || fit.Params.AckIn != 0 || fit.AckLone != nil || fit.Params.AckLone != nil {
 		t.Errorf("without bidir_nic: %v, a %+v", err, fit)
 	}
 }
