@@ -128,7 +128,8 @@ func (f *wfill) fillAlpha(price []float64) error {
 	// the violation at price, whose rates and loads are in f.x and f.usage.
 	f.setQ(price)
 	worst := f.violation(price, f.x, f.usage)
-	mark, markIter := worst, 0                              // the violation alphaStall iterations are measured from
+	// mark is the violation alphaStall iterations are measured from, markIter when it was set.
+	mark, markIter := worst, 0
 	for iter, sweep := 0, 0; !(worst <= alphaTol); iter++ { // a NaN violation is no convergence
 		if iter == alphaMaxIter {
 			return &NotConvergedError{Alpha: f.alpha, Violation: worst}

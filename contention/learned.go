@@ -207,14 +207,17 @@ func (lp *LearnedParams) Validate() error {
 		return fmt.Errorf("samples: %d outside [0, 4096]", lp.Samples)
 	case !finite(lp.Coupling) || lp.Coupling < 0 || lp.Coupling > 1:
 		return fmt.Errorf("coupling: %g outside [0, 1]", lp.Coupling)
-	case !finite(lp.AckIn) || lp.AckIn < 0 || lp.AckIn > MaxAck:
-		return fmt.Errorf("ack_in: %g outside [0, %g]", lp.AckIn, float64(MaxAck))
-	case !finite(lp.AckOut) || lp.AckOut < 0 || lp.AckOut > MaxAck:
-		return fmt.Errorf("ack_out: %g outside [0, %g]", lp.AckOut, float64(MaxAck))
-	case !finite(lp.AckFull) || lp.AckFull < 0 || lp.AckFull > MaxAck:
-		return fmt.Errorf("ack_full: %g outside [0, %g]", lp.AckFull, float64(MaxAck))
-	case lp.AckLone != nil && (!finite(*lp.AckLone) || *lp.AckLone < 0 || *lp.AckLone > MaxAck):
-		return fmt.Errorf("ack_lone: %g outside [0, %g]", *lp.AckLone, float64(MaxAck))
+	}
+	// ackpath's slowdowns (c₁ as LoneAck: c itself when absent).
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"ack_in", lp.AckIn}, {"ack_out", lp.AckOut}, {"ack_full", lp.AckFull}, {"ack_lone", lp.LoneAck()}} {
+		if !finite(c.v) || c.v < 0 || c.v > MaxAck {
+			return fmt.Errorf("%s: %g outside [0, %g]", c.key, c.v, float64(MaxAck))
+		}
+	}
+	switch {
 	case lp.Alpha != 0 && !(lp.Alpha >= MinAlpha && lp.Alpha <= MaxAlpha):
 		return fmt.Errorf("alpha: %g outside [%g, %g] (or 0: infinite, max-min)", lp.Alpha, float64(MinAlpha), float64(MaxAlpha))
 	}

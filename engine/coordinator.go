@@ -74,7 +74,8 @@ type Coordinator struct {
 	synced time.Time
 }
 
-// CheckLaunch says whether a launch of size agents can measure cl: one agent per node.
+// CheckLaunch says whether a launch of size agents can measure cl (one agent per node), and
+// if not, what to change.
 func CheckLaunch(cl *cluster.Cluster, size int) error {
 	if n := len(cl.Nodes()); size != n {
 		return fmt.Errorf("engine: the cluster description has %d nodes and the launch %d agents: start one agent per node", n, size)

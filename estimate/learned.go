@@ -234,6 +234,12 @@ func (f *learnedFitter) residuals(obs []learnedObs) ([][]float64, error) {
 // sse is Σ log²(predicted/target) over the patterns and the number of terms.
 func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
 	res, err := f.residuals(obs)
+	s, n := sumSquares(res)
+	return s, n, err
+}
+
+// sumSquares is the sum of the squared residuals and their number.
+func sumSquares(res [][]float64) (float64, int) {
 	s, n := 0.0, 0
 	for _, r := range res {
 		for _, v := range r {
@@ -241,7 +247,7 @@ func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
 		}
 		n += len(r)
 	}
-	return s, n, err
+	return s, n
 }
 
 // searchCost is the error a search minimises: sse, or +∞ where the α-fair prices do not
@@ -413,8 +419,9 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 // conditions and are not independent), at 2·(parameters) model evaluations instead of
 // hundreds of refits; the variance is floored at the model-based s²·(JᵀJ)⁻¹, since over few
 // patterns the sandwich is optimistic (see intervals); rates' intervals are taken on the log
-// scale. A parameter the patterns do not determine (a singular JᵀJ) gets infinite bounds. The surface cells, each determined by
-// one or two patterns, have none; α's is the bootstrap's (see fitAlpha).
+// scale. A parameter the patterns do not determine (a singular JᵀJ) gets infinite bounds. The
+// surface cells, each determined by one or two patterns, have none; α's is the bootstrap's
+// (see fitAlpha).
 func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
 	data, err := learnedObservations(rows)
 	if err != nil {
@@ -440,8 +447,8 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
-	// ackpath's a, b, c and c₁ and ackpath-alpha's α: the patterns of two transfers or more beyond
-	// the fairness designs.
+	// ackpath's a, b, c and c₁ and ackpath-alpha's α: the patterns of two transfers or more
+	// beyond the fairness designs.
 	multiBidir := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFitter{model: model, net: net}
@@ -503,10 +510,10 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	tied := ack[:3]
 	cost := func() (float64, error) { return f.searchCost(multiBidir) }
 	// descend fits a, b and c (c₁ tied to c) by coordinate descent and says whether it
-	// converged. b and c trade off (the transfers into a node with o
-	// leaving it slow by b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴,
-	// each line search to 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent,
-	// not the search's grid. A line search's result is kept only if it lowers the error: the
+	// converged. b and c trade off (the transfers into a node with o leaving it slow by
+	// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
+	// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's
+	// grid. A line search's result is kept only if it lowers the error: the
 	// error jumps where a slowdown makes a queue's transfers stop filling it (the queue is
 	// dropped, and the slowdowns it caused with it), so a golden section over the whole range
 	// can end in a worse minimum than where it started.
@@ -840,13 +847,8 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 	// one pattern holds the lone queues). On twenty synthetic campaigns of 5 repetitions
 	// (TestFitLearnedAckPathCoverage) the sandwich alone covered a, b, c and c₁ 17, 15, 19
 	// and at most 10 times, the floored interval 20 times each.
-	sse := 0.0
-	for _, r := range res {
-		for _, v := range r {
-			sse += v * v
-		}
-	}
-	s2 := sse / float64(max(off[g]-p, 1))
+	sse, n := sumSquares(res)
+	s2 := sse / float64(max(n-p, 1))
 	for j := range p {
 		half[j] = t * math.Sqrt(max(cov.At(j, j)*float64(g)/float64(g-1), s2*bread.At(j, j), 0))
 	}
