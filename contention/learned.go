@@ -375,9 +375,15 @@ func LearnedModels() []Learned {
 // time (latencies included). Steps is the mean number of steps, rounded; FirstRates the mean
 // first-step rates.
 func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
+	return m.PredictWith(nil, net, flows)
+}
+
+// PredictWith is Predict keeping the pattern's set-up in scratch (if not nil) for the next
+// prediction of the same flows, as a fit's evaluations do.
+func (m Learned) PredictWith(scratch *Scratch, net *Network, flows []Flow) (*Prediction, error) {
 	out := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows))}
 	steps, n := 0, 0
-	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
+	err := m.eachSample(scratch, net, flows, func(p *Prediction, samples int) {
 		steps, n = steps+p.Steps, samples
 		for i := range flows {
 			out.Times[i] += p.Times[i] / float64(samples)
@@ -397,10 +403,10 @@ func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
 // times: element j is the mean over the weight samples of the (j+1)-th smallest time. They
 // are what the spread σ is fitted to on the fairness experiments, whose transfers are
 // interchangeable: which one finishes first changes from repetition to repetition, so each
-// transfer's mean hides the spread that the sorted times show.
-func (m Learned) OrderStatistics(net *Network, flows []Flow) ([]float64, error) {
+// transfer's mean hides the spread that the sorted times show. scratch is as PredictWith's.
+func (m Learned) OrderStatistics(scratch *Scratch, net *Network, flows []Flow) ([]float64, error) {
 	out := make([]float64, len(flows))
-	err := m.eachSample(net, flows, func(p *Prediction, samples int) {
+	err := m.eachSample(scratch, net, flows, func(p *Prediction, samples int) {
 		slices.Sort(p.Times)
 		for j, t := range p.Times {
 			out[j] += t / float64(samples)
@@ -410,8 +416,9 @@ func (m Learned) OrderStatistics(net *Network, flows []Flow) ([]float64, error) 
 }
 
 // eachSample runs the step loop once per weight sample and hands each prediction to use,
-// with the number of samples.
-func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
+// with the number of samples; scratch, if not nil, keeps the pattern's set-up for the next
+// call.
+func (m Learned) eachSample(scratch *Scratch, net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
 	lp := net.Learned[m.name]
 	if lp == nil {
 		lp = &LearnedParams{}
@@ -440,11 +447,10 @@ func (m Learned) eachSample(net *Network, flows []Flow, use func(p *Prediction, 
 	// Sampled weights are a transfer's own: one class per transfer. Without them, every factor
 	// depends on a transfer's path and the step's counts only, so the transfers of one
 	// (source, destination) pair share a class, as under max-min.
-	e, err := newEngine(net, flows, spread > 0)
+	e, f, err := scratch.prepare(net, flows, m.v, lp, spread == 0)
 	if err != nil {
 		return err
 	}
-	f := newWFill(e, m.v, lp, spread == 0)
 	for s := range samples {
 		if s > 0 {
 			f.reset()
@@ -517,58 +523,42 @@ type wfill struct {
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
-// unweighted says every weight will be 1. The caller sets the weights before each run.
+// unweighted says every weight will be 1. The caller sets the weights before each run. What
+// it builds depends on the engine and on the parameters' structure only (fillShape); the
+// parameters' values are setParams's.
 func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *wfill {
-	var surf *surfaceTable
-	if v.Surface {
-		surf = newSurfaceTable(lp.Surface)
-	}
-	coupling := 0.0
-	if v.Duplex {
-		coupling = lp.Coupling
-	}
-	net := e.net
-	nr := len(net.Capacity)
+	shape := fillShapeOf(v, lp, unweighted)
+	nr := len(e.net.Capacity)
 	total := nr
-	if coupling > 0 {
+	if shape.joint {
 		total += e.nodeCount
 	}
 	nc := len(e.src)
-	f := &wfill{e: e, surf: surf, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
+	f := &wfill{e: e, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
 		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]bool, nr),
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
-	if v.AckPath {
-		f.ackIn, f.ackOut, f.ackFull = lp.AckIn, lp.AckOut, lp.AckFull
-		f.ackLone = lp.LoneAck()
-	}
-	if v.AlphaFair && lp.Alpha > 0 {
-		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+	if shape.alpha {
 		f.price, f.q = make([]float64, total), make([]float64, nc)
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
 		f.prev, f.cand = make([]float64, total), make([]float64, total)
 		f.slope, f.index = make([]float64, nc), make([]int32, total)
 	}
-	res := net.Cluster.Resources()
+	res := e.net.Cluster.Resources()
 	f.kinds = make([]int, nr)
 	for i, r := range res {
 		f.kinds[i] = kindIndex(SurfaceKind(r.Kind))
 	}
-	copy(f.capacity, net.Capacity)
-	// A class's resources: its route's, and under duplex coupling its two nodes' joint budgets,
-	// (2 − κ) times the node's outgoing NIC direction's capacity; those paths are carved from
-	// one array.
+	// A class's resources: its route's, and under duplex coupling its two nodes' joint budgets
+	// (their capacities are setParams's); those paths are carved from one array.
 	var joint []int32
-	if coupling > 0 {
+	if shape.joint {
 		joint = make([]int32, 0, nc*(maxPath+2))
 	}
 	for c := range e.src {
 		p := e.pathOf(int32(c))
-		if coupling > 0 {
-			rt := &e.routes[c]
-			f.capacity[nr+int(e.src[c])] = (2 - coupling) * net.Capacity[rt.res[0]]
-			f.capacity[nr+int(e.dst[c])] = (2 - coupling) * net.Capacity[rt.rev[rt.n-1]]
+		if shape.joint {
 			start := len(joint)
 			joint = append(append(joint, p...), int32(nr)+e.src[c], int32(nr)+e.dst[c])
 			p = joint[start:len(joint):len(joint)]
@@ -590,7 +580,93 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		on = append(on, cs...)
 		f.on[r] = on[start:len(on):len(on)]
 	}
+	f.setParams(v, lp)
 	return f
+}
+
+// fillShape is what of a learned model's parameters decides the fill's structure: one class
+// per transfer or per node pair (weights sampled or not), joint per-node resources (duplex
+// coupling), and the α-fair prices. Two parameter sets of one shape share a fill (Scratch).
+type fillShape struct {
+	singletons, joint, alpha bool
+}
+
+func fillShapeOf(v LearnedVariant, lp *LearnedParams, unweighted bool) fillShape {
+	return fillShape{singletons: !unweighted, joint: v.Duplex && lp.Coupling > 0, alpha: v.AlphaFair && lp.Alpha > 0}
+}
+
+// setParams sets the fill's parameters from lp, whose fillShape is the one the fill was built
+// with, and its capacities from the engine's network.
+func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
+	f.surf = nil
+	if v.Surface {
+		f.surf = newSurfaceTable(lp.Surface)
+	}
+	f.ackIn, f.ackOut, f.ackFull, f.ackLone = 0, 0, 0, 0
+	if v.AckPath {
+		f.ackIn, f.ackOut, f.ackFull = lp.AckIn, lp.AckOut, lp.AckFull
+		f.ackLone = lp.LoneAck()
+	}
+	f.alpha, f.negInvAlpha = 0, 0
+	if v.AlphaFair && lp.Alpha > 0 {
+		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+	}
+	e, net := f.e, f.e.net
+	copy(f.capacity, net.Capacity)
+	// Under duplex coupling, a node's joint budget is (2 − κ) times its outgoing NIC
+	// direction's capacity.
+	if nr := len(net.Capacity); len(f.capacity) > nr {
+		for c := range e.src {
+			rt := &e.routes[c]
+			f.capacity[nr+int(e.src[c])] = (2 - lp.Coupling) * net.Capacity[rt.res[0]]
+			f.capacity[nr+int(e.dst[c])] = (2 - lp.Coupling) * net.Capacity[rt.rev[rt.n-1]]
+		}
+	}
+}
+
+// A Scratch keeps one pattern's set-up for a learned model between predictions, so that a fit,
+// which predicts the same calibration patterns under thousands of parameter values, builds
+// each pattern's classes, routes, resource lists and buffers once: rebuilding them was half
+// of a fit's time and nearly all of its allocation. A Scratch serves one pattern on one
+// cluster and one goroutine at a time; it is rebuilt when the flows (their array), the
+// cluster, the model or the parameters' fillShape change. The zero value is ready to use.
+// The flows must not be modified between predictions that share a Scratch.
+type Scratch struct {
+	e   *engine
+	f   *wfill
+	key scratchKey
+}
+
+type scratchKey struct {
+	flows   *Flow
+	n       int
+	cluster *cluster.Cluster
+	v       LearnedVariant
+	shape   fillShape
+}
+
+// prepare returns the engine and fill for flows on net under lp, ready for a first run: the
+// Scratch's when they fit, new ones otherwise (kept in s unless s is nil).
+func (s *Scratch) prepare(net *Network, flows []Flow, v LearnedVariant, lp *LearnedParams, unweighted bool) (*engine, *wfill, error) {
+	key := scratchKey{n: len(flows), cluster: net.Cluster, v: v, shape: fillShapeOf(v, lp, unweighted)}
+	if len(flows) > 0 {
+		key.flows = &flows[0]
+	}
+	if s != nil && s.f != nil && s.key == key {
+		s.e.net = net
+		s.f.setParams(v, lp)
+		s.f.reset()
+		return s.e, s.f, nil
+	}
+	e, err := newEngine(net, flows, !unweighted)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := newWFill(e, v, lp, unweighted)
+	if s != nil {
+		s.e, s.f, s.key = e, f, key
+	}
+	return e, f, nil
 }
 
 // reset readies the fill and its engine for another run (the next weight sample): every class

@@ -105,7 +105,7 @@ func TestStochasticOneBottleneck(t *testing.T) {
 	for k := 2; k <= 6; k++ {
 		flows := slices.Repeat([]Flow{{"X1", "X2", 10e6}}, k)
 		fair := float64(k) * 80e6 / 940e6
-		order, err := Stochastic.OrderStatistics(net, flows)
+		order, err := Stochastic.OrderStatistics(nil, net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestStochasticSamplingError(t *testing.T) {
 		flows := slices.Repeat([]Flow{{"X1", "X2", 10e6}}, k)
 		run := func(samples int) ([]float64, []float64) {
 			net.Learned = map[string]*LearnedParams{"stochastic": {Spread: 0.3, Samples: samples}}
-			order, err := Stochastic.OrderStatistics(net, flows)
+			order, err := Stochastic.OrderStatistics(nil, net, flows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -538,6 +538,55 @@ func TestAlphaFairKKT(t *testing.T) {
 				}
 				if _, err := e.run(f); err != nil {
 					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// A Scratch reused across parameter values, the fill's shape changing on the way (α-fair
+// prices on and off, joint duplex budgets on and off, sampled weights on and off, capacities
+// and ceiling fitted), predicts bit for bit what a fresh engine and fill predict: nothing of
+// one run's parameters or state leaks into the next.
+func TestScratchReusedAcrossParams(t *testing.T) {
+	net := tableICluster(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	steps := func(name string) []*LearnedParams {
+		lp := *fittedLearned[name]
+		moved := lp
+		moved.AckIn, moved.AckOut, moved.AckFull, moved.Alpha = lp.AckIn*1.3, lp.AckOut*0.7, 0.25, 2.5
+		lone := 0.05
+		moved.AckLone = &lone
+		moved.Coupling, moved.Spread, moved.Samples = 0.6, 0.3, 8
+		moved.NICBps, moved.CeilingBps = 0.8e9, 0.7e9
+		return []*LearnedParams{&lp, &moved, {}, {Spread: 0.2, Samples: 4}, &lp}
+	}
+	for range 15 {
+		flows := randomTableIFlows(rng, 2+rng.IntN(20), 4)
+		for _, m := range LearnedModels() {
+			var s Scratch
+			for k, lp := range steps(m.Name()) {
+				net.Learned = map[string]*LearnedParams{m.Name(): lp}
+				got, err := m.PredictWith(&s, net, flows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := m.Predict(net, flows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotOrder, err := m.OrderStatistics(&s, net, flows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantOrder, err := m.OrderStatistics(nil, net, flows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Times, want.Times) || !slices.Equal(got.FirstRates, want.FirstRates) ||
+					got.Steps != want.Steps || !slices.Equal(gotOrder, wantOrder) {
+					t.Fatalf("%s, parameters %d, %v: with the Scratch %v (%d steps), fresh %v (%d steps)",
+						m.Name(), k, flows, got.Times, got.Steps, want.Times, want.Steps)
 				}
 			}
 		}

@@ -118,6 +118,8 @@ type learnedObs struct {
 	flows   []contention.Flow
 	target  []float64
 	order   bool
+	// scratch keeps the pattern's set-up between the fit's predictions of it (nil: none).
+	scratch *contention.Scratch
 }
 
 // learnedData is the calibration patterns, grouped by the parameter they determine: multi
@@ -153,7 +155,7 @@ func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
 	}
 	d := &learnedData{}
 	for _, p := range pats {
-		o := learnedObs{exp: p.Experiment, id: p.ID, flows: p.Flows, target: p.Mean}
+		o := learnedObs{exp: p.Experiment, id: p.ID, flows: p.Flows, target: p.Mean, scratch: new(contention.Scratch)}
 		switch {
 		case p.Experiment == experiments.StaticSync || p.Experiment == experiments.RandomCalibration:
 			if len(p.Flows) >= 2 { // a lone transfer here says nothing of sharing
@@ -204,31 +206,53 @@ type learnedFitter struct {
 	net   *contention.Network
 }
 
-// residuals are log(predicted/target) of every term, pattern by pattern.
+// residuals are log(predicted/target) of every term, pattern by pattern. A pattern listed
+// several times (a bootstrap resample) is predicted once: a Scratch serves one goroutine at a
+// time, and the residuals are the same.
 func (f *learnedFitter) residuals(obs []learnedObs) ([][]float64, error) {
 	out := make([][]float64, len(obs))
-	err := parallel.For(context.Background(), len(obs), 0, func(i int) error {
-		o := obs[i]
+	firstOf := map[*contention.Scratch]int{}
+	var todo []int // the first listing of each pattern
+	for i, o := range obs {
+		if o.scratch != nil {
+			if _, seen := firstOf[o.scratch]; seen {
+				continue
+			}
+			firstOf[o.scratch] = i
+		}
+		todo = append(todo, i)
+	}
+	err := parallel.For(context.Background(), len(todo), 0, func(k int) error {
+		o := obs[todo[k]]
 		var pred []float64
 		if o.order {
 			var err error
-			if pred, err = f.model.OrderStatistics(f.net, o.flows); err != nil {
+			if pred, err = f.model.OrderStatistics(o.scratch, f.net, o.flows); err != nil {
 				return fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
 			}
 		} else {
-			p, err := f.model.Predict(f.net, o.flows)
+			p, err := f.model.PredictWith(o.scratch, f.net, o.flows)
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
 			}
 			pred = p.Times
 		}
-		out[i] = make([]float64, len(pred))
+		r := make([]float64, len(pred))
 		for j, t := range pred {
-			out[i][j] = math.Log(t / o.target[j])
+			r[j] = math.Log(t / o.target[j])
 		}
+		out[todo[k]] = r
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range obs {
+		if out[i] == nil {
+			out[i] = slices.Clone(out[firstOf[o.scratch]])
+		}
+	}
+	return out, nil
 }
 
 // sse is Σ log²(predicted/target) over the patterns and the number of terms.
