@@ -248,6 +248,9 @@ func TestLearnedParamsValidate(t *testing.T) {
 		{map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic-in", With: 1e5, Contra: 1e5, Factor: 1}}}}, "want both in [1, 64]"},
 		{map[string]*LearnedParams{"ackpath": {AckFull: -0.1}}, "ack_full"},
 		{map[string]*LearnedParams{"ackpath": {AckLone: new(6.0)}}, "ack_lone: 6 outside [0, 5]"},
+		{map[string]*LearnedParams{"ackpath": {AckRamp: 0.6}}, "ack_ramp_s: 0.6 outside [0, 0.5]"},
+		{map[string]*LearnedParams{"ackpath": {AckRamp: math.Inf(1)}}, "ack_ramp_s"},
+		{map[string]*LearnedParams{"ackpath": {AckRampMax: -1}}, "ack_ramp_max"},
 		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 20}}, "alpha: 20 outside [0.1, 5]"},
 		{map[string]*LearnedParams{"ackpath-alpha": {Alpha: 0.01}}, "alpha"},
 	} {
@@ -559,6 +562,7 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 		moved.AckLone = &lone
 		moved.Coupling, moved.Spread, moved.Samples = 0.6, 0.3, 8
 		moved.NICBps, moved.CeilingBps = 0.8e9, 0.7e9
+		moved.AckRamp, moved.AckRampMax = 0.02, 2
 		return []*LearnedParams{&lp, &moved, {}, {Spread: 0.2, Samples: 4}, &lp}
 	}
 	for range 15 {
@@ -587,6 +591,39 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 					got.Steps != want.Steps || !slices.Equal(gotOrder, wantOrder) {
 					t.Fatalf("%s, parameters %d, %v: with the Scratch %v (%d steps), fresh %v (%d steps)",
 						m.Name(), k, flows, got.Times, got.Steps, want.Times, want.Steps)
+				}
+			}
+		}
+	}
+}
+
+// ackpath's ramp-up cost: τ·(min(k, K) − 1)⁺ seconds added to a transfer's time, k the
+// transfers into its sender plus those out of its receiver at the start. X1 → Y1 has two
+// transfers into X1 and one out of Y1 (k = 3: 2τ, or τ held at K = 2); the others have k = 1
+// and pay nothing; the sharing is as without τ, under both ackpath models.
+func TestAckPathRamp(t *testing.T) {
+	const tau = 0.01
+	flows := []Flow{{"X1", "Y1", 4e6}, {"Y2", "X1", 4e6}, {"Y3", "X1", 2e6}, {"Y1", "X2", 1e6}}
+	for _, m := range []Learned{AckPath, AckPathAlpha} {
+		for _, c := range []struct {
+			held int
+			want []float64
+		}{{0, []float64{2 * tau, 0, 0, 0}}, {2, []float64{tau, 0, 0, 0}}, {3, []float64{2 * tau, 0, 0, 0}}} {
+			lp := LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, Alpha: 0.8}
+			net := ackCluster(t, 10e9, &lp)
+			net.Learned[AckPathAlpha.Name()] = &lp
+			without, err := m.Predict(net, flows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp.AckRamp, lp.AckRampMax = tau, c.held
+			with, err := m.Predict(net, flows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range flows {
+				if d := with.Times[i] - without.Times[i]; math.Abs(d-c.want[i]) > 1e-12 || with.FirstRates[i] != without.FirstRates[i] {
+					t.Errorf("%s, K = %d: %v adds %g s, want %g", m.Name(), c.held, flows[i], d, c.want[i])
 				}
 			}
 		}

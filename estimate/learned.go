@@ -45,6 +45,9 @@ type LearnedFit struct {
 	// AckLone is c₁, ackpath's slowdown per NIC direction on the way back whose queue one
 	// transfer holds.
 	AckLone *Param `json:"ack_lone,omitempty"`
+	// AckRamp is τ, ackpath's ramp-up cost in seconds per transfer beyond the first into the
+	// sender or out of the receiver (contention.LearnedParams.AckRamp).
+	AckRamp *Param `json:"ack_ramp_s,omitempty"`
 	// Alpha is α of ackpath-alpha's α-fair sharing.
 	Alpha *Param `json:"alpha,omitempty"`
 	// Surface is the bidirectional surface (surface, learned), one cell per measured
@@ -71,8 +74,13 @@ const (
 	alphaRounds = 3
 )
 
-// ackNames are ackpath's a, b, c and c₁ by their JSON keys.
-var ackNames = []string{"ack_in", "ack_out", "ack_full", "ack_lone"}
+// ackNames are ackpath's a, b, c, c₁ and τ by their JSON keys.
+var ackNames = []string{"ack_in", "ack_out", "ack_full", "ack_lone", "ack_ramp_s"}
+
+// rampSearch is the top of τ's line search, in seconds: five of the emulated NICs' full
+// queues (20 ms each) per transfer, beyond any round trip measured here; the polish may go
+// further, up to MaxAckRamp.
+const rampSearch = 0.1
 
 // NamedParam is an estimate with its name.
 type NamedParam struct {
@@ -82,13 +90,13 @@ type NamedParam struct {
 
 // Estimates lists the fit's estimates with intervals, in a fixed order: ceiling_bps, nic_bps,
 // then those the model has of backbone_bps, spread, coupling, ack_in, ack_out, ack_full,
-// ack_lone and alpha.
+// ack_lone, ack_ramp_s and alpha.
 func (f *LearnedFit) Estimates() []NamedParam {
 	out := []NamedParam{{"ceiling_bps", f.Ceiling}, {"nic_bps", f.NIC}}
 	for _, o := range []struct {
 		name string
 		p    *Param
-	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}, {"ack_full", f.AckFull}, {"ack_lone", f.AckLone}, {"alpha", f.Alpha}} {
+	}{{"backbone_bps", f.Backbone}, {"spread", f.Spread}, {"coupling", f.Coupling}, {"ack_in", f.AckIn}, {"ack_out", f.AckOut}, {"ack_full", f.AckFull}, {"ack_lone", f.AckLone}, {"ack_ramp_s", f.AckRamp}, {"alpha", f.Alpha}} {
 		if o.p != nil {
 			out = append(out, NamedParam{o.name, *o.p})
 		}
@@ -311,21 +319,33 @@ func (f *learnedFitter) minimise(x *float64, lo, hi, rel float64, logScale bool,
 	return ferr
 }
 
-// polish moves the parameters xs (each in [0, MaxAck]) by Nelder–Mead from where they are,
-// keeping its point if it lowers the error on obs, and says whether any moved by more than
-// 10⁻⁴: coordinate descent zig-zags along the ridges where two slowdowns trade off (b and c
-// for the transfers into a node that sends one, a and c for those out of a node that
-// receives two, c and c₁ wherever queues of one and of two transfers mix), and stops short.
-func (f *learnedFitter) polish(xs []*float64, obs []learnedObs) (bool, error) {
+// ackCoord is one of ackpath's parameters as polish moves it: its value is scale times the
+// search's coordinate, kept in [0, hi].
+type ackCoord struct {
+	p         *float64
+	scale, hi float64
+}
+
+// rampScale is τ's unit in polish's search: 10 ms, so that its coordinate moves as far as
+// the slowdowns' (the simplex's first steps, 0.05, are half a millisecond of τ).
+const rampScale = 0.01
+
+// polish moves the parameters xs by Nelder–Mead from where they are, keeping its point if it
+// lowers the error on obs, and says whether any coordinate moved by more than 10⁻⁴:
+// coordinate descent zig-zags along the ridges where two slowdowns trade off (b and c for the
+// transfers into a node that sends one, a and c for those out of a node that receives two, c
+// and c₁ wherever queues of one and of two transfers mix, τ and the slowdowns for every busy
+// acknowledgements' path), and stops short.
+func (f *learnedFitter) polish(xs []ackCoord, obs []learnedObs) (bool, error) {
 	x0 := make([]float64, len(xs))
 	for i, x := range xs {
-		x0[i] = *x
+		x0[i] = *x.p / x.scale
 	}
 	set := func(x []float64) float64 {
 		out := 0.0 // how far x lies outside the box, which the error pays for
 		for i, v := range x {
-			c := min(max(v, 0), contention.MaxAck)
-			*xs[i], out = c, out+math.Abs(v-c)
+			c := min(max(v, 0), xs[i].hi/xs[i].scale)
+			*xs[i].p, out = c*xs[i].scale, out+math.Abs(v-c)
 		}
 		return out
 	}
@@ -347,8 +367,8 @@ func (f *learnedFitter) polish(xs []*float64, obs []learnedObs) (bool, error) {
 	if err == nil && res != nil && res.F < s0 {
 		set(res.X)
 		moved := false
-		for i, x := range xs {
-			moved = moved || math.Abs(*x-x0[i]) > 1e-4
+		for i, v := range res.X {
+			moved = moved || math.Abs(min(max(v, 0), xs[i].hi/xs[i].scale)-x0[i]) > 1e-4
 		}
 		return moved, nil
 	}
@@ -479,8 +499,8 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	var warnings []string
 	// interval gives the 95% intervals of θ at the fit, in the configuration the stage fitted
 	// them in; a parameter its patterns do not determine gets infinite bounds and a warning.
-	interval := func(names []string, obs []learnedObs, theta []float64, set func([]float64), logScale []bool) ([]Param, error) {
-		half, err := f.intervals(theta, set, obs)
+	interval := func(names []string, obs []learnedObs, theta []float64, set func([]float64), dom []domain) ([]Param, error) {
+		half, err := f.intervals(theta, set, obs, dom)
 		if err != nil {
 			return nil, err
 		}
@@ -490,7 +510,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 				warnings = append(warnings, fmt.Sprintf("%s: no interval: %d patterns do not determine it", names[j], len(obs)))
 			}
 			lo, hi := v-half[j], v+half[j]
-			if logScale[j] {
+			if dom[j].log {
 				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
 			} else {
 				lo = max(lo, 0) // σ, κ, a, b, c and c₁ are not negative
@@ -505,7 +525,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
 		return fail(err)
 	}
-	ceiling, err := interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []bool{true})
+	ceiling, err := interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
 	if err != nil {
 		return fail(err)
 	}
@@ -528,10 +548,11 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	fitAck := variant.AckPath && len(multiBidir) > 0
-	// a, b, c and c₁; c₁ is tied to c (lp.AckLone absent) until the polish unties it.
+	// a, b, c, c₁ and τ; c₁ is tied to c (lp.AckLone absent) until the polish unties it.
 	var lone float64
-	ack := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull, &lone}
-	tied := ack[:3]
+	ack := []ackCoord{{&lp.AckIn, 1, contention.MaxAck}, {&lp.AckOut, 1, contention.MaxAck}, {&lp.AckFull, 1, contention.MaxAck},
+		{&lone, 1, contention.MaxAck}, {&lp.AckRamp, rampScale, contention.MaxAckRamp}}
+	tied := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
 	cost := func() (float64, error) { return f.searchCost(multiBidir) }
 	// descend fits a, b and c (c₁ tied to c) by coordinate descent and says whether it
 	// converged. b and c trade off (the transfers into a node with o leaving it slow by
@@ -599,11 +620,28 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			lp.AckIn, lp.AckOut, lp.AckFull = first[0], first[1], first[2]
 		}
 		descended = [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
-		// Untied: c₁ from c, all four polished together.
+		// τ by a line search over [0, 0.1 s] (five full queues' worth of 20 ms per transfer),
+		// kept where it lowers the error, its count held at the patterns' largest.
+		lp.AckRampMax = largestRampCount(multiBidir)
+		if s0, err = cost(); err != nil {
+			return fail(err)
+		}
+		if err := f.minimise(&lp.AckRamp, 0, rampSearch, 1e-4, false, multiBidir); err != nil {
+			return fail(err)
+		}
+		if s, err := cost(); err != nil {
+			return fail(err)
+		} else if s >= s0 {
+			lp.AckRamp = 0
+		}
+		// Untied: c₁ from c, all five polished together.
 		lone = lp.AckFull
 		lp.AckLone = &lone
 		if _, err := f.polish(ack, multiBidir); err != nil {
 			return fail(err)
+		}
+		if lp.AckRamp == 0 {
+			lp.AckRampMax = 0
 		}
 	}
 	switch {
@@ -628,7 +666,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 				break
 			}
 			if fits == alphaRounds {
-				warnings = append(warnings, fmt.Sprintf("a, b, c and c₁ still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
+				warnings = append(warnings, fmt.Sprintf("a, b, c, c₁ and τ still moved after %d fits of α (%.4g)", alphaRounds, lp.Alpha))
 				break
 			}
 		}
@@ -664,7 +702,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	out.Ceiling = ceiling[0]
 	out.Sources = []ParamSource{source("ceiling_bps", data.lone, "each lone transfer's mean time")}
 	st := capacityStage(lp, data, saturated, variant.Stochastic)
-	caps, err := interval(st.names, st.obs, st.x0, st.set, st.logScale)
+	caps, err := interval(st.names, st.obs, st.x0, st.set, st.dom)
 	if err != nil {
 		return fail(err)
 	}
@@ -682,7 +720,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 	}
 	if variant.Duplex && len(data.bidir) > 0 {
-		kappa, err := interval([]string{"coupling"}, data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []bool{false})
+		kappa, err := interval([]string{"coupling"}, data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []domain{{hi: 1}})
 		if err != nil {
 			return fail(err)
 		}
@@ -691,13 +729,14 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	}
 	if fitAck {
 		clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
-		ack, err := interval(ackNames, multiBidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull, lone}, func(x []float64) {
+		ack, err := interval(ackNames, multiBidir, []float64{lp.AckIn, lp.AckOut, lp.AckFull, lone, lp.AckRamp}, func(x []float64) {
 			lp.AckIn, lp.AckOut, lp.AckFull, lone = clamp(x[0]), clamp(x[1]), clamp(x[2]), clamp(x[3])
-		}, []bool{false, false, false, false})
+			lp.AckRamp = min(max(x[4], 0), contention.MaxAckRamp)
+		}, []domain{ackDomain, ackDomain, ackDomain, ackDomain, {hi: contention.MaxAckRamp}})
 		if err != nil {
 			return fail(err)
 		}
-		out.AckIn, out.AckOut, out.AckFull, out.AckLone = &ack[0], &ack[1], &ack[2], &ack[3]
+		out.AckIn, out.AckOut, out.AckFull, out.AckLone, out.AckRamp = &ack[0], &ack[1], &ack[2], &ack[3], &ack[4]
 		for _, name := range ackNames {
 			out.Sources = append(out.Sources, source(name, multiBidir, "each transfer's mean time"))
 		}
@@ -723,28 +762,28 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 }
 
 // stage is what step 2 fits: the observations, the parameters' JSON keys, the parameter vector
-// at lp's values, how to set lp from a vector, and which elements are logarithms.
+// at lp's values, how to set lp from a vector, and each element's domain.
 type stage struct {
-	obs      []learnedObs
-	names    []string
-	x0       []float64
-	set      func([]float64)
-	logScale []bool
+	obs   []learnedObs
+	names []string
+	x0    []float64
+	set   func([]float64)
+	dom   []domain
 }
 
 // capacityStage is step 2's stage: fair_intra, with fair_inter when the backbone saturated or
 // σ is fitted; x = (log NIC, [log backbone], [σ]), σ read as |x| so that it stays positive.
 func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) stage {
 	withBackbone := saturated && len(d.inter) > 0
-	st := stage{obs: d.intra, names: []string{"nic_bps"}, x0: []float64{math.Log(lp.NICBps)}, logScale: []bool{true}}
+	st := stage{obs: d.intra, names: []string{"nic_bps"}, x0: []float64{math.Log(lp.NICBps)}, dom: []domain{rateDomain}}
 	if withBackbone || stochastic {
 		st.obs = slices.Concat(d.intra, d.inter)
 	}
 	if withBackbone {
-		st.names, st.x0, st.logScale = append(st.names, "backbone_bps"), append(st.x0, math.Log(lp.BackboneBps)), append(st.logScale, true)
+		st.names, st.x0, st.dom = append(st.names, "backbone_bps"), append(st.x0, math.Log(lp.BackboneBps)), append(st.dom, rateDomain)
 	}
 	if stochastic {
-		st.names, st.x0, st.logScale = append(st.names, "spread"), append(st.x0, lp.Spread), append(st.logScale, false)
+		st.names, st.x0, st.dom = append(st.names, "spread"), append(st.x0, lp.Spread), append(st.dom, domain{hi: math.Inf(1)})
 	}
 	st.set = func(x []float64) {
 		lp.NICBps = math.Exp(x[0])
@@ -798,9 +837,21 @@ func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *lea
 	return warning, nil
 }
 
+// domain is where a fitted parameter's coordinate lives: the logarithm of a rate (unbounded), or
+// the parameter itself, in [0, hi] (σ, κ, ackpath's slowdowns).
+type domain struct {
+	log bool
+	hi  float64
+}
+
+var (
+	rateDomain = domain{log: true}
+	ackDomain  = domain{hi: contention.MaxAck}
+)
+
 // intervals returns the half-widths of the 95% intervals of θ at the fit (see FitLearned),
-// set applying a θ to the model; θ is left at the fit.
-func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []learnedObs) ([]float64, error) {
+// set applying a θ to the model, dom each coordinate's domain; θ is left at the fit.
+func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []learnedObs, dom []domain) ([]float64, error) {
 	p, g := len(theta), len(obs)
 	half := make([]float64, p)
 	inf := func() []float64 {
@@ -819,7 +870,9 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 		return nil, err
 	}
 	// The Jacobian, one row per term, pattern after pattern (pattern k's rows from off[k]), by
-	// central differences: a 0.1% change of a rate, 0.001 of σ or κ.
+	// central differences: a 0.1% change of a rate, 0.001 of σ, κ or a slowdown. Within h of a
+	// bound (a slowdown fitted at 0), a one-sided difference into the domain: the step across
+	// the bound would be clamped by set, halving the slope and doubling the interval.
 	const h = 1e-3
 	off := make([]int, g+1)
 	for k := range g {
@@ -827,23 +880,33 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 	}
 	jac := mat.NewDense(off[g], p, nil)
 	x := slices.Clone(theta)
+	at := func(v float64, j int) ([][]float64, error) {
+		x[j] = v
+		set(x)
+		defer func() { x[j] = theta[j] }()
+		return f.residuals(obs)
+	}
 	for j := range p {
-		x[j] = theta[j] + h
-		set(x)
-		up, err := f.residuals(obs)
-		if err != nil {
-			return nil, err
+		lo, hi, step := theta[j]-h, theta[j]+h, 2*h
+		if !dom[j].log && lo < 0 {
+			lo, step = theta[j], h
+		} else if !dom[j].log && hi > dom[j].hi {
+			hi, step = theta[j], h
 		}
-		x[j] = theta[j] - h
-		set(x)
-		down, err := f.residuals(obs)
-		if err != nil {
-			return nil, err
+		up, down := res, res
+		if hi != theta[j] {
+			if up, err = at(hi, j); err != nil {
+				return nil, err
+			}
 		}
-		x[j] = theta[j]
+		if lo != theta[j] {
+			if down, err = at(lo, j); err != nil {
+				return nil, err
+			}
+		}
 		for k := range g {
 			for i := range up[k] {
-				jac.Set(off[k]+i, j, (up[k][i]-down[k][i])/(2*h))
+				jac.Set(off[k]+i, j, (up[k][i]-down[k][i])/step)
 			}
 		}
 	}
@@ -1040,4 +1103,21 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 	set(alpha)
 	glo, ghi := table.bootstrap(uint64(len(obs)), 0x616c706861)
 	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, warning, nil
+}
+
+// largestRampCount is the largest count of ackpath's ramp-up cost among the patterns'
+// transfers: the transfers into a transfer's sender plus those out of its receiver.
+func largestRampCount(obs []learnedObs) int {
+	k := 0
+	for _, o := range obs {
+		in, out := map[string]int{}, map[string]int{}
+		for _, fl := range o.flows {
+			in[fl.Dst]++
+			out[fl.Src]++
+		}
+		for _, fl := range o.flows {
+			k = max(k, in[fl.Src]+out[fl.Dst])
+		}
+	}
+	return k
 }

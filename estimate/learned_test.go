@@ -292,8 +292,13 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 			from = append(from, s.Experiments...)
 		}
 	}
-	if !slices.Equal(from, slices.Repeat([]string{experiments.BidirNIC}, 4)) {
-		t.Errorf("a, b, c and c₁ from %v", from)
+	if !slices.Equal(from, slices.Repeat([]string{experiments.BidirNIC}, 5)) {
+		t.Errorf("a, b, c, c₁ and τ from %v", from)
+	}
+	// No ramp-up cost in this campaign, and the fit finds none to speak of: τ below a
+	// millisecond (a 4 MB transfer takes 0.35 s alone), its interval covering 0.
+	if fit.AckRamp == nil || fit.AckRamp.Value > 1e-3 || !fit.AckRamp.Covers(0) {
+		t.Errorf("τ = 0: fitted %+v", fit.AckRamp)
 	}
 	// Without the bidirectional experiments the campaign has no pattern of two transfers or more
 	// beyond the fairness designs (no static_sync, no random_calibration): nothing determines
@@ -309,13 +314,13 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 	}
 }
 
-// The intervals of a, b, c and c₁ cover the truth in at least 17 of twenty synthetic
+// The intervals of a, b, c, c₁ and τ (0 here) cover the truth in at least 17 of twenty synthetic
 // campaigns of 5 repetitions (95% intervals: 19 expected; fewer than 17 has a probability of
 // 1.6%). The sandwich alone, without the model-based floor, covered c₁ in at most 10.
 func TestFitLearnedAckPathCoverage(t *testing.T) {
 	const a, b, c, c1, ceiling, capacity = 0.6, 0.4, 0.1, 0.2, 95e6, 97e6
-	truth := []float64{a, b, c, c1}
-	var covered [4]int
+	truth := []float64{a, b, c, c1, 0}
+	var covered [5]int
 	for seed := uint64(1); seed <= 20; seed++ {
 		cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, seed)
 		rows = append(rows, bidirCampaign(t, cl, a, b, c, c1, ceiling, capacity, 5, seed+100)...)
@@ -325,7 +330,7 @@ func TestFitLearnedAckPathCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, p := range []*Param{fit.AckIn, fit.AckOut, fit.AckFull, fit.AckLone} {
+		for i, p := range []*Param{fit.AckIn, fit.AckOut, fit.AckFull, fit.AckLone, fit.AckRamp} {
 			if p != nil && p.Covers(truth[i]) {
 				covered[i]++
 			}
@@ -464,4 +469,116 @@ func TestFitAlphaSkipsNonConvergence(t *testing.T) {
 	if math.Abs(alpha.Value-1) > 1e-3 || !strings.Contains(warning, "did not converge") || !strings.Contains(warning, "α = 0.1,") {
 		t.Errorf("α %+v, warning %q; want 1 and the grid points left out", alpha, warning)
 	}
+}
+
+// At a bound, the interval comes from a one-sided difference into the domain: c fitted at 0
+// gets about the interval it gets just inside (c = 0.003, central differences), where the
+// central difference across the bound, its step clamped to 0 by the model, halved the slope
+// and doubled the interval.
+func TestIntervalsOneSidedAtBound(t *testing.T) {
+	const a, b, c, c1, ceiling, capacity = 0.6, 0.4, 0.05, 0.2, 95e6, 97e6
+	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
+	rows = append(rows, bidirCampaign(t, cl, a, b, c, c1, ceiling, capacity, 5, 2)...)
+	data, err := learnedObservations(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := contention.DefaultParams()
+	base.CeilingBps, base.NICBps = ceiling, capacity
+	net, err := base.Network(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := &contention.LearnedParams{AckIn: a, AckOut: b, AckLone: new(float64)}
+	*lp.AckLone = c1
+	net.Learned = map[string]*contention.LearnedParams{contention.AckPath.Name(): lp}
+	f := &learnedFitter{model: contention.AckPath, net: net}
+	set := func(x []float64) { lp.AckFull = min(max(x[0], 0), contention.MaxAck) }
+	half := func(at float64, dom domain) float64 {
+		t.Helper()
+		h, err := f.intervals([]float64{at}, set, data.bidir, []domain{dom})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h[0]
+	}
+	// A log domain has no bound: there the central difference steps across 0.
+	atBound, inside, across := half(0, ackDomain), half(0.003, ackDomain), half(0, domain{log: true})
+	if !(math.Abs(atBound/inside-1) <= 0.1 && math.Abs(across/atBound-2) <= 0.05) { // NaN or ∞ fails too
+		t.Errorf("c's half-width at 0: %g one-sided, %g central across the bound; at 0.003: %g", atBound, across, inside)
+	}
+}
+
+// FitLearned recovers ackpath's ramp-up cost τ beside a, b, c and c₁ from a campaign that
+// ackpath itself predicts, with 0.3% noise per repetition: the bidirectional patterns and
+// twelve random calibration patterns of 6 to 10 transfers of 1 to 8 MB (with one size, τ's
+// added time and the slowdowns' longer times would be hard to tell apart).
+func TestFitLearnedRecoversAckRamp(t *testing.T) {
+	const ceiling, capacity = 95e6, 97e6
+	truth := contention.LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, AckLone: new(float64), AckRamp: 0.01}
+	*truth.AckLone = 0.2
+	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
+	base := contention.DefaultParams()
+	base.CeilingBps, base.NICBps = ceiling, capacity
+	net, err := base.Network(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.Learned = map[string]*contention.LearnedParams{contention.AckPath.Name(): &truth}
+	rng := rand.New(rand.NewPCG(4, 17))
+	var pats []contention.Pattern
+	for _, p := range contention.BidirectionalPatterns(cl, 3, 3, 4<<20) {
+		if p.Experiment == experiments.BidirNIC {
+			pats = append(pats, p)
+		}
+	}
+	nodes := cl.Nodes()
+	for k := range 12 {
+		p := contention.Pattern{Experiment: experiments.RandomCalibration, ID: fmt.Sprintf("r%d", k)}
+		for range 6 + rng.IntN(5) {
+			s, d := rng.IntN(len(nodes)), rng.IntN(len(nodes)-1)
+			if d >= s {
+				d++
+			}
+			p.Flows = append(p.Flows, contention.Flow{Src: nodes[s].Name, Dst: nodes[d].Name, Bytes: float64(int64(1) << (20 + rng.IntN(4)))})
+		}
+		pats = append(pats, p)
+	}
+	for _, p := range pats {
+		pred, err := contention.AckPath.Predict(net, p.Flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range 5 {
+			for i, f := range p.Flows {
+				rows = append(rows, datasets.Transfer{Cluster: cl.Name(), Experiment: p.Experiment, PatternID: p.ID, Rep: int64(r), FlowID: int64(i),
+					Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), TEnd: pred.Times[i] * (1 + 0.003*rng.NormFloat64())})
+			}
+		}
+	}
+	fit, err := FitLearned(cl, rows, base, contention.AckPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		truth     float64
+		estimated *Param
+	}{{"a", truth.AckIn, fit.AckIn}, {"b", truth.AckOut, fit.AckOut}, {"c", truth.AckFull, fit.AckFull}, {"c₁", *truth.AckLone, fit.AckLone}, {"τ", truth.AckRamp, fit.AckRamp}} {
+		if c.estimated == nil || math.Abs(c.estimated.Value/c.truth-1) > 0.05 || !c.estimated.Covers(c.truth) {
+			t.Errorf("%s = %g: fitted %+v", c.name, c.truth, c.estimated)
+		}
+	}
+	if got, want := fit.Params.AckRampMax, largestRampCount(learnedObsOf(pats)); got != want {
+		t.Errorf("τ's count held at %d, want the patterns' largest, %d", got, want)
+	}
+}
+
+// learnedObsOf is the patterns as learnedObs (their flows only).
+func learnedObsOf(pats []contention.Pattern) []learnedObs {
+	out := make([]learnedObs, len(pats))
+	for i, p := range pats {
+		out[i] = learnedObs{flows: p.Flows}
+	}
+	return out
 }
