@@ -640,9 +640,6 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		if _, err := f.polish(ack, multiBidir); err != nil {
 			return fail(err)
 		}
-		if lp.AckRamp == 0 {
-			lp.AckRampMax = 0
-		}
 	}
 	switch {
 	case variant.AlphaFair && len(multiBidir) == 0:
@@ -739,6 +736,9 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		out.AckIn, out.AckOut, out.AckFull, out.AckLone, out.AckRamp = &ack[0], &ack[1], &ack[2], &ack[3], &ack[4]
 		for _, name := range ackNames {
 			out.Sources = append(out.Sources, source(name, multiBidir, "each transfer's mean time"))
+		}
+		if lp.AckRamp == 0 { // no ramp-up cost: nothing to hold (after the intervals, which vary τ at K)
+			lp.AckRampMax = 0
 		}
 	}
 	if alphaFit != nil {
