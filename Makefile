@@ -23,7 +23,7 @@ run: build
 # Packages are tested one at a time (-p 1): the emulation tests measure real TCP through
 # shaped links, and another package's tests beside them on a 2-core machine would take the
 # CPU the emulation needs and make their rates wrong (a test failing 1 run in 4 under load).
-# Tests inside a package still run in parallel where they say so. About 12½ minutes, 6½ of
+# Tests inside a package still run in parallel where they say so. About 9½ minutes, 4½ of
 # them pipeline's TestCommittedLeaderboard (every committed TCP dataset calibrated and scored).
 test:
 	$(GO) vet ./...

@@ -95,10 +95,11 @@ import (
 //     transfer time (rounds × round trip), not a share of the rate, so that on the development
 //     data's mixed-size patterns the 1 and 2 MB transfers with k ≥ 3 were predicted 7–13% too
 //     fast while 8 MB ones were not, and at every size the measured time exceeded the predicted
-//     by 10–35 ms at k = 3–4 (data/tcp, round 10). On the eleven development datasets, with
-//     τ fixed at 8 ms and a, b, c, c₁ and α refitted: 74.6% → 75.6% of transfers within ±10%
-//     (mean |ε| 7.78 → 7.45%), cross-validated 83.7% → 84.7%; counting the transfers
-//     (k − 1)⁺ did better than the queued NIC directions (74.8%) or their transfers (74.8%).
+//     by 10–35 ms at k = 3–4 (data/tcp, round 10). On the eleven development datasets,
+//     τ fitted (6–14 ms): 74.6% → 75.4% of transfers within ±10% (mean |ε| 7.78 → 7.49%),
+//     cross-validated on the calibration patterns 83.7% → 84.7%; with τ fixed at 8 ms, counting
+//     the transfers, (k − 1)⁺, did better (75.6%) than counting the queued NIC directions on
+//     the acknowledgements' path (74.8%) or the transfers on them (74.8%).
 //     The count is held at K beyond the calibration's range: a round trip is bounded by the
 //     queues it crosses, and nothing measured here says how the time grows past it.
 //   - ackpath-alpha: ackpath's factors with α-fair sharing (alphafair.go) in place of the

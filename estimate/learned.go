@@ -68,7 +68,7 @@ const ackRounds = 30
 // alphaGrid is the resolution of α's grid: MinAlpha·(MaxAlpha/MinAlpha)^(g/(alphaGrid − 1))
 // for g < alphaGrid, steps of 6.4% (the interval's resolution; the estimate itself is refined
 // between grid points), and g = alphaGrid for α = ∞ (max-min). alphaRounds bounds the
-// alternation of α's fit with a, b, c and c₁'s.
+// alternation of α's fit with a, b, c, c₁ and τ's.
 const (
 	alphaGrid   = 64
 	alphaRounds = 3
@@ -132,7 +132,7 @@ type learnedObs struct {
 
 // learnedData is the calibration patterns, grouped by the parameter they determine: multi
 // holds the static-synchronous and random calibration patterns of two transfers or more, where
-// transfers cross several contended resources (α; with bidir, a, b, c and c₁).
+// transfers cross several contended resources (α; with bidir, a, b, c, c₁ and τ).
 type learnedData struct {
 	lone, intra, inter, bidir, multi []learnedObs
 }
@@ -431,8 +431,10 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 //     and c with c₁ tied to c, by coordinate descent (golden sections to 5·10⁻⁶, each kept
 //     only where it lowers the error) until none moves by more than 10⁻⁴ (after ackRounds
 //     rounds the fit says it did not converge: Warnings), from two starts, 0 and the best point
-//     of a coarse grid (ackStartGrid), the better kept; then c₁ untied and all four polished by
-//     Nelder–Mead. Since ackpath drops a queue whose transfers, slowed, no longer fill it, the
+//     of a coarse grid (ackStartGrid), the better kept; then the ramp-up cost τ by golden
+//     section over [0, rampSearch] (kept only where it lowers the error), its count held at
+//     the patterns' largest (largestRampCount); then c₁ untied and all five polished by
+//     Nelder–Mead (τ in units of rampScale). Since ackpath drops a queue whose transfers, slowed, no longer fill it, the
 //     error jumps, and a descent from 0 alone stopped far from the truth on a synthetic
 //     campaign (a = b = 0.47, c = 1.47 for 0.6, 0.4, 0.1; TestFitLearnedRecoversAckPath). c₁
 //     is tied at first because coordinate descent zig-zags along the ridge where c and c₁
@@ -446,10 +448,10 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 //     α changed which resources ackpath saw saturated, and a line search alone stopped in
 //     one), with a bootstrap interval over patterns; grid points where the α-fair prices do
 //     not converge on some pattern (small α: TestFitAlphaSkipsNonConvergence) are left out
-//     with a warning (α = ∞ if no finite one converges), and every search of a, b, c, c₁ and
-//     α counts such parameters as +∞ (searchCost), instead of failing the model's
+//     with a warning (α = ∞ if no finite one converges), and every search of a, b, c, c₁, τ
+//     and α counts such parameters as +∞ (searchCost), instead of failing the model's
 //     calibration (the fitted point itself must converge: the intervals and the final error
-//     are computed there); then a, b, c and c₁ polished again, and α again while they move
+//     are computed there); then a, b, c, c₁ and τ polished again, and α again while they move
 //     (at most alphaRounds fits);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with, by coordinate descent (two rounds) on the same means,
@@ -491,7 +493,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	variant := model.Variant()
 	fail := func(err error) (*LearnedFit, error) { return nil, fmt.Errorf("estimate: %s: %w", model.Name(), err) }
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
-	// ackpath's a, b, c and c₁ and ackpath-alpha's α: the patterns of two transfers or more
+	// ackpath's a, b, c, c₁ and τ and ackpath-alpha's α: the patterns of two transfers or more
 	// beyond the fairness designs.
 	multiBidir := slices.Concat(data.multi, data.bidir)
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
@@ -513,7 +515,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			if dom[j].log {
 				v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
 			} else {
-				lo = max(lo, 0) // σ, κ, a, b, c and c₁ are not negative
+				lo = max(lo, 0) // σ, κ, a, b, c, c₁ and τ are not negative
 			}
 			ps[j] = Param{Value: v, CILow: lo, CIHigh: hi, N: len(obs)}
 		}
@@ -541,7 +543,7 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	if w != "" {
 		warnings = append(warnings, w)
 	}
-	// 3. The duplex coupling; ackpath's a, b, c and c₁.
+	// 3. The duplex coupling; ackpath's a, b, c, c₁ and τ.
 	if variant.Duplex && len(data.bidir) > 0 {
 		if err := f.minimise(&lp.Coupling, 0, 1, 1e-3, false, data.bidir); err != nil {
 			return fail(err)
@@ -588,8 +590,8 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		return converged, nil
 	}
-	// α after a, b, c and c₁ (fitted first under max-min, α = ∞, as ackpath's: max-min is a
-	// hundred times faster, and the first fit only has to get near), then a, b, c and c₁
+	// α after a, b, c, c₁ and τ (fitted first under max-min, α = ∞, as ackpath's: max-min is a
+	// hundred times faster, and the first fit only has to get near), then a, b, c, c₁ and τ
 	// polished again at the new α, and so on while they move.
 	var alphaFit *Param
 	converged := true
@@ -1033,7 +1035,7 @@ func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param,
 // reported as +Inf and set as 0 (max-min). Where no pattern's error changes with α (no
 // transfer crosses two contended resources), α is set to 1, proportional fairness, with no
 // interval and a warning: what the literature takes for TCP (Kelly 1998) where the data are
-// silent. The interval holds a, b, c and c₁ at their fit (refitting them for every resample
+// silent. The interval holds a, b, c, c₁ and τ at their fit (refitting them for every resample
 // would multiply its cost by the descent's).
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
 	set := func(a float64) {

@@ -55,11 +55,14 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 	}
 	for _, f := range cal.Learned {
 		for _, e := range f.Estimates() {
-			scale, unit := 1.0, ""
-			if strings.HasSuffix(e.Name, "_bps") {
-				scale, unit = 1e-6, "Mbit/s"
+			name, scale, unit := e.Name, 1.0, ""
+			switch {
+			case strings.HasSuffix(name, "_bps"):
+				name, scale, unit = strings.TrimSuffix(name, "_bps"), 1e-6, "Mbit/s"
+			case strings.HasSuffix(name, "_s"):
+				name, scale, unit = strings.TrimSuffix(name, "_s"), 1e3, "ms"
 			}
-			row("learned", f.Model+" "+strings.TrimSuffix(e.Name, "_bps"), e.Param, scale, unit)
+			row("learned", f.Model+" "+name, e.Param, scale, unit)
 		}
 	}
 	if l := cal.LMO; l != nil {
