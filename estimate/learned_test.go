@@ -277,15 +277,7 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name      string
-		truth     float64
-		estimated *Param
-	}{{"a", a, fit.AckIn}, {"b", b, fit.AckOut}, {"c", c, fit.AckFull}, {"c₁", c1, fit.AckLone}} {
-		if c.estimated == nil || math.Abs(c.estimated.Value/c.truth-1) > 0.03 || !c.estimated.Covers(c.truth) {
-			t.Errorf("%s = %g: fitted %+v", c.name, c.truth, c.estimated)
-		}
-	}
+	checkRecovered(t, 0.03, []recovered{{"a", a, fit.AckIn}, {"b", b, fit.AckOut}, {"c", c, fit.AckFull}, {"c₁", c1, fit.AckLone}})
 	var from []string
 	for _, s := range fit.Sources {
 		if strings.HasPrefix(s.Param, "ack_") {
@@ -489,8 +481,7 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := &contention.LearnedParams{AckIn: a, AckOut: b, AckLone: new(float64)}
-	*lp.AckLone = c1
+	lp := &contention.LearnedParams{AckIn: a, AckOut: b, AckLone: new(c1)}
 	net.Learned = map[string]*contention.LearnedParams{contention.AckPath.Name(): lp}
 	f := &learnedFitter{model: contention.AckPath, net: net}
 	set := func(x []float64) { lp.AckFull = min(max(x[0], 0), contention.MaxAck) }
@@ -515,8 +506,7 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 // added time and the slowdowns' longer times would be hard to tell apart).
 func TestFitLearnedRecoversAckRamp(t *testing.T) {
 	const ceiling, capacity = 95e6, 97e6
-	truth := contention.LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, AckLone: new(float64), AckRamp: 0.01}
-	*truth.AckLone = 0.2
+	truth := contention.LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, AckLone: new(0.2), AckRamp: 0.01}
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = ceiling, capacity
@@ -560,15 +550,8 @@ func TestFitLearnedRecoversAckRamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name      string
-		truth     float64
-		estimated *Param
-	}{{"a", truth.AckIn, fit.AckIn}, {"b", truth.AckOut, fit.AckOut}, {"c", truth.AckFull, fit.AckFull}, {"c₁", *truth.AckLone, fit.AckLone}, {"τ", truth.AckRamp, fit.AckRamp}} {
-		if c.estimated == nil || math.Abs(c.estimated.Value/c.truth-1) > 0.05 || !c.estimated.Covers(c.truth) {
-			t.Errorf("%s = %g: fitted %+v", c.name, c.truth, c.estimated)
-		}
-	}
+	checkRecovered(t, 0.05, []recovered{{"a", truth.AckIn, fit.AckIn}, {"b", truth.AckOut, fit.AckOut}, {"c", truth.AckFull, fit.AckFull},
+		{"c₁", *truth.AckLone, fit.AckLone}, {"τ", truth.AckRamp, fit.AckRamp}})
 	if got, want := fit.Params.AckRampMax, largestRampCount(learnedObsOf(pats)); got != want {
 		t.Errorf("τ's count held at %d, want the patterns' largest, %d", got, want)
 	}
@@ -581,4 +564,22 @@ func learnedObsOf(pats []contention.Pattern) []learnedObs {
 		out[i] = learnedObs{flows: p.Flows}
 	}
 	return out
+}
+
+// recovered is a fitted parameter beside the value the campaign was drawn with.
+type recovered struct {
+	name      string
+	truth     float64
+	estimated *Param
+}
+
+// checkRecovered wants each estimate within tol relative of its truth and its interval
+// covering it.
+func checkRecovered(t *testing.T, tol float64, ps []recovered) {
+	t.Helper()
+	for _, p := range ps {
+		if p.estimated == nil || math.Abs(p.estimated.Value/p.truth-1) > tol || !p.estimated.Covers(p.truth) {
+			t.Errorf("%s = %g: fitted %+v", p.name, p.truth, p.estimated)
+		}
+	}
 }
