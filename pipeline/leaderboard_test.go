@@ -105,8 +105,8 @@ func TestLeaderboard(t *testing.T) {
 // TestCommittedLeaderboard regenerates the tables of data/tcp/LEADERBOARD.md from the committed
 // TCP datasets with the command its header names, and wants the file to end with exactly
 // them: a change to a model, an estimator or a dataset that moves a number there comes with
-// the regenerated file. Not with -short (about four and a half minutes on two cores for
-// twenty-eight datasets).
+// the regenerated file. Not with -short (minutes on two cores for the thirty datasets:
+// see README.md's make test).
 func TestCommittedLeaderboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates and scores every committed TCP dataset; not with -short")
