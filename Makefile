@@ -23,10 +23,10 @@ run: build
 # Packages are tested one at a time (-p 1): the emulation tests measure real TCP through
 # shaped links, and another package's tests beside them on a 2-core machine would take the
 # CPU the emulation needs and make their rates wrong (a test failing 1 run in 4 under load).
-# Tests inside a package still run in parallel where they say so. About 11 minutes, 6 of
+# Tests inside a package still run in parallel where they say so. About 10 minutes, 6 of
 # them pipeline's TestCommittedLeaderboard (every committed TCP dataset calibrated and scored),
-# on a day the machine runs as fast as on 2026-11-23; on 2026-11-24 the same code ran 1.6 times
-# slower (BenchmarkCalibrateTCP 1.90 s against 1.21 s) and pipeline alone took more than go
+# at the machine's speed of 2026-11-23; on 2026-11-24 the same code ran 1.6 times slower
+# (BenchmarkCalibrateTCP 1.90 s against 1.21 s): 15 minutes, pipeline 11 of them, more than go
 # test's default bound of 10 minutes a package, hence -timeout 30m: the bound is for a hung
 # test, not for a slow machine.
 test:
