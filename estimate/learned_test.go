@@ -394,9 +394,7 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fit.Alpha == nil || math.Abs(fit.Alpha.Value/alpha-1) > 0.05 || !fit.Alpha.Covers(alpha) {
-		t.Errorf("α = %g: fitted %+v", alpha, fit.Alpha)
-	}
+	checkRecovered(t, 0.05, []recovered{{"α", alpha, fit.Alpha}})
 	if fit.AckIn == nil || math.Abs(fit.AckIn.Value/a-1) > 0.03 {
 		t.Errorf("a = %g: fitted %+v", a, fit.AckIn)
 	}
