@@ -553,17 +553,20 @@ type wfill struct {
 	alpha, negInvAlpha float64 // α and −1/α
 	price              []float64
 	q                  []float64
-	x, xCand           []float64 // per class, its rate in ceilings at the prices and at candidate prices
-	loadCand           []float64 // per resource, its load in ceilings at candidate prices (usage at the prices)
-	prev, cand         []float64 // scratch prices of extrapolate and newton
-	slope              []float64 // scratch of newton: per class, the members' rate fall per unit of price
-	index              []int32   // scratch of newton: per resource, its row, or −1
-	rows               []int32   // scratch of newton: the resource of each row
-	hbuf, dbuf         []float64 // scratch of newton: its matrix, and its right-hand side and step
-	queued             []bool    // per network resource, whether a queue stands there (ackpath)
-	at                 []int32   // per class, the resource its queue stands on (queues)
-	top                []float64 // scratch of queues: per network resource, the largest level crossing it
-	demand             []float64 // scratch of queues: per network resource, what its queued transfers send slowed
+	keep               bool         // a Scratch keeps the fill: warm holds its last run's prices
+	warm               []stepPrices // per step, the prices the last run ended it with
+	iterations         int          // Newton steps and sweeps of its α-fair sharings so far (tests)
+	x, xCand           []float64    // per class, its rate in ceilings at the prices and at candidate prices
+	loadCand           []float64    // per resource, its load in ceilings at candidate prices (usage at the prices)
+	prev, cand         []float64    // scratch prices of extrapolate and newton
+	slope              []float64    // scratch of newton: per class, the members' rate fall per unit of price
+	index              []int32      // scratch of newton: per resource, its row, or −1
+	rows               []int32      // scratch of newton: the resource of each row
+	hbuf, dbuf         []float64    // scratch of newton: its matrix, and its right-hand side and step
+	queued             []bool       // per network resource, whether a queue stands there (ackpath)
+	at                 []int32      // per class, the resource its queue stands on (queues)
+	top                []float64    // scratch of queues: per network resource, the largest level crossing it
+	demand             []float64    // scratch of queues: per network resource, what its queued transfers send slowed
 	surf               *surfaceTable
 	kinds              []int // surface kind of each network resource
 	capacity           []float64
@@ -685,7 +688,9 @@ func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
 // each pattern's classes, routes, resource lists and buffers once: rebuilding them was half
 // of a fit's time and nearly all of its allocation. A Scratch serves one pattern on one
 // cluster and one goroutine at a time; it is rebuilt when the flows (their array), the
-// cluster, the model or the parameters' fillShape change. The zero value is ready to use.
+// cluster, the model or the parameters' fillShape change. It also keeps ackpath-alpha's prices
+// step by step, where the next run's sharings start (stepPrices): that prediction agrees with
+// a fresh one to 10⁻⁹, the others bit for bit. The zero value is ready to use.
 // The flows must not be modified between predictions that share a Scratch.
 type Scratch struct {
 	e   *engine
@@ -721,6 +726,7 @@ func (s *Scratch) prepare(net *Network, flows []Flow, v LearnedVariant, lp *Lear
 	f := newWFill(e, v, lp, unweighted)
 	if s != nil {
 		s.e, s.f, s.key = e, f, key
+		f.keep = true
 	}
 	return e, f, nil
 }

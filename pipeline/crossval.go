@@ -12,6 +12,7 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/parallel"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -62,8 +63,11 @@ func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs,
 		fold[key{p.Experiment, p.ID}] = i % CVFolds
 	}
 	models := contention.Models()
-	errs := make([][]float64, len(models))
-	for k, left := range folds {
+	// The folds are calibrated in parallel, each into its slot (as the leaderboard's datasets),
+	// their errors pooled in fold order.
+	foldErrs := make([][][]float64, CVFolds)
+	err = parallel.For(ctx, CVFolds, 0, func(k int) error {
+		left := folds[k]
 		train := in
 		train.Transfers = slices.DeleteFunc(slices.Clone(in.Transfers), func(r datasets.Transfer) bool {
 			f, ok := fold[key{r.Experiment, r.PatternID}]
@@ -72,19 +76,31 @@ func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs,
 		cal := estimate.Calibrate(cl, train, defaults, false)
 		net, err := cal.Params.Network(cl)
 		if err != nil {
-			return nil, fmt.Errorf("cross-validation, fold %d: %w", k+1, err)
+			return fmt.Errorf("cross-validation, fold %d: %w", k+1, err)
 		}
 		net.PenaltyTable = cal.PenaltyTable()
 		preds, err := validate.PredictPatterns(ctx, net, left, models)
 		if err != nil {
-			return nil, fmt.Errorf("cross-validation: %w", err)
+			return fmt.Errorf("cross-validation: %w", err)
 		}
+		errs := make([][]float64, len(models))
 		for i, p := range left {
 			for j := range models {
 				for f := range p.Flows {
 					errs[j] = append(errs[j], validate.SignedError(preds[i][j].Times[f], p.Mean[f]))
 				}
 			}
+		}
+		foldErrs[k] = errs
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	errs := make([][]float64, len(models))
+	for _, fe := range foldErrs {
+		for j := range models {
+			errs[j] = append(errs[j], fe[j]...)
 		}
 	}
 	cv := &CrossValidation{Folds: CVFolds, Patterns: len(pats)}

@@ -12,6 +12,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/parallel"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -69,39 +70,32 @@ type LeaderboardRank struct {
 // defaults) and scores every model on its held-out experiments.
 func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string) (*Leaderboard, error) {
 	lb := &Leaderboard{Format: LeaderboardFormat, HeldOut: heldOut}
+	// The datasets are scored in parallel, each into its slot, and pooled in their order: a
+	// fit's predictions keep only part of two cores busy (their patterns' costs are uneven,
+	// and the search between them is serial), two datasets at once keep both.
+	scored := make([]*datasetScore, len(dirs))
+	err := parallel.For(ctx, len(dirs), 0, func(i int) error {
+		var err error
+		scored[i], err = scoreDataset(ctx, dirs[i], open, defaults, heldOut)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	total, cvTotal := pooled{}, pooled{}
-	for _, dir := range dirs {
-		ds, err := open(dir)
-		if err != nil {
-			return nil, err
-		}
-		in, err := LoadTables(ctx, ds)
-		if err != nil {
-			return nil, err
-		}
-		in.HockneyBreaks = ds.Manifest.HockneyBreaks
-		cal := estimate.Calibrate(ds.Cluster, in, defaults, false)
-		cv, err := CrossValidate(ctx, ds.Cluster, in, defaults)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
-		}
-		name := filepath.Base(filepath.Clean(dir))
-		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: name, CrossValidation: cv})
-		for _, s := range cv.Scores {
+	for _, d := range scored {
+		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: d.name, CrossValidation: d.cv})
+		for _, s := range d.cv.Scores {
 			cvTotal.add(s.Model, s.Transfers, s.Within10, s.MeanAbsErr)
 		}
-		_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
-		}
-		for _, s := range append(slices.Clone(acc.Settings), acc.Overall) {
+		for _, s := range append(slices.Clone(d.acc.Settings), d.acc.Overall) {
 			for _, m := range s.Models {
-				lb.Entries = append(lb.Entries, LeaderboardEntry{Dataset: name, Cluster: ds.Cluster.Name(),
+				lb.Entries = append(lb.Entries, LeaderboardEntry{Dataset: d.name, Cluster: d.cluster,
 					Setting: s.Setting, Model: m.Model, Transfers: m.Transfers, Within10: m.Within10, MeanAbsErr: m.MeanAbsErr,
 					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr})
 			}
 		}
-		for _, m := range acc.Overall.Models {
+		for _, m := range d.acc.Overall.Models {
 			total.add(m.Model, m.Transfers, m.Within10, m.MeanAbsErr)
 		}
 	}
@@ -118,6 +112,37 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		return validate.BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
 	})
 	return lb, nil
+}
+
+// datasetScore is one dataset's part of the leaderboard.
+type datasetScore struct {
+	name, cluster string
+	cv            *CrossValidation
+	acc           *validate.Accuracy
+}
+
+// scoreDataset calibrates the dataset in dir on its calibration experiments, cross-validates
+// over them and scores every model on its held-out experiments.
+func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string) (*datasetScore, error) {
+	ds, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	in, err := LoadTables(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	in.HockneyBreaks = ds.Manifest.HockneyBreaks
+	cal := estimate.Calibrate(ds.Cluster, in, defaults, false)
+	cv, err := CrossValidate(ctx, ds.Cluster, in, defaults)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}, nil
 }
 
 // pooled sums models' scores over datasets, each weighted by its transfers.
