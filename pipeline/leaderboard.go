@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/commcal/commcal/contention"
@@ -67,17 +68,28 @@ type LeaderboardRank struct {
 }
 
 // BuildLeaderboard calibrates each dataset on its own calibration experiments (starting from
-// defaults) and scores every model on its held-out experiments.
-func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string) (*Leaderboard, error) {
+// defaults) and scores every model on its held-out experiments; progress, if not nil, is told
+// each time another dataset is done (one call at a time).
+func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string, progress func(done, total int)) (*Leaderboard, error) {
 	lb := &Leaderboard{Format: LeaderboardFormat, HeldOut: heldOut}
 	// The datasets are scored in parallel, each into its slot, and pooled in their order: a
 	// fit's predictions keep only part of two cores busy (their patterns' costs are uneven,
 	// and the search between them is serial), two datasets at once keep both.
 	scored := make([]*datasetScore, len(dirs))
+	var mu sync.Mutex // progress is called by one worker at a time, done counting up
+	done := 0
 	err := parallel.For(ctx, len(dirs), 0, func(i int) error {
 		var err error
-		scored[i], err = scoreDataset(ctx, dirs[i], open, defaults, heldOut)
-		return err
+		if scored[i], err = scoreDataset(ctx, dirs[i], open, defaults, heldOut); err != nil {
+			return err
+		}
+		if progress != nil {
+			mu.Lock()
+			done++
+			progress(done, len(dirs))
+			mu.Unlock()
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

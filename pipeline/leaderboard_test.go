@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,9 +36,19 @@ func TestLeaderboard(t *testing.T) {
 		}
 		dirs = append(dirs, dir)
 	}
-	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut))
+	var progress []int
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut),
+		func(done, total int) {
+			if total != len(dirs) {
+				t.Errorf("progress: %d of %d datasets, there are %d", done, total, len(dirs))
+			}
+			progress = append(progress, done)
+		})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(progress, []int{1, 2}) {
+		t.Errorf("progress reported %v datasets done, want 1 then 2", progress)
 	}
 	if len(lb.Ranking) != len(contention.Models()) {
 		t.Fatalf("%d models ranked, want %d", len(lb.Ranking), len(contention.Models()))
@@ -123,7 +134,7 @@ func TestCommittedLeaderboard(t *testing.T) {
 	for _, d := range strings.Fields(string(m[1])) {
 		dirs = append(dirs, filepath.Join("..", d))
 	}
-	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut))
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,9 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 	if err != nil {
 		return err
 	}
-	lb, err := pipeline.BuildLeaderboard(ctx, o.Datasets, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut)
+	progress, clear := e.datasetProgress()
+	lb, err := pipeline.BuildLeaderboard(ctx, o.Datasets, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut, progress)
+	clear()
 	if err != nil {
 		return err
 	}
@@ -81,4 +83,14 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 		return lb.WriteMarkdown(e.stdout)
 	}
 	return lb.WriteText(e.stdout)
+}
+
+// datasetProgress is the leaderboard's progress, a dataset at a time (each takes seconds to
+// tens of seconds): a bar on a terminal, a log record per dataset elsewhere; clear removes the
+// bar.
+func (e env) datasetProgress() (progress func(done, total int), clear func()) {
+	if !e.terminal {
+		return func(done, total int) { e.log.Info("progress", "datasets", done, "of", total) }, func() {}
+	}
+	return e.countBar("datasets")
 }

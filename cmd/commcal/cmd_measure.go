@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/cluster"
@@ -163,18 +162,8 @@ func (e env) campaignProgress() (progress func(done, total int, left time.Durati
 			e.log.Info("progress", "measurements", done, "of", total, "left", left.Round(time.Second).String())
 		}, func() {}
 	}
-	var bar *progressbar.ProgressBar
-	return func(done, total int, left time.Duration) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr),
-					progressbar.OptionSetDescription("measurements"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
-			}
-			bar.Set(done)
-		}, func() {
-			if bar != nil {
-				bar.Clear()
-			}
-		}
+	set, clear := e.countBar("measurements")
+	return func(done, total int, _ time.Duration) { set(done, total) }, clear
 }
 
 // measureOptions are measure's flags.

@@ -84,6 +84,23 @@ func (e env) progress(what string) (func(int64), func()) {
 	return func(n int64) { bar.Set64(n) }, func() { bar.Clear() }
 }
 
+// countBar is a bar of what (measurements, datasets) done out of a total, drawn on stderr from
+// the first count on, for a terminal; clear removes it.
+func (e env) countBar(what string) (set func(done, total int), clear func()) {
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr),
+					progressbar.OptionSetDescription(what), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true))
+			}
+			bar.Set(done)
+		}, func() {
+			if bar != nil {
+				bar.Clear()
+			}
+		}
+}
+
 // printJSON prints v as commcal's stable JSON.
 func (e env) printJSON(v any) error {
 	data, err := datasets.EncodeJSON(v)
