@@ -85,6 +85,18 @@ const (
 	alphaStall    = 50
 )
 
+// alphaLooseTol and alphaLooseStall: the iteration also stops when the violation is at most
+// alphaLooseTol and has not halved in alphaLooseStall iterations. A held-out pattern of
+// two-rack-1g-seed9-nometrics (random N10-d2-011, at the parameters one fit of round 12's
+// trials gave, α = 0.817) crept at 1.64·10⁻⁷, above alphaStallTol, until the iteration cap, and
+// the error failed the whole validation (TestAlphaFairLooseStall); a capacity off by 10⁻⁶ of
+// itself moves a completion time by about as much. It changed no prediction where the
+// iteration used to end (LEADERBOARD.md's thirty datasets, fits included, came out the same).
+const (
+	alphaLooseTol   = 1e-6
+	alphaLooseStall = 1000
+)
+
 // alphaMaxIter bounds the iterations (Newton steps and sweeps) of one sharing; reaching it is an
 // error rather than rates that do not fill the capacities they claim to.
 const alphaMaxIter = 100000
@@ -138,7 +150,8 @@ func (f *wfill) fillAlpha(price []float64) error {
 		}
 		if worst <= mark/2 || math.IsNaN(mark) {
 			mark, markIter = worst, iter
-		} else if worst <= alphaStallTol && iter-markIter >= alphaStall {
+		} else if worst <= alphaStallTol && iter-markIter >= alphaStall ||
+			worst <= alphaLooseTol && iter-markIter >= alphaLooseStall {
 			break
 		}
 		if ok, after := f.newton(price, worst); ok {

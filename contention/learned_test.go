@@ -604,6 +604,42 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 	}
 }
 
+// A sharing whose prices creep at a violation between alphaStallTol and alphaLooseTol stops
+// (alphaLooseStall) instead of failing the prediction at the iteration cap: the held-out
+// pattern random/N10-d2-011 of data/tcp/two-rack-1g-seed9-nometrics on its cluster, at the
+// parameters a fit of round 12's trials gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
+// iterations. The transfers are all of 4 MiB; none finishes before a lone transfer would.
+func TestAlphaFairLooseStall(t *testing.T) {
+	cl, err := cluster.Load("../data/tcp/two-rack-1g.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lp LearnedParams
+	if err := json.Unmarshal([]byte(`{"ceiling_bps": 97751845.28649892, "nic_bps": 99992663.67982753, "ack_in": 0.43091585198737525,
+		"ack_out": 0.4309153814190605, "ack_full": 0.2435601983037878, "ack_lone": 0.06699675828921088, "ack_ramp_s": 0.013884846259534192,
+		"ack_ramp_max": 8, "alpha": 0.8174900864671405}`), &lp); err != nil {
+		t.Fatal(err)
+	}
+	net, err := Params{CeilingBps: 96893934.17995542, NICBps: 98380819.38665144, Learned: map[string]*LearnedParams{AckPathAlpha.Name(): &lp}}.Network(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []Flow
+	for _, p := range [][2]string{{"X1", "X3"}, {"X3", "X2"}, {"X3", "Y2"}, {"X4", "Y4"}, {"X5", "X1"}, {"Y1", "X5"}, {"Y1", "X1"}, {"Y4", "X2"}, {"Y4", "X3"}, {"Y5", "Y4"}} {
+		flows = append(flows, Flow{Src: p[0], Dst: p[1], Bytes: 4 << 20})
+	}
+	pred, err := AckPathAlpha.Predict(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := float64(4<<20) * 8 / lp.CeilingBps
+	for i, tm := range pred.Times {
+		if !(tm >= lone && tm < 10*lone) {
+			t.Errorf("%v: %g s, a lone transfer takes %g s", flows[i], tm, lone)
+		}
+	}
+}
+
 // equalRel says a and b have the same length and agree element by element to tol relative.
 func equalRel(a, b []float64, tol float64) bool {
 	if len(a) != len(b) {
