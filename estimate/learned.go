@@ -998,8 +998,8 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 	// one pattern holds the lone queues). On twenty synthetic campaigns of 5 repetitions
 	// (TestFitLearnedAckPathCoverage) the sandwich alone covered a, b, c and c₁ 17, 15, 19
 	// and at most 10 times, the floored interval 20 times each.
-	sse, n := sumSquares(psi)
-	s2 := sse / float64(max(n-p, 1))
+	ss, n := sumSquares(psi)
+	s2 := ss / float64(max(n-p, 1))
 	for j := range p {
 		half[j] = t * math.Sqrt(max(cov.At(j, j)*float64(g)/float64(g-1), s2*model.At(j, j), 0))
 	}
