@@ -38,7 +38,8 @@ import (
 // dual, so convergence of the mix is not proven: alphaMaxIter bounds it, and TestAlphaFairKKT
 // checks the rates it ends with against the optimality conditions. It stops when no capacity
 // is off by more than alphaTol, or a sweep moves no price (the prices' own precision reached),
-// or the violation is below alphaStallTol and no longer falls (alphaStall). Rates are
+// or the violation is below alphaStallTol and no longer falls (alphaStall), or below
+// alphaLooseTol and has not fallen for far longer (alphaLooseStall). Rates are
 // in units of the network's ceiling so that x^(−α) stays within floating point for α up to
 // MaxAlpha.
 //
