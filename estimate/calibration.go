@@ -155,8 +155,9 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 	} else {
 		c.Params.ContraFactor = c.Contra.Phi
 	}
+	var stages *maxminStages // ackpath's, for ackpath-alpha's fit (maxminStages)
 	for _, m := range contention.LearnedModels() {
-		lf, err := FitLearned(cl, in.Transfers, c.Params, m)
+		lf, err := fitLearned(cl, in.Transfers, c.Params, m, &stages)
 		if err != nil {
 			skip("learned:"+m.Name(), err)
 			continue

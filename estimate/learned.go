@@ -519,6 +519,30 @@ func (f *learnedFitter) gridStart(xs []*float64, grid []float64, obs []learnedOb
 // surface cells, each determined by one or two patterns, have none; α's is the bootstrap's
 // (see fitAlpha).
 func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
+	return fitLearned(cl, rows, base, model, nil)
+}
+
+// maxminStages is where a fit stands after the stages that come before α: the ceiling, the
+// capacities (and σ, κ), and a, b, c, c₁ and τ under max-min sharing. ackpath-alpha's fit goes
+// through ackpath's stages on the same patterns before it fits α (its α starts infinite, which
+// is the weighted fill, exactly: the same predictions, the same searches), so Calibrate keeps
+// them from ackpath's fit and ackpath-alpha's starts from there; its parameters come out the
+// same to the bit (TestCalibrateSharesMaxminStages). They were a fifth of a calibration's time
+// (0.64 of 3.6 s on two-rack-1g-seed9-nometrics).
+type maxminStages struct {
+	variant   contention.LearnedVariant // the model's components but α-fair sharing
+	params    contention.LearnedParams  // AckLone points to lone below once polished
+	lone      float64
+	ceiling   Param
+	warnings  []string
+	converged bool
+	descended [3]float64
+}
+
+// fitLearned is FitLearned; where memo holds the max-min stages of an earlier fit on the same
+// rows and base with the same components but α-fair sharing, it starts from them, else it
+// keeps its own there for the next (memo not nil).
+func fitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned, memo **maxminStages) (*LearnedFit, error) {
 	data, err := learnedObservations(rows)
 	if err != nil {
 		return nil, err
@@ -571,128 +595,154 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 		}
 		return ps, nil
 	}
-	// 1. The ceiling, with the capacities out of the way, and its interval there: once the
-	// capacities are back, a NIC fitted below the ceiling leaves lone transfers blind to it.
-	lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
-	if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
-		return fail(err)
-	}
-	ceiling, err := interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
-	if err != nil {
-		return fail(err)
-	}
-	// The backbone keeps base's capacity: the closed-form fit's when it saw the backbone
-	// saturate, the network's nominal one (0 here) when not.
-	lp.NICBps, lp.BackboneBps = start.nic, base.BackboneBps
-	// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
-	// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
-	w, err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic)
-	if err != nil {
-		return fail(err)
-	}
-	if w != "" {
-		warnings = append(warnings, w)
-	}
-	// 3. The duplex coupling; ackpath's a, b, c, c₁ and τ.
-	if variant.Duplex && len(data.bidir) > 0 {
-		if err := f.minimise(&lp.Coupling, 0, 1, 1e-3, false, data.bidir); err != nil {
-			return fail(err)
-		}
-	}
 	fitAck := variant.AckPath && len(multiBidir) > 0
 	// a, b, c, c₁ and τ; c₁ is tied to c (lp.AckLone absent) until the polish unties it.
 	var lone float64
 	ack := []ackCoord{{&lp.AckIn, 1, contention.MaxAck}, {&lp.AckOut, 1, contention.MaxAck}, {&lp.AckFull, 1, contention.MaxAck},
 		{&lone, 1, contention.MaxAck}, {&lp.AckRamp, rampScale, contention.MaxAckRamp}}
-	tied := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
-	cost := func() (float64, error) { return f.searchCost(multiBidir) }
-	// descend fits a, b and c (c₁ tied to c) by coordinate descent and says whether it
-	// converged. b and c trade off (the transfers into a node with o leaving it slow by
-	// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
-	// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's
-	// grid. A line search's result is kept only if it lowers the error: the
-	// error jumps where a slowdown makes a queue's transfers stop filling it (the queue is
-	// dropped, and the slowdowns it caused with it), so a golden section over the whole range
-	// can end in a worse minimum than where it started.
-	descend := func() (converged bool, err error) {
-		s, err := cost()
-		if err != nil {
-			return false, err
+	var ceiling []Param
+	converged := true
+	var descended [3]float64 // where the first descent stopped (the warning below)
+	// The stages before α: 1.–3., each model's own unless memo holds them.
+	stages := func() error {
+		// 1. The ceiling, with the capacities out of the way, and its interval there: once the
+		// capacities are back, a NIC fitted below the ceiling leaves lone transfers blind to it.
+		lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
+		if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
+			return err
 		}
-		for round := 0; round < ackRounds && !converged; round++ {
-			converged = true
-			for _, x := range tied {
-				old := *x
-				if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, multiBidir); err != nil {
-					return false, err
-				}
-				sx, err := cost()
-				if err != nil {
-					return false, err
-				}
-				if sx < s {
-					s = sx
-				} else {
-					*x = old
-				}
-				converged = converged && math.Abs(*x-old) <= 1e-4
+		ceiling, err = interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
+		if err != nil {
+			return err
+		}
+		// The backbone keeps base's capacity: the closed-form fit's when it saw the backbone
+		// saturate, the network's nominal one (0 here) when not.
+		lp.NICBps, lp.BackboneBps = start.nic, base.BackboneBps
+		// 2. Capacities and spread, jointly (they trade off: a larger capacity and a smaller
+		// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ.
+		w, err := f.capacitiesAndSpread(lp, data, saturated, variant.Stochastic)
+		if err != nil {
+			return err
+		}
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+		// 3. The duplex coupling; ackpath's a, b, c, c₁ and τ.
+		if variant.Duplex && len(data.bidir) > 0 {
+			if err := f.minimise(&lp.Coupling, 0, 1, 1e-3, false, data.bidir); err != nil {
+				return err
 			}
 		}
-		return converged, nil
+		tied := []*float64{&lp.AckIn, &lp.AckOut, &lp.AckFull}
+		cost := func() (float64, error) { return f.searchCost(multiBidir) }
+		// descend fits a, b and c (c₁ tied to c) by coordinate descent and says whether it
+		// converged. b and c trade off (the transfers into a node with o leaving it slow by
+		// b·(o − 1) + c): rounds until no parameter moves by more than 10⁻⁴, each line search to
+		// 10⁻⁶ of [0, MaxAck] (5·10⁻⁶) so that the moves measure the descent, not the search's
+		// grid. A line search's result is kept only if it lowers the error: the
+		// error jumps where a slowdown makes a queue's transfers stop filling it (the queue is
+		// dropped, and the slowdowns it caused with it), so a golden section over the whole range
+		// can end in a worse minimum than where it started.
+		descend := func() (converged bool, err error) {
+			s, err := cost()
+			if err != nil {
+				return false, err
+			}
+			for round := 0; round < ackRounds && !converged; round++ {
+				converged = true
+				for _, x := range tied {
+					old := *x
+					if err := f.minimise(x, 0, contention.MaxAck, 1e-6, false, multiBidir); err != nil {
+						return false, err
+					}
+					sx, err := cost()
+					if err != nil {
+						return false, err
+					}
+					if sx < s {
+						s = sx
+					} else {
+						*x = old
+					}
+					converged = converged && math.Abs(*x-old) <= 1e-4
+				}
+			}
+			return converged, nil
+		}
+		if fitAck {
+			// Two starts, the better kept: 0 (no slowdown) and the best point of a coarse grid,
+			// against the local minima of the jumps above.
+			if converged, err = descend(); err != nil {
+				return err
+			}
+			first := [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
+			s0, err := cost()
+			if err != nil {
+				return err
+			}
+			if err := f.gridStart(tied, ackStartGrid, multiBidir); err != nil {
+				return err
+			}
+			converged2, err := descend()
+			if err != nil {
+				return err
+			}
+			if s, err := cost(); err != nil {
+				return err
+			} else if s < s0 {
+				converged = converged2
+			} else {
+				lp.AckIn, lp.AckOut, lp.AckFull = first[0], first[1], first[2]
+			}
+			descended = [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
+			// τ by a line search over [0, 0.1 s] (five full queues' worth of 20 ms per transfer),
+			// kept where it lowers the error, its count held at the patterns' largest.
+			lp.AckRampMax = largestRampCount(multiBidir)
+			if s0, err = cost(); err != nil {
+				return err
+			}
+			if err := f.minimise(&lp.AckRamp, 0, rampSearch, 1e-4, false, multiBidir); err != nil {
+				return err
+			}
+			if s, err := cost(); err != nil {
+				return err
+			} else if s >= s0 {
+				lp.AckRamp = 0
+			}
+			// Untied: c₁ from c, all five polished together.
+			lone = lp.AckFull
+			lp.AckLone = &lone
+			if _, err := f.polish(ack, multiBidir); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
+	stagesOf := variant
+	stagesOf.AlphaFair = false
+	if memo != nil && *memo != nil && (*memo).variant == stagesOf {
+		m := *memo
+		*lp, lone = m.params, m.lone
+		if lp.AckLone != nil {
+			lp.AckLone = &lone
+		}
+		ceiling = []Param{m.ceiling}
+		warnings = slices.Clone(m.warnings)
+		converged, descended = m.converged, m.descended
+	} else {
+		if err := stages(); err != nil {
+			return fail(err)
+		}
+		if memo != nil {
+			m := &maxminStages{variant: stagesOf, params: *lp, lone: lone, ceiling: ceiling[0],
+				warnings: slices.Clone(warnings), converged: converged, descended: descended}
+			*memo = m
+		}
+	}
+	var alphaFit *Param
 	// α after a, b, c, c₁ and τ (fitted first under max-min, α = ∞, as ackpath's: max-min is a
 	// hundred times faster, and the first fit only has to get near), then a, b, c, c₁ and τ
 	// polished again at the new α, and so on while they move.
-	var alphaFit *Param
-	converged := true
-	var descended [3]float64 // where the first descent stopped (the warning below)
-	if fitAck {
-		// Two starts, the better kept: 0 (no slowdown) and the best point of a coarse grid,
-		// against the local minima of the jumps above.
-		if converged, err = descend(); err != nil {
-			return fail(err)
-		}
-		first := [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
-		s0, err := cost()
-		if err != nil {
-			return fail(err)
-		}
-		if err := f.gridStart(tied, ackStartGrid, multiBidir); err != nil {
-			return fail(err)
-		}
-		converged2, err := descend()
-		if err != nil {
-			return fail(err)
-		}
-		if s, err := cost(); err != nil {
-			return fail(err)
-		} else if s < s0 {
-			converged = converged2
-		} else {
-			lp.AckIn, lp.AckOut, lp.AckFull = first[0], first[1], first[2]
-		}
-		descended = [3]float64{lp.AckIn, lp.AckOut, lp.AckFull}
-		// τ by a line search over [0, 0.1 s] (five full queues' worth of 20 ms per transfer),
-		// kept where it lowers the error, its count held at the patterns' largest.
-		lp.AckRampMax = largestRampCount(multiBidir)
-		if s0, err = cost(); err != nil {
-			return fail(err)
-		}
-		if err := f.minimise(&lp.AckRamp, 0, rampSearch, 1e-4, false, multiBidir); err != nil {
-			return fail(err)
-		}
-		if s, err := cost(); err != nil {
-			return fail(err)
-		} else if s >= s0 {
-			lp.AckRamp = 0
-		}
-		// Untied: c₁ from c, all five polished together.
-		lone = lp.AckFull
-		lp.AckLone = &lone
-		if _, err := f.polish(ack, multiBidir); err != nil {
-			return fail(err)
-		}
-	}
 	switch {
 	case variant.AlphaFair && len(multiBidir) == 0:
 		var w string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -379,14 +380,11 @@ func TestFitLearnedFarStart(t *testing.T) {
 	}
 }
 
-// FitLearned recovers ackpath-alpha's α, within 5% and within its interval, from
-// static-synchronous patterns in which X1→X2 shares X1's outgoing direction with j transfers
-// to other nodes and X2's incoming one with j from other nodes (j = 1, 2, 3), written out for
-// that design: the 2j single-bottleneck transfers get y = C/(j + 2^(−1/α)) (they pay one
-// price, X1→X2 two: 2^(−1/α)·y) and end together, X1→X2 then runs alone at the ceiling; a, b
-// and c come from the bidirectional patterns at the same time.
-func TestFitLearnedRecoversAlpha(t *testing.T) {
-	const a, b, c, alpha, ceiling, capacity = 0.6, 0.4, 0.1, 0.7, 95e6, 97e6
+// alphaCampaign is TestFitLearnedRecoversAlpha's campaign: fairness and bidirectional
+// patterns (a, b = 0.4, c = c₁ = 0.1) and the chains it describes, and the parameters to start
+// from.
+func alphaCampaign(t *testing.T, a, alpha, ceiling, capacity float64) (*cluster.Cluster, []datasets.Transfer, contention.Params) {
+	const b, c = 0.4, 0.1
 	const m = 4 << 20
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
 	rows = append(rows, bidirCampaign(t, cl, a, b, c, c, ceiling, capacity, 5, 2)...)
@@ -414,6 +412,51 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	}
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
+	return cl, rows, base
+}
+
+// Calibrate's fit of ackpath-alpha starts from ackpath's max-min stages (maxminStages) and
+// comes out as its own fit from the start does, to the bit: parameters, intervals, sources and
+// warnings. A memo of another model's stages (duplex fits κ before them) is not used.
+func TestCalibrateSharesMaxminStages(t *testing.T) {
+	cl, rows, base := alphaCampaign(t, 0.6, 0.7, 95e6, 97e6)
+	alone, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stages *maxminStages
+	if _, err := fitLearned(cl, rows, base, contention.AckPath, &stages); err != nil || stages == nil {
+		t.Fatalf("ackpath's fit kept no stages (%v)", err)
+	}
+	shared, err := fitLearned(cl, rows, base, contention.AckPathAlpha, &stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(alone, shared) {
+		t.Errorf("from ackpath's stages:\n%+v\nalone:\n%+v", shared, alone)
+	}
+	var other *maxminStages
+	if _, err := fitLearned(cl, rows, base, contention.Duplex, &other); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := fitLearned(cl, rows, base, contention.AckPath, &other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := FitLearned(cl, rows, base, contention.AckPath); err != nil || !reflect.DeepEqual(ack, want) {
+		t.Errorf("ackpath after duplex's stages:\n%+v\nalone:\n%+v (%v)", ack, want, err)
+	}
+}
+
+// FitLearned recovers ackpath-alpha's α, within 5% and within its interval, from
+// static-synchronous patterns in which X1→X2 shares X1's outgoing direction with j transfers
+// to other nodes and X2's incoming one with j from other nodes (j = 1, 2, 3), written out for
+// that design: the 2j single-bottleneck transfers get y = C/(j + 2^(−1/α)) (they pay one
+// price, X1→X2 two: 2^(−1/α)·y) and end together, X1→X2 then runs alone at the ceiling; a, b
+// and c come from the bidirectional patterns at the same time.
+func TestFitLearnedRecoversAlpha(t *testing.T) {
+	const a, alpha, ceiling, capacity = 0.6, 0.7, 95e6, 97e6
+	cl, rows, base := alphaCampaign(t, a, alpha, ceiling, capacity)
 	fit, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
 	if err != nil {
 		t.Fatal(err)
