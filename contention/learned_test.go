@@ -362,6 +362,22 @@ func TestAckPathCeilingQueueKept(t *testing.T) {
 	}
 }
 
+// A queue one transfer holds drains when that transfer is slowed by a queue apart from it
+// (slowedApart). In the chain X1→X2→X3→Y1 (each transfer's receiver sends the next), X3→Y1 is
+// free and queues in X3's outgoing direction, where X2→X3's acknowledgements leave: X2→X3 pays
+// c₁ and no longer holds its own queue in X2's outgoing direction, so X1→X2, whose
+// acknowledgements leave there, keeps the full rate (it paid c₁ too until round 13). The same
+// where X2→X3 is slowed by a shared queue (X3 sends two transfers). An exchange keeps both
+// queues (TestAckPathLoneQueue).
+func TestAckPathSlowedLoneQueue(t *testing.T) {
+	const a, b, c, c1, C = 1, 0.5, 0.25, 0.1, 940e6
+	net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckOut: b, AckFull: c, AckLone: new(c1)})
+	chain := []Flow{{"X1", "X2", 1e6}, {"X2", "X3", 1e6}, {"X3", "Y1", 1e6}}
+	checkRates(t, AckPath, net, chain, []float64{C, C / (1 + c1), C})
+	fork := []Flow{{"X1", "X2", 1e6}, {"X2", "X3", 1e6}, {"X3", "Y1", 1e6}, {"X3", "Y2", 1e6}}
+	checkRates(t, AckPath, net, fork, []float64{C, C / (1 + b + c), C / 2, C / 2})
+}
+
 // ackpath's c₁ prices a queued NIC direction on the way back that one transfer holds, c one
 // that two or more share (both: TestAckPathCeilingQueueKept). In an exchange X1 ⇄ X2 each
 // transfer's receiver sends one transfer: each pays c₁. A calibration without ack_lone
