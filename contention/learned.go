@@ -821,12 +821,13 @@ func (f *wfill) rates() error {
 // factor (ackDelay) from the queues located so far, send more than it carries: the ceiling
 // times the factor for a transfer queued there, no more than its plain rate for one held back
 // elsewhere; a queue one transfer holds is kept unless that transfer is slowed by a queue
-// apart from it (slowedApart). One pass: dropping a queue only raises factors, so a queue kept stays fed; a queue
-// dropped is not looked at again, although the raised factors may let its transfers fill it. On
-// validation-sized patterns that is what was tested (data/tcp/README.md, round 7); where
-// hundreds of transfers share each NIC (the 10⁴-transfer benchmark pattern), every transfer's
-// factor is small and the pass drops 87% of the shared queues, a regime no measured dataset
-// covers.
+// apart from it (slowedApart). One pass: dropping a queue only raises factors, so a queue kept
+// stays fed; a queue dropped is not looked at again, although the raised factors may let its
+// transfers fill it (or, for a lone one, the queue that slowed its transfer may be dropped
+// in the same pass). On validation-sized patterns that is what was tested (data/tcp/README.md,
+// rounds 7 and 13); where hundreds of transfers share each NIC (the 10⁴-transfer benchmark
+// pattern), every transfer's factor is small and the pass drops 87% of the shared queues, a
+// regime no measured dataset covers.
 func (f *wfill) queues() {
 	e := f.e
 	nr := int32(len(e.net.Capacity))

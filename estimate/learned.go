@@ -616,14 +616,14 @@ func fitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	var descended [3]float64 // where the first descent stopped (the warning below)
 	// The stages before α: 1.–3., each model's own unless memo holds them.
 	stages := func() error {
+		var err error
 		// 1. The ceiling, with the capacities out of the way, and its interval there: once the
 		// capacities are back, a NIC fitted below the ceiling leaves lone transfers blind to it.
 		lp.NICBps, lp.BackboneBps = 100*start.ceiling, 100*start.ceiling
 		if err := f.minimise(&lp.CeilingBps, 0.5*start.ceiling, 1.5*start.ceiling, 1e-3, true, data.lone); err != nil {
 			return err
 		}
-		ceiling, err = interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
-		if err != nil {
+		if ceiling, err = interval([]string{"ceiling_bps"}, data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain}); err != nil {
 			return err
 		}
 		// The backbone keeps base's capacity: the closed-form fit's when it saw the backbone
