@@ -841,6 +841,9 @@ func (f *wfill) queues() {
 		for _, r := range f.path[c] {
 			if r < nr {
 				f.top[r] = max(f.top[r], l)
+				if e.count[r] == 1 {
+					f.holder[r] = c
+				}
 			}
 		}
 	}
@@ -867,13 +870,6 @@ func (f *wfill) queues() {
 	}
 	shared := func(r int32) bool {
 		return r < nr && f.queued[r] && e.count[r] >= 2 && f.saturated(r)
-	}
-	for _, c := range e.act {
-		for _, r := range f.path[c] {
-			if r < nr && e.count[r] == 1 {
-				f.holder[r] = c
-			}
-		}
 	}
 	f.unfed = f.unfed[:0]
 	for _, c := range e.act {
@@ -903,6 +899,13 @@ func (f *wfill) queues() {
 	}
 }
 
+// ackCounts says whether ackDelay counts a queue standing at position k of a class's reverse
+// path (0 into its sender, last out of its receiver) crossed by n transfers: a shared one
+// anywhere, a lone one only in the two NIC directions (c₁).
+func ackCounts(k, last int, n int32) bool {
+	return n >= 2 || k == 0 || k == last
+}
+
 // slowedApart says whether some queue that ackDelay counts for class c, alone at its queue
 // at, stands apart from c: shared by two transfers or more, or held by a transfer alone whose
 // own acknowledgements do not queue at at. A transfer slowed by such a queue sends below the
@@ -915,8 +918,8 @@ func (f *wfill) slowedApart(c, at int32) bool {
 	rt := &e.routes[c]
 	last := int(rt.n) - 1
 	for k, r := range rt.rev[:rt.n] {
-		if !f.queued[r] || e.count[r] < 2 && k != 0 && k != last {
-			continue // ackDelay counts nothing here
+		if !f.queued[r] || !ackCounts(k, last, e.count[r]) {
+			continue
 		}
 		if e.count[r] >= 2 {
 			return true
@@ -941,10 +944,10 @@ func (f *wfill) ackDelay(c int32) float64 {
 	last := int(rt.n) - 1
 	q := 0.0
 	for k, r := range rt.rev[:rt.n] {
-		if !f.queued[r] {
+		n := e.count[r]
+		if !f.queued[r] || !ackCounts(k, last, n) {
 			continue
 		}
-		n := e.count[r]
 		if k == 0 || k == last {
 			if n < 2 {
 				q += f.ackLone

@@ -266,21 +266,24 @@ func (f *learnedFitter) residuals(obs []learnedObs) ([][]float64, error) {
 // sse is Σ log²(predicted/target) over the patterns and the number of terms.
 func (f *learnedFitter) sse(obs []learnedObs) (float64, int, error) {
 	res, err := f.residuals(obs)
-	s, n := sumSquares(res)
+	s, n := sumOf(res, square)
 	return s, n, err
 }
 
-// sumSquares is the sum of the squared residuals and their number.
-func sumSquares(res [][]float64) (float64, int) {
+// sumOf is Σ loss(v) over the residuals (pattern by pattern, in order) and their number.
+func sumOf(res [][]float64, loss func(float64) float64) (float64, int) {
 	s, n := 0.0, 0
 	for _, r := range res {
 		for _, v := range r {
-			s += v * v
+			s += loss(v)
 		}
 		n += len(r)
 	}
 	return s, n
 }
+
+// square is the least-squares loss of a log error.
+func square(v float64) float64 { return v * v }
 
 // huberDelta is where the searches' loss turns from square to linear (huberLoss): a log
 // error of 0.1, about the ±10% by which accuracy is judged. With the sum of squares, a few
@@ -307,24 +310,13 @@ func huberScore(v float64) float64 {
 	return min(max(v, -huberDelta), huberDelta)
 }
 
-// sumLoss is Σ huberLoss over the residuals.
-func sumLoss(res [][]float64) float64 {
-	s := 0.0
-	for _, r := range res {
-		for _, v := range r {
-			s += huberLoss(v)
-		}
-	}
-	return s
-}
-
 // searchCost is the error a search minimises: Σ huberLoss(log(predicted/target)), or +∞ where
 // the α-fair prices do not converge on some pattern (small α: TestFitAlphaSkipsNonConvergence),
 // so that the search moves away from such parameters instead of failing the model's
 // calibration.
 func (f *learnedFitter) searchCost(obs []learnedObs) (float64, error) {
 	res, err := f.residuals(obs)
-	s := sumLoss(res)
+	s, _ := sumOf(res, huberLoss)
 	if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
 		return math.Inf(1), nil
 	}
@@ -405,7 +397,7 @@ func (f *learnedFitter) polish(xs []ackCoord, obs []learnedObs) (bool, error) {
 		return out
 	}
 	var ferr error
-	sse := func(x []float64) float64 {
+	cost := func(x []float64) float64 {
 		out := set(x)
 		s, err := f.searchCost(obs)
 		if err != nil && ferr == nil {
@@ -413,8 +405,8 @@ func (f *learnedFitter) polish(xs []ackCoord, obs []learnedObs) (bool, error) {
 		}
 		return s * (1 + out)
 	}
-	s0 := sse(x0)
-	res, err := optimize.Minimize(optimize.Problem{Func: sse}, x0, &optimize.Settings{FuncEvaluations: 600,
+	s0 := cost(x0)
+	res, err := optimize.Minimize(optimize.Problem{Func: cost}, x0, &optimize.Settings{FuncEvaluations: 600,
 		Converger: &optimize.FunctionConverge{Absolute: 1e-12, Relative: polishTol, Iterations: 60}}, &optimize.NelderMead{SimplexSize: polishSimplex})
 	if ferr != nil {
 		return false, ferr
@@ -538,12 +530,13 @@ func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 // through ackpath's stages on the same patterns before it fits α (its α starts infinite, which
 // is the weighted fill, exactly: the same predictions, the same searches), so Calibrate keeps
 // them from ackpath's fit and ackpath-alpha's starts from there; its parameters come out the
-// same to the bit (TestCalibrateSharesMaxminStages). They were a fifth of a calibration's time
+// same to the bit (TestFitLearnedSharesMaxminStages). They were a fifth of a calibration's time
 // (0.64 of 3.6 s on two-rack-1g-seed9-nometrics).
 type maxminStages struct {
 	variant   contention.LearnedVariant // the model's components but α-fair sharing
-	params    contention.LearnedParams  // AckLone points to lone below once polished
+	params    contention.LearnedParams  // AckLone nil: c₁ is lone, untied says whether set
 	lone      float64
+	untied    bool
 	ceiling   Param
 	warnings  []string
 	converged bool
@@ -734,7 +727,7 @@ func fitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 	if memo != nil && *memo != nil && (*memo).variant == stagesOf {
 		m := *memo
 		*lp, lone = m.params, m.lone
-		if lp.AckLone != nil {
+		if m.untied {
 			lp.AckLone = &lone
 		}
 		ceiling = []Param{m.ceiling}
@@ -745,8 +738,9 @@ func fitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.P
 			return fail(err)
 		}
 		if memo != nil {
-			m := &maxminStages{variant: stagesOf, params: *lp, lone: lone, ceiling: ceiling[0],
-				warnings: slices.Clone(warnings), converged: converged, descended: descended}
+			m := &maxminStages{variant: stagesOf, params: *lp, lone: lone, untied: lp.AckLone != nil,
+				ceiling: ceiling[0], warnings: slices.Clone(warnings), converged: converged, descended: descended}
+			m.params.AckLone = nil // it points to this fit's lone
 			*memo = m
 		}
 	}
@@ -1065,7 +1059,7 @@ func (f *learnedFitter) intervals(theta []float64, set func([]float64), obs []le
 	// one pattern holds the lone queues). On twenty synthetic campaigns of 5 repetitions
 	// (TestFitLearnedAckPathCoverage) the sandwich alone covered a, b, c and c₁ 17, 15, 19
 	// and at most 10 times, the floored interval 20 times each.
-	ss, n := sumSquares(psi)
+	ss, n := sumOf(psi, square)
 	s2 := ss / float64(max(n-p, 1))
 	for j := range p {
 		half[j] = t * math.Sqrt(max(cov.At(j, j)*float64(g)/float64(g-1), s2*model.At(j, j), 0))
@@ -1192,8 +1186,9 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 			return nil, "", err
 		}
 		points = append(points, a)
-		for i, r := range res {
-			table[i] = append(table[i], sumLoss([][]float64{r}))
+		for i := range res {
+			s, _ := sumOf(res[i:i+1], huberLoss)
+			table[i] = append(table[i], s)
 		}
 	}
 	at := func(g int) float64 { return points[g] }

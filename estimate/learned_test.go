@@ -415,10 +415,10 @@ func alphaCampaign(t *testing.T, a, alpha, ceiling, capacity float64) (*cluster.
 	return cl, rows, base
 }
 
-// Calibrate's fit of ackpath-alpha starts from ackpath's max-min stages (maxminStages) and
-// comes out as its own fit from the start does, to the bit: parameters, intervals, sources and
+// ackpath-alpha's fit started from ackpath's max-min stages (maxminStages, as Calibrate chains
+// them) comes out as its own fit from the start does, to the bit: parameters, intervals, sources and
 // warnings. A memo of another model's stages (duplex fits κ before them) is not used.
-func TestCalibrateSharesMaxminStages(t *testing.T) {
+func TestFitLearnedSharesMaxminStages(t *testing.T) {
 	cl, rows, base := alphaCampaign(t, 0.6, 0.7, 95e6, 97e6)
 	alone, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
 	if err != nil {
