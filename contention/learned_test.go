@@ -378,6 +378,31 @@ func TestAckPathSlowedLoneQueue(t *testing.T) {
 	checkRates(t, AckPath, net, fork, []float64{C, C / (1 + b + c), C / 2, C / 2})
 }
 
+// ackpath's ρ spares a transfer's ceiling a share of its slowdown, not its weight: in the fork
+// X1→X2, X2→X3, X3→Y1, X3→Y2, X2→X3 is alone on its data path and slowed by b + c (X3's
+// outgoing queue, shared), so its ceiling alone sets its rate, C/(1 + (1 − ρ)(b + c)); the
+// others keep theirs. A calibration without ack_relief (written before round 14) has ρ = 0.
+func TestAckPathRelief(t *testing.T) {
+	const a, b, c, c1, C = 1, 0.5, 0.25, 0.1, 940e6
+	for _, rho := range []float64{0, 0.6, 1} {
+		net := ackCluster(t, 10e9, &LearnedParams{AckIn: a, AckOut: b, AckFull: c, AckLone: new(c1), AckRelief: rho})
+		fork := []Flow{{"X1", "X2", 1e6}, {"X2", "X3", 1e6}, {"X3", "Y1", 1e6}, {"X3", "Y2", 1e6}}
+		checkRates(t, AckPath, net, fork, []float64{C, C / (1 + (1-rho)*(b+c)), C / 2, C / 2})
+	}
+	var lp LearnedParams
+	if err := json.Unmarshal([]byte(`{"ack_full": 0.25}`), &lp); err != nil {
+		t.Fatal(err)
+	}
+	if lp.AckRelief != 0 {
+		t.Errorf("without ack_relief: ρ %g, want 0", lp.AckRelief)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		if err := (&LearnedParams{AckRelief: bad}).Validate(); err == nil || !strings.Contains(err.Error(), "ack_relief") {
+			t.Errorf("ρ %g: %v, want an error naming ack_relief", bad, err)
+		}
+	}
+}
+
 // ackpath's c₁ prices a queued NIC direction on the way back that one transfer holds, c one
 // that two or more share (both: TestAckPathCeilingQueueKept). In an exchange X1 ⇄ X2 each
 // transfer's receiver sends one transfer: each pays c₁. A calibration without ack_lone

@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"gonum.org/v1/gonum/mat"
 )
 
 // shareCampaign draws the lone sweeps and fair_intra k = 1…6 of a cluster whose NIC carries
@@ -347,13 +348,16 @@ func TestFitLearnedAckPathCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if fit.AckRelief != nil {
+			t.Fatalf("ρ fitted without random calibration patterns: %+v", fit.AckRelief)
+		}
 		for i, p := range []*Param{fit.AckIn, fit.AckOut, fit.AckFull, fit.AckLone, fit.AckRamp} {
 			if p != nil && p.Covers(truth[i]) {
 				covered[i]++
 			}
 		}
 	}
-	for i, name := range ackNames {
+	for i, name := range ackNames[:len(truth)] {
 		if covered[i] < 17 {
 			t.Errorf("%s = %g: covered in %d of 20 campaigns", name, truth[i], covered[i])
 		}
@@ -565,13 +569,13 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 	}
 }
 
-// FitLearned recovers ackpath's ramp-up cost τ beside a, b, c and c₁ from a campaign that
-// ackpath itself predicts, with 0.3% noise per repetition: the bidirectional patterns and
-// twelve random calibration patterns of 6 to 10 transfers of 1 to 8 MB (with one size, τ's
-// added time and the slowdowns' longer times would be hard to tell apart).
+// FitLearned recovers ackpath's ramp-up cost τ and its relief ρ beside a, b, c and c₁ from a
+// campaign that ackpath itself predicts, with 0.3% noise per repetition: the bidirectional
+// patterns and twelve random calibration patterns of 6 to 10 transfers of 1 to 8 MB (with one
+// size, τ's added time and the slowdowns' longer times would be hard to tell apart).
 func TestFitLearnedRecoversAckRamp(t *testing.T) {
 	const ceiling, capacity = 95e6, 97e6
-	truth := contention.LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, AckLone: new(0.2), AckRamp: 0.01}
+	truth := contention.LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, AckLone: new(0.2), AckRamp: 0.01, AckRelief: 0.4}
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = ceiling, capacity
@@ -616,7 +620,7 @@ func TestFitLearnedRecoversAckRamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRecovered(t, 0.05, []recovered{{"a", truth.AckIn, fit.AckIn}, {"b", truth.AckOut, fit.AckOut}, {"c", truth.AckFull, fit.AckFull},
-		{"c₁", *truth.AckLone, fit.AckLone}, {"τ", truth.AckRamp, fit.AckRamp}})
+		{"c₁", *truth.AckLone, fit.AckLone}, {"τ", truth.AckRamp, fit.AckRamp}, {"ρ", truth.AckRelief, fit.AckRelief}})
 	if got, want := fit.Params.AckRampMax, largestRampCount(learnedObsOf(pats)); got != want {
 		t.Errorf("τ's count held at %d, want the patterns' largest, %d", got, want)
 	}
@@ -646,5 +650,46 @@ func checkRecovered(t *testing.T, tol float64, ps []recovered) {
 		if p.estimated == nil || math.Abs(p.estimated.Value/p.truth-1) > tol || !p.estimated.Covers(p.truth) {
 			t.Errorf("%s = %g: fitted %+v", p.name, p.truth, p.estimated)
 		}
+	}
+}
+
+// sandwich gives an infinite interval to the coordinates along a direction JᵀWJ does not see
+// and finite ones to the rest: here the third coordinate moves every term exactly as the second
+// does (ρ beside a slowdown on patterns that cannot tell them apart), so only their difference
+// is unseen; the first keeps the interval it has without the third.
+func TestSandwichUnseenDirection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const g, per = 8, 4
+	off := make([]int, g+1)
+	res := make([][]float64, g)
+	for k := range g {
+		off[k+1] = off[k] + per
+		res[k] = make([]float64, per)
+		for i := range res[k] {
+			res[k][i] = 0.02 * rng.NormFloat64()
+		}
+	}
+	full := mat.NewDense(g*per, 3, nil)
+	two := mat.NewDense(g*per, 2, nil)
+	for i := range g * per {
+		a, b := rng.NormFloat64(), rng.NormFloat64()
+		full.Set(i, 0, a)
+		full.Set(i, 1, b)
+		full.Set(i, 2, b)
+		two.Set(i, 0, a)
+		two.Set(i, 1, b)
+	}
+	half := sandwich(full, res, off)
+	if !math.IsInf(half[1], 1) || !math.IsInf(half[2], 1) {
+		t.Errorf("the collinear pair's half-widths %g and %g, want +∞", half[1], half[2])
+	}
+	// Without the twin the first coordinate's interval is the same but for the degree of
+	// freedom the twin took from s² (n − p with p = 3, not 2).
+	ref := sandwich(two, res, off)
+	if math.IsInf(half[0], 0) || math.IsNaN(half[0]) || math.Abs(half[0]/ref[0]-1) > 0.05 {
+		t.Errorf("first coordinate's half-width %g, %g without the twin", half[0], ref[0])
+	}
+	if slices.ContainsFunc(ref, func(h float64) bool { return math.IsInf(h, 0) || math.IsNaN(h) || h <= 0 }) {
+		t.Errorf("two independent coordinates: half-widths %v", ref)
 	}
 }

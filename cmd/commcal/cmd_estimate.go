@@ -29,8 +29,9 @@ LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M
 (stochastic, surface, duplex, ackpath, ackpath-alpha) calibrated through the model: ceiling
 (p2p_sweep from 1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ
 (fair_intra, fair_inter), duplex coupling κ and the bidirectional surface (bidir_*), ackpath's
-slowdowns a, b, c and c₁ and ackpath-alpha's α (static_sync and random_calibration patterns with
-bidir_*). Held-out experiments (random, alltoallv) are never read.
+slowdowns a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α
+(static_sync and random_calibration patterns with bidir_*). Held-out experiments (random,
+alltoallv) are never read.
 
 EXAMPLES:
    commcal estimate --out calib run/dataset
