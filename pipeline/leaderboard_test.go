@@ -116,7 +116,7 @@ func TestLeaderboard(t *testing.T) {
 // TestCommittedLeaderboard regenerates the tables of data/tcp/LEADERBOARD.md from the committed
 // TCP datasets with the command its header names, and wants the file to end with exactly
 // them: a change to a model, an estimator or a dataset that moves a number there comes with
-// the regenerated file. Not with -short (minutes on two cores for the thirty-eight datasets:
+// the regenerated file. Not with -short (minutes on two cores for every committed dataset:
 // see README.md's make test).
 func TestCommittedLeaderboard(t *testing.T) {
 	if testing.Short() {
