@@ -740,21 +740,27 @@ func TestScratchWarmPrices(t *testing.T) {
 // ackpath's ramp-up cost: τ·(min(k, K) − 1)⁺ seconds added to a transfer's time, k the
 // transfers into its sender plus those out of its receiver at the start. X1 → Y1 has two
 // transfers into X1 and one out of Y1 (k = 3: 2τ, or τ held at K = 2); the others have k = 1
-// and pay nothing; the sharing is as without τ, under both ackpath models.
+// and pay nothing; the sharing is as without τ, under both ackpath models. Without the slowdowns
+// (a = b = c = 0) every transfer ends in the first step (X1 → Y1 and Y1 → X2 at the NIC's 940
+// Mbit/s, the two into X1 at half of it with half the bytes), so no rate rises and there is no
+// take-up cost (TestAckPathTakeUp).
 func TestAckPathRamp(t *testing.T) {
 	const tau = 0.01
-	flows := []Flow{{"X1", "Y1", 4e6}, {"Y2", "X1", 4e6}, {"Y3", "X1", 2e6}, {"Y1", "X2", 1e6}}
+	flows := []Flow{{"X1", "Y1", 4e6}, {"Y2", "X1", 2e6}, {"Y3", "X1", 2e6}, {"Y1", "X2", 4e6}}
 	for _, m := range []Learned{AckPath, AckPathAlpha} {
 		for _, c := range []struct {
 			held int
 			want []float64
 		}{{0, []float64{2 * tau, 0, 0, 0}}, {2, []float64{tau, 0, 0, 0}}, {3, []float64{2 * tau, 0, 0, 0}}} {
-			lp := LearnedParams{AckIn: 0.6, AckOut: 0.4, AckFull: 0.1, Alpha: 0.8}
+			lp := LearnedParams{Alpha: 0.8}
 			net := ackCluster(t, 10e9, &lp)
 			net.Learned[AckPathAlpha.Name()] = &lp
 			without, err := m.Predict(net, flows)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if without.Steps != 1 {
+				t.Fatalf("%s: %d steps, want 1", m.Name(), without.Steps)
 			}
 			lp.AckRamp, lp.AckRampMax = tau, c.held
 			with, err := m.Predict(net, flows)
@@ -765,6 +771,37 @@ func TestAckPathRamp(t *testing.T) {
 				if d := with.Times[i] - without.Times[i]; math.Abs(d-c.want[i]) > 1e-12 || with.FirstRates[i] != without.FirstRates[i] {
 					t.Errorf("%s, K = %d: %v adds %g s, want %g", m.Name(), c.held, flows[i], d, c.want[i])
 				}
+			}
+		}
+	}
+}
+
+// ackpath's take-up cost (takeUp): X1 → X2 (1 MB) and X1 → X3 (4 MB) share X1's outgoing NIC
+// direction at 470 Mbit/s each; when the first ends, the second's rate rises to the NIC's 940,
+// and it pays τ·(1 − 470/940) = τ/2 seconds more. Neither has a ramp-up cost (nothing enters
+// X1 or leaves X2 and X3), and the first, whose rate never rises, pays nothing.
+func TestAckPathTakeUp(t *testing.T) {
+	const tau = 0.01
+	flows := []Flow{{"X1", "X2", 1e6}, {"X1", "X3", 4e6}}
+	for _, m := range []Learned{AckPath, AckPathAlpha} {
+		lp := LearnedParams{Alpha: 0.8}
+		net := ackCluster(t, 10e9, &lp)
+		net.Learned[AckPathAlpha.Name()] = &lp
+		without, err := m.Predict(net, flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(without.FirstRates[0]/470e6-1) > 1e-9 || math.Abs(without.FirstRates[1]/470e6-1) > 1e-9 || without.Steps != 2 {
+			t.Fatalf("%s: first rates %v in %d steps, want 470 Mbit/s each in 2", m.Name(), without.FirstRates, without.Steps)
+		}
+		lp.AckRamp = tau
+		with, err := m.Predict(net, flows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []float64{0, tau / 2} {
+			if d := with.Times[i] - without.Times[i]; math.Abs(d-want) > 1e-12 {
+				t.Errorf("%s: %v adds %g s, want %g", m.Name(), flows[i], d, want)
 			}
 		}
 	}
