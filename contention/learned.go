@@ -592,8 +592,10 @@ func (e *engine) rampCosts(tau float64, held int) []float64 {
 // polish's two simplex sizes, ackpath-alpha: 74.92 → 75.18% of held-out transfers within
 // ±10% (mean |ε| 7.62 → 7.53%; 1g shape +0.15 points, up on 11 and 13 of 21 datasets; 100m
 // +0.54, up on 11 of 15; three racks −0.17), cross-validated on the calibration patterns
-// 82.70 → 82.84% (three racks −0.25). The cost only adds to the times: the transfer's steps
-// are those of the fluid sharing.
+// 82.70 → 82.84% (three racks −0.25). Held out (the seed-23 pair, scored once after this was
+// committed) it did not replicate: 76.5% and 73.3% within ±10% against round 14's 76.7% and
+// 73.5%, inside what the search's path alone moves. The cost only adds to the times: the
+// transfer's steps are those of the fluid sharing.
 type takeUp struct {
 	*wfill
 	tau  float64
