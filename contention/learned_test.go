@@ -752,20 +752,9 @@ func TestAckPathRamp(t *testing.T) {
 			held int
 			want []float64
 		}{{0, []float64{2 * tau, 0, 0, 0}}, {2, []float64{tau, 0, 0, 0}}, {3, []float64{2 * tau, 0, 0, 0}}} {
-			lp := LearnedParams{Alpha: 0.8}
-			net := ackCluster(t, 10e9, &lp)
-			net.Learned[AckPathAlpha.Name()] = &lp
-			without, err := m.Predict(net, flows)
-			if err != nil {
-				t.Fatal(err)
-			}
+			without, with := beforeAfter(t, m, flows, func(lp *LearnedParams) { lp.AckRamp, lp.AckRampMax = tau, c.held })
 			if without.Steps != 1 {
 				t.Fatalf("%s: %d steps, want 1", m.Name(), without.Steps)
-			}
-			lp.AckRamp, lp.AckRampMax = tau, c.held
-			with, err := m.Predict(net, flows)
-			if err != nil {
-				t.Fatal(err)
 			}
 			for i := range flows {
 				if d := with.Times[i] - without.Times[i]; math.Abs(d-c.want[i]) > 1e-12 || with.FirstRates[i] != without.FirstRates[i] {
@@ -784,20 +773,9 @@ func TestAckPathTakeUp(t *testing.T) {
 	const tau = 0.01
 	flows := []Flow{{"X1", "X2", 1e6}, {"X1", "X3", 4e6}}
 	for _, m := range []Learned{AckPath, AckPathAlpha} {
-		lp := LearnedParams{Alpha: 0.8}
-		net := ackCluster(t, 10e9, &lp)
-		net.Learned[AckPathAlpha.Name()] = &lp
-		without, err := m.Predict(net, flows)
-		if err != nil {
-			t.Fatal(err)
-		}
+		without, with := beforeAfter(t, m, flows, func(lp *LearnedParams) { lp.AckRamp = tau })
 		if math.Abs(without.FirstRates[0]/470e6-1) > 1e-9 || math.Abs(without.FirstRates[1]/470e6-1) > 1e-9 || without.Steps != 2 {
 			t.Fatalf("%s: first rates %v in %d steps, want 470 Mbit/s each in 2", m.Name(), without.FirstRates, without.Steps)
-		}
-		lp.AckRamp = tau
-		with, err := m.Predict(net, flows)
-		if err != nil {
-			t.Fatal(err)
 		}
 		for i, want := range []float64{0, tau / 2} {
 			if d := with.Times[i] - without.Times[i]; math.Abs(d-want) > 1e-12 {
@@ -805,4 +783,22 @@ func TestAckPathTakeUp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// beforeAfter predicts flows with m on ackCluster (a 10 Gbit/s backbone) without slowdowns
+// (a = b = c = 0, α = 0.8), then again once set has changed the parameters.
+func beforeAfter(t *testing.T, m Learned, flows []Flow, set func(*LearnedParams)) (before, after *Prediction) {
+	t.Helper()
+	lp := LearnedParams{Alpha: 0.8}
+	net := ackCluster(t, 10e9, &lp)
+	net.Learned[AckPathAlpha.Name()] = &lp
+	before, err := m.Predict(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(&lp)
+	if after, err = m.Predict(net, flows); err != nil {
+		t.Fatal(err)
+	}
+	return before, after
 }
