@@ -4,6 +4,6 @@
 // the columns of Table II of Zhu et al. (CCPE 2014): transfers, mean Algorithm-2 steps, mean
 // |ε| with its standard error, the share with |ε| ≤ 10%, and the mean |ε| on patterns with
 // asymmetric traffic on a link; beside each, the noise limit of the repetitions' spread; and
-// the accuracy per situation (what else a transfer's pattern sends where it goes), which
-// says where the error that remains comes from.
+// the accuracy per situation (what else a transfer's pattern sends where it goes) and per
+// transfer size, which say where the error that remains comes from.
 package validate

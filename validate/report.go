@@ -31,7 +31,7 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := a.writeSituations(w); err != nil {
+	if err := a.writeGroups(w); err != nil {
 		return err
 	}
 	if a.Default != "" {
@@ -43,31 +43,57 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 	return nil
 }
 
-// writeSituations prints the accuracy per situation: each situation's noise limit, the default
-// model's share within ±10%, mean |ε| and bias, and the best model's (SituationAccuracy.Best).
-func (a *Accuracy) writeSituations(w io.Writer) error {
-	if len(a.Situations) == 0 {
+// writeGroups prints the accuracy per situation and per size class.
+func (a *Accuracy) writeGroups(w io.Writer) error {
+	sits := make([]namedGroup, len(a.Situations))
+	for i, s := range a.Situations {
+		sits[i] = namedGroup{s.Situation, &s.GroupAccuracy}
+	}
+	if err := a.writeGroup(w, "situation (all settings)", sits,
+		"the data path's parts shared with other transfers going the same way, or alone; ack-busy: its sender receives or its receiver sends another transfer"); err != nil {
+		return err
+	}
+	sizes := make([]namedGroup, len(a.Sizes))
+	for i, s := range a.Sizes {
+		sizes[i] = namedGroup{s.Size, &s.GroupAccuracy}
+	}
+	return a.writeGroup(w, "size (all settings)", sizes,
+		"bytes per transfer, by power of two; a median error in time that stays flat as sizes grow is a delay, not a share of the rate")
+}
+
+// namedGroup is a group of transfers and the name it is printed under.
+type namedGroup struct {
+	name string
+	acc  *GroupAccuracy
+}
+
+// writeGroup prints one table of groups: each group's noise limit, the default model's share
+// within ±10%, mean |ε|, bias and median error in time, and the best model's
+// (GroupAccuracy.Best); then what its names mean.
+func (a *Accuracy) writeGroup(w io.Writer, title string, groups []namedGroup, legend string) error {
+	if len(groups) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "situation (all settings)\ttransfers\tnoise limit\t%s *\tbias\tbest model\t\n", a.Default)
+	fmt.Fprintf(tw, "%s\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", title, a.Default)
 	share := func(within, abs float64) string { return fmt.Sprintf("%.1f%% / %.2f%%", 100*within, 100*abs) }
-	for _, s := range a.Situations {
-		def, bias := "—", "—"
-		if m, ok := s.Model(a.Default); ok {
+	for _, g := range groups {
+		def, bias, secs := "—", "—", "—"
+		if m, ok := g.acc.Model(a.Default); ok {
 			def, bias = share(m.Within10, m.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*m.MeanErr)
+			secs = fmt.Sprintf("%.1f ms", 1e3*m.MedianAbsErrS)
 		}
-		best := s.Best()
+		best := g.acc.Best()
 		nl := "—"
-		if s.NoiseLimit.Transfers > 0 {
-			nl = share(s.NoiseLimit.Within10, s.NoiseLimit.MeanAbsErr)
+		if g.acc.NoiseLimit.Transfers > 0 {
+			nl = share(g.acc.NoiseLimit.Within10, g.acc.NoiseLimit.MeanAbsErr)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s %s\t\n", s.Situation, s.Transfers, nl, def, bias, best.Model, share(best.Within10, best.MeanAbsErr))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s %s\t\n", g.name, g.acc.Transfers, nl, def, bias, secs, best.Model, share(best.Within10, best.MeanAbsErr))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "(share within ±10% / mean |ε|; the data path's parts shared with other transfers going the same way, or alone; ack-busy: its sender receives or its receiver sends another transfer)")
-	return nil
+	_, err := fmt.Fprintf(w, "(share within ±10%% / mean |ε|; %s)\n", legend)
+	return err
 }

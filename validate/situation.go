@@ -1,9 +1,7 @@
 package validate
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -77,44 +75,6 @@ func situationOf(cl *cluster.Cluster, flows []contention.Flow) ([]int, error) {
 type SituationAccuracy struct {
 	// Situation is "<data path>/<acknowledgements' path>": alone, or the shared parts among
 	// sender, core and receiver joined by "+"; ack-quiet or ack-busy.
-	Situation  string           `json:"situation"`
-	Transfers  int              `json:"transfers"`
-	Models     []SituationModel `json:"models"`
-	NoiseLimit NoiseLimit       `json:"noise_limit"`
-}
-
-// SituationModel is one model's accuracy on a situation's transfers: mean |ε|, bias (mean
-// signed ε) and the share with |ε| ≤ 10%.
-type SituationModel struct {
-	Model      string  `json:"model"`
-	MeanAbsErr float64 `json:"mean_abs_err"`
-	MeanErr    float64 `json:"mean_err"`
-	Within10   float64 `json:"within_10pct"`
-}
-
-// Model is the named model's accuracy on the situation, if it was scored.
-func (s *SituationAccuracy) Model(name string) (SituationModel, bool) {
-	for _, m := range s.Models {
-		if m.Model == name {
-			return m, true
-		}
-	}
-	return SituationModel{}, false
-}
-
-// Best is the model with the largest share within ±10% on the situation, the smaller mean |ε|
-// on a tie, the first listed on both (BestFirst).
-func (s *SituationAccuracy) Best() SituationModel {
-	if len(s.Models) == 0 {
-		return SituationModel{}
-	}
-	return slices.MinFunc(s.Models, func(a, b SituationModel) int {
-		return BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
-	})
-}
-
-// BestFirst orders scores by share within ±10%, larger first, then by mean |ε|, smaller
-// first: how the situations' best model, the leaderboard and the cross-validation rank models.
-func BestFirst(withinA, absA, withinB, absB float64) int {
-	return cmp.Or(cmp.Compare(withinB, withinA), cmp.Compare(absA, absB))
+	Situation string `json:"situation"`
+	GroupAccuracy
 }

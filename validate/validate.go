@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -240,7 +241,10 @@ type Accuracy struct {
 	// Situations is the accuracy per situation (situation.go), the situations with held-out
 	// transfers only.
 	Situations []SituationAccuracy `json:"situations,omitempty"`
-	Warnings   []string            `json:"warnings,omitempty"`
+	// Sizes is the accuracy per size class (sizes.go), smallest first, the classes with
+	// held-out transfers only.
+	Sizes    []SizeAccuracy `json:"sizes,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,
@@ -291,12 +295,9 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	bySetting := map[string]map[string]*tally{}
 	patterns := map[string]int{}
-	// Per situation: each model's signed errors, in model order, and the noise terms.
-	sitErrs := make([][][]float64, situationCount)
-	sitNoise := make([]noiseTally, situationCount)
-	for s := range sitErrs {
-		sitErrs[s] = make([][]float64, len(models))
-	}
+	// Per situation and per size class: each model's errors and the noise terms.
+	sits := make([]groupTally, situationCount)
+	sizes := map[int]*groupTally{}
 	var out []Row
 	for k, p := range pats {
 		setting := "all"
@@ -314,9 +315,15 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		if err != nil {
 			return nil, nil, fmt.Errorf("validate: %s %s: %w", p.Experiment, p.ID, err)
 		}
-		for i := range p.Flows {
+		size := make([]*groupTally, len(p.Flows))
+		for i, f := range p.Flows {
+			c := sizeClass(int64(f.Bytes))
+			if sizes[c] == nil {
+				sizes[c] = &groupTally{}
+			}
+			size[i] = sizes[c]
 			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
-				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise, &sitNoise[sit[i]]} {
+				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise, &sits[sit[i]].noise, &size[i].noise} {
 					nz.abs, nz.within = append(nz.abs, a), append(nz.within, w)
 				}
 			}
@@ -341,7 +348,8 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 				e := SignedError(pred.Times[i], p.Mean[i])
 				out[base+i].set(m.Name(), pred.Times[i], e)
 				t.errs = append(t.errs, e)
-				sitErrs[sit[i]][j] = append(sitErrs[sit[i]][j], e)
+				sits[sit[i]].add(len(models), j, pred.Times[i], p.Mean[i])
+				size[i].add(len(models), j, pred.Times[i], p.Mean[i])
 				if asym {
 					t.asymErrs = append(t.asymErrs, e)
 				}
@@ -387,17 +395,16 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 			acc.Overall.Models = append(acc.Overall.Models, score(m.Name(), t))
 		}
 	}
-	for s := range situationCount {
-		if len(models) == 0 || len(sitErrs[s][0]) == 0 {
-			continue
+	for s := range sits {
+		if ga, ok := sits[s].accuracy(models); ok {
+			acc.Situations = append(acc.Situations, SituationAccuracy{Situation: situationName(s), GroupAccuracy: ga})
 		}
-		sa := SituationAccuracy{Situation: situationName(s), Transfers: len(sitErrs[s][0]), NoiseLimit: sitNoise[s].limit()}
-		for j, m := range models {
-			sm := SituationModel{Model: m.Name()}
-			sm.MeanAbsErr, sm.MeanErr, sm.Within10 = SummarizeErrors(sitErrs[s][j])
-			sa.Models = append(sa.Models, sm)
+	}
+	for _, c := range slices.Sorted(maps.Keys(sizes)) {
+		if ga, ok := sizes[c].accuracy(models); ok {
+			lo, hi := sizeBounds(c)
+			acc.Sizes = append(acc.Sizes, SizeAccuracy{Size: sizeName(c), MinBytes: lo, MaxBytes: hi, GroupAccuracy: ga})
 		}
-		acc.Situations = append(acc.Situations, sa)
 	}
 	return out, acc, nil
 }

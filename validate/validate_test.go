@@ -232,9 +232,10 @@ func TestSituationOf(t *testing.T) {
 	}
 }
 
-// TestSituationsAddUp checks the per-situation accuracy against the predictions' rows: every
-// held-out transfer in exactly one situation, each model's figures those of its rows there.
-func TestSituationsAddUp(t *testing.T) {
+// TestGroupsAddUp checks the accuracy per situation and per size class against the
+// predictions' rows: every held-out transfer in exactly one group of each, each model's figures
+// those of its rows there.
+func TestGroupsAddUp(t *testing.T) {
 	cl, rows := simulated(t, "maxmin", 0.02, 3)
 	var models []contention.Model
 	for _, name := range []string{"maxmin", "hockney"} {
@@ -245,17 +246,15 @@ func TestSituationsAddUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The rows' situations, from their patterns' flows.
+	// The rows' situations, from their patterns' flows, and size classes.
 	type key struct{ experiment, pattern string }
 	byPattern := map[key][]contention.Flow{}
 	for _, r := range preds {
 		k := key{r.Experiment, r.PatternID}
 		byPattern[k] = append(byPattern[k], contention.Flow{Src: r.Src, Dst: r.Dst})
 	}
-	errs := map[string]map[string][]float64{}
-	for _, m := range models {
-		errs[m.Name()] = map[string][]float64{}
-	}
+	type scores struct{ errs, secs []float64 }
+	want := map[string]map[string]*scores{} // group → model → its rows' errors
 	seen := map[key]int{}
 	for _, r := range preds {
 		k := key{r.Experiment, r.PatternID}
@@ -265,25 +264,92 @@ func TestSituationsAddUp(t *testing.T) {
 		}
 		sit := situationName(sits[seen[k]])
 		seen[k]++
-		for _, m := range models {
-			errs[m.Name()][sit] = append(errs[m.Name()][sit], r.Err(m.Name()))
-		}
-	}
-	total := 0
-	for _, s := range acc.Situations {
-		total += s.Transfers
-		if len(s.Models) != len(models) {
-			t.Fatalf("%s: %d models", s.Situation, len(s.Models))
-		}
-		for _, m := range s.Models {
-			e := errs[m.Model][s.Situation]
-			abs, bias, within := SummarizeErrors(e)
-			if len(e) != s.Transfers || abs != m.MeanAbsErr || bias != m.MeanErr || within != m.Within10 {
-				t.Errorf("%s %s: %+v, rows give %d transfers, %g, %g, %g", s.Situation, m.Model, m, len(e), abs, bias, within)
+		for _, group := range []string{sit, sizeName(sizeClass(r.Bytes))} {
+			if want[group] == nil {
+				want[group] = map[string]*scores{}
+			}
+			for _, m := range models {
+				s := want[group][m.Name()]
+				if s == nil {
+					s = &scores{}
+					want[group][m.Name()] = s
+				}
+				pred, _ := r.columns(m.Name())
+				s.errs = append(s.errs, r.Err(m.Name()))
+				s.secs = append(s.secs, math.Abs(*pred-r.Measured))
 			}
 		}
 	}
+	check := func(name string, g GroupAccuracy) int {
+		if len(g.Models) != len(models) {
+			t.Fatalf("%s: %d models", name, len(g.Models))
+		}
+		for _, m := range g.Models {
+			s := want[name][m.Model]
+			abs, bias, within := SummarizeErrors(s.errs)
+			sorted := slices.Sorted(slices.Values(s.secs))
+			med := sorted[len(sorted)/2]
+			if len(sorted)%2 == 0 {
+				med = (sorted[len(sorted)/2-1] + med) / 2
+			}
+			if len(s.errs) != g.Transfers || abs != m.MeanAbsErr || bias != m.MeanErr || within != m.Within10 || med != m.MedianAbsErrS {
+				t.Errorf("%s %s: %+v, rows give %d transfers, %g, %g, %g, %g s", name, m.Model, m, len(s.errs), abs, bias, within, med)
+			}
+		}
+		return g.Transfers
+	}
+	total := 0
+	for _, s := range acc.Situations {
+		total += check(s.Situation, s.GroupAccuracy)
+	}
 	if total != len(preds) || len(acc.Situations) < 4 {
 		t.Fatalf("%d transfers in %d situations, %d rows", total, len(acc.Situations), len(preds))
+	}
+	total = 0
+	for i, s := range acc.Sizes {
+		total += check(s.Size, s.GroupAccuracy)
+		if i > 0 && acc.Sizes[i-1].MaxBytes > s.MinBytes {
+			t.Errorf("size classes out of order: %s before %s", acc.Sizes[i-1].Size, s.Size)
+		}
+	}
+	if total != len(preds) || len(acc.Sizes) == 0 {
+		t.Fatalf("%d transfers in %d size classes, %d rows", total, len(acc.Sizes), len(preds))
+	}
+}
+
+func TestSizeClasses(t *testing.T) {
+	for _, c := range []struct {
+		bytes  int64
+		name   string
+		lo, hi int64
+	}{
+		{0, "[0 B, 1 B)", 0, 1},
+		{1, "[1 B, 2 B)", 1, 2},
+		{1000, "[512 B, 1 KiB)", 512, 1024},
+		{1 << 20, "[1 MiB, 2 MiB)", 1 << 20, 2 << 20},
+		{3 << 20, "[2 MiB, 4 MiB)", 2 << 20, 4 << 20},
+		{1<<20 - 1, "[512 KiB, 1 MiB)", 512 << 10, 1 << 20},
+		{1<<63 - 1, "[4 EiB, ∞)", 1 << 62, 1<<63 - 1},
+	} {
+		k := sizeClass(c.bytes)
+		lo, hi := sizeBounds(k)
+		if got := sizeName(k); got != c.name || lo != c.lo || hi != c.hi {
+			t.Errorf("%d bytes: %q [%d, %d), want %q [%d, %d)", c.bytes, got, lo, hi, c.name, c.lo, c.hi)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	x := []float64{5, 1, 4}
+	for _, c := range []struct {
+		x    []float64
+		want float64
+	}{{nil, 0}, {[]float64{2}, 2}, {x, 4}, {[]float64{3, 1, 4, 2}, 2.5}} {
+		if got := median(c.x); got != c.want {
+			t.Errorf("median(%v) = %g, want %g", c.x, got, c.want)
+		}
+	}
+	if x[0] != 5 || x[1] != 1 {
+		t.Errorf("median changed its input: %v", x)
 	}
 }

@@ -32,6 +32,7 @@ writes a run directory:
    predictions.parquet   every held-out transfer, measured and predicted by every model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II;
                          per situation (what else a transfer's pattern sends where it goes)
+                         and per transfer size (powers of two)
    health.json           what the report's health panel shows: thresholds checked, estimators
                          skipped, implausible fits, stopping rule, start skew, drift
    figures/              every figure as PNG (--dpi), SVG and PDF

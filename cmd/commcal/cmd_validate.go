@@ -29,12 +29,15 @@ writes to --out:
                         mean |ε| and its standard error, bias, share with |ε| ≤ 10%, and
                         mean |ε| on patterns with asymmetric traffic on a link; per
                         situation (the parts of a transfer's path it shares — sender, core,
-                        receiver — or alone; its acknowledgements' path quiet or busy):
-                        every model's share within ±10%, mean |ε| and bias, and the noise limit
+                        receiver — or alone; its acknowledgements' path quiet or busy) and
+                        per size class ([1 MiB, 2 MiB), ...): every model's share within
+                        ±10%, mean |ε|, bias and median |predicted − measured| in seconds,
+                        and the noise limit
 
 and prints the accuracy table, the default model (selected by cross-validation on real TCP
 calibration experiments) marked with *, and each setting's noise limit under its models; then
-the accuracy per situation: its noise limit, the default model's and the best model's.
+the accuracy per situation and per size class: its noise limit, the default model's
+(with its median error in time) and the best model's.
 Parameters come from --calibration, or else from calibrating on the dataset's own calibration
 experiments as "commcal estimate" does (starting from --params or 94% of the nominal rates);
 never from the held-out transfers. --efficiency and --contra-factor override the calibrated
