@@ -215,15 +215,25 @@ func noiseTerms(mean, sd float64, reps int64) (absErr, within float64, ok bool) 
 		return 0, 0, false
 	}
 	n := float64(reps)
-	// c4(n) = √(2/(n−1))·Γ(n/2)/Γ((n−1)/2), through log-gamma.
+	absErr, within = normalScore(sd / c4(n) / math.Sqrt(n) / mean)
+	return absErr, within, true
+}
+
+// c4 is the bias of the sample standard deviation of n normal draws, E[s] = c4(n)·σ:
+// √(2/(n−1))·Γ(n/2)/Γ((n−1)/2), through log-gamma.
+func c4(n float64) float64 {
 	lg1, _ := math.Lgamma(n / 2)
 	lg2, _ := math.Lgamma((n - 1) / 2)
-	c4 := math.Sqrt(2/(n-1)) * math.Exp(lg1-lg2)
-	rel := sd / c4 / math.Sqrt(n) / mean
+	return math.Sqrt(2/(n-1)) * math.Exp(lg1-lg2)
+}
+
+// normalScore is the expected |ε| and the probability of |ε| ≤ Within of a relative error
+// drawn from a normal distribution of mean 0 and standard deviation rel.
+func normalScore(rel float64) (absErr, within float64) {
 	if rel == 0 {
-		return 0, 1, true
+		return 0, 1
 	}
-	return rel * math.Sqrt(2/math.Pi), math.Erf(Within / (rel * math.Sqrt2)), true
+	return rel * math.Sqrt(2/math.Pi), math.Erf(Within / (rel * math.Sqrt2))
 }
 
 // AccuracyFormat is the format tag of accuracy.json.
