@@ -152,6 +152,8 @@ func TestReportTables(t *testing.T) {
 	page := string(data)
 	for _, want := range []string{`<table class="sortable" id="calibration-table">`, `<table class="sortable" id="accuracy-table">`,
 		`<table class="sortable" id="measurements-table">`, `<th class="num">mean |ε| (%)</th>`, `<th class="num">shortest mean (s)</th>`,
+		`<table class="sortable" id="situations-table">`, `<table class="sortable" id="sizes-table">`, `<td class="nowrap">[1 MiB, 2 MiB)</td>`,
+		`<th class="num">ackpath-alpha median |error| (ms)</th>`,
 		`<nav class="toc"`, `<a href="#health">`, `<a href="#accuracy">`, `@media print`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %s", want)

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -136,43 +135,43 @@ func accuracyRows(acc *validate.Accuracy) []accRow {
 	return rows
 }
 
-// groupTable is a table of accuracy per group of held-out transfers (situations, size
-// classes): its heading, anchor, what its first column is, what its groups are, and its rows.
+// groupTable is a table of accuracy per group of held-out transfers (validate.GroupTable)
+// with the report's default model and a line per group.
 type groupTable struct {
-	Title, ID, Column, Intro, Default string
-	Rows                              []groupRow
+	validate.GroupTable
+	Default string
+	Rows    []groupRow
 }
 
 // groupRow is one line of a group table: the group's noise limit, the default model's
-// accuracy (if it was scored) and the best model's.
+// accuracy (if it was scored, with its median error in time if the file has it) and the best
+// model's.
 type groupRow struct {
 	Name string
-	validate.GroupAccuracy
+	*validate.GroupAccuracy
 	DefaultModel validate.GroupModel
 	HasDefault   bool
+	HasMedian    bool
+	MedianMs     float64
 	BestModel    validate.GroupModel
 }
 
-// newGroupRow is a group's line in a report whose default model is def.
-func newGroupRow(name string, g validate.GroupAccuracy, def string) groupRow {
-	dm, ok := g.Model(def)
-	return groupRow{Name: name, GroupAccuracy: g, DefaultModel: dm, HasDefault: ok, BestModel: g.Best()}
-}
-
-// groupTables are the accuracy per situation and per size class, in accuracy.json's order;
-// a table without rows is left out.
+// groupTables are the accuracy per situation and per size class as the report shows them.
 func groupTables(acc *validate.Accuracy) []groupTable {
-	sits := groupTable{Title: "Accuracy per situation", ID: "situations", Column: "situation", Default: acc.Default,
-		Intro: "The held-out transfers of all settings by what else their pattern sends where they go: the parts of the data path shared with other transfers going the same way (sender: the sender's outgoing NIC direction; core: uplinks or backbone; receiver: the receiver's incoming NIC direction), or alone; ack-busy when the sender receives or the receiver sends another transfer (the acknowledgements queue behind that data). Sharing is by count, not by what a model calls saturated."}
-	for _, s := range acc.Situations {
-		sits.Rows = append(sits.Rows, newGroupRow(s.Situation, s.GroupAccuracy, acc.Default))
+	var out []groupTable
+	for _, t := range acc.GroupTables() {
+		gt := groupTable{GroupTable: t, Default: acc.Default}
+		for _, g := range t.Groups {
+			dm, ok := g.Accuracy.Model(acc.Default)
+			row := groupRow{Name: g.Name, GroupAccuracy: g.Accuracy, DefaultModel: dm, HasDefault: ok, BestModel: g.Accuracy.Best()}
+			if ok && dm.MedianAbsErrS != nil {
+				row.HasMedian, row.MedianMs = true, 1e3**dm.MedianAbsErrS
+			}
+			gt.Rows = append(gt.Rows, row)
+		}
+		out = append(out, gt)
 	}
-	sizes := groupTable{Title: "Accuracy per transfer size", ID: "sizes", Column: "size", Default: acc.Default,
-		Intro: "The held-out transfers of all settings by size, in powers of two. A median error in time that stays flat as transfers grow is a delay (slow start, the take-up of freed capacity), not a share of the rate."}
-	for _, s := range acc.Sizes {
-		sizes.Rows = append(sizes.Rows, newGroupRow(s.Size, s.GroupAccuracy, acc.Default))
-	}
-	return slices.DeleteFunc([]groupTable{sits, sizes}, func(t groupTable) bool { return len(t.Rows) == 0 })
+	return out
 }
 
 // dataValue is a number as a table cell's data-v attribute, which the sorting script reads

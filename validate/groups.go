@@ -2,7 +2,6 @@ package validate
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/commcal/commcal/contention"
@@ -19,13 +18,14 @@ type GroupAccuracy struct {
 // GroupModel is one model's accuracy on a group's transfers: mean |ε|, bias (mean signed ε),
 // the share with |ε| ≤ 10%, and the median of |predicted − measured| in seconds. The last
 // tells a relative error from a delay: where it stays flat while transfers grow, what remains
-// is a fixed time (a transient), not a share of the rate.
+// is a fixed time (a transient), not a share of the rate. It is absent (nil) from an
+// accuracy.json written before round 17.
 type GroupModel struct {
-	Model         string  `json:"model"`
-	MeanAbsErr    float64 `json:"mean_abs_err"`
-	MeanErr       float64 `json:"mean_err"`
-	Within10      float64 `json:"within_10pct"`
-	MedianAbsErrS float64 `json:"median_abs_err_s"`
+	Model         string   `json:"model"`
+	MeanAbsErr    float64  `json:"mean_abs_err"`
+	MeanErr       float64  `json:"mean_err"`
+	Within10      float64  `json:"within_10pct"`
+	MedianAbsErrS *float64 `json:"median_abs_err_s,omitempty"`
 }
 
 // Model is the named model's accuracy on the group, if it was scored.
@@ -55,6 +55,37 @@ func BestFirst(withinA, absA, withinB, absB float64) int {
 	return cmp.Or(cmp.Compare(withinB, withinA), cmp.Compare(absA, absB))
 }
 
+// GroupTable is a table of accuracy per group, as the text report and report.html print it:
+// an anchor and a title, the name of the groups' column, what the groups are, and the groups.
+type GroupTable struct {
+	ID, Title, Column, About string
+	Groups                   []NamedGroup
+}
+
+// NamedGroup is a group of transfers and the name it is printed under.
+type NamedGroup struct {
+	Name     string
+	Accuracy *GroupAccuracy
+}
+
+// GroupTables are the accuracy per situation and per size class, in accuracy.json's order; a
+// table without groups is left out.
+func (a *Accuracy) GroupTables() []GroupTable {
+	sits := GroupTable{ID: "situations", Title: "Accuracy per situation", Column: "situation",
+		About: "The held-out transfers of all settings by what else their pattern sends where they go: the parts of the data path shared with other transfers going the same way (sender: the sender's outgoing NIC direction; core: uplinks or backbone; receiver: the receiver's incoming NIC direction), or alone; ack-busy when the sender receives or the receiver sends another transfer (the acknowledgements queue behind that data). Sharing is by count, not by what a model calls saturated."}
+	for i := range a.Situations {
+		s := &a.Situations[i]
+		sits.Groups = append(sits.Groups, NamedGroup{s.Situation, &s.GroupAccuracy})
+	}
+	sizes := GroupTable{ID: "sizes", Title: "Accuracy per transfer size", Column: "size",
+		About: "The held-out transfers of all settings by size, in powers of two. A median error in time that stays flat as transfers grow is a delay (slow start, the take-up of freed capacity), not a share of the rate."}
+	for i := range a.Sizes {
+		s := &a.Sizes[i]
+		sizes.Groups = append(sizes.Groups, NamedGroup{s.Size, &s.GroupAccuracy})
+	}
+	return slices.DeleteFunc([]GroupTable{sits, sizes}, func(t GroupTable) bool { return len(t.Groups) == 0 })
+}
+
 // groupTally gathers a group's transfers as Validate scores them: per model (in model order)
 // the signed relative errors and the absolute errors in seconds, and the noise terms.
 type groupTally struct {
@@ -62,13 +93,16 @@ type groupTally struct {
 	noise      noiseTally
 }
 
-// add records model j's prediction of a transfer of the group.
-func (g *groupTally) add(models, j int, predicted, measured float64) {
-	if g.errs == nil {
-		g.errs, g.secs = make([][]float64, models), make([][]float64, models)
-	}
-	g.errs[j] = append(g.errs[j], SignedError(predicted, measured))
-	g.secs[j] = append(g.secs[j], math.Abs(predicted-measured))
+// newGroupTally is an empty tally for that many models.
+func newGroupTally(models int) *groupTally {
+	return &groupTally{errs: make([][]float64, models), secs: make([][]float64, models)}
+}
+
+// add records model j's signed error e on a transfer of the group, and its absolute error in
+// seconds.
+func (g *groupTally) add(j int, e, secs float64) {
+	g.errs[j] = append(g.errs[j], e)
+	g.secs[j] = append(g.secs[j], secs)
 }
 
 // accuracy scores the group; ok is false when it has no transfer.
@@ -78,7 +112,8 @@ func (g *groupTally) accuracy(models []contention.Model) (ga GroupAccuracy, ok b
 	}
 	ga = GroupAccuracy{Transfers: len(g.errs[0]), NoiseLimit: g.noise.limit()}
 	for j, m := range models {
-		gm := GroupModel{Model: m.Name(), MedianAbsErrS: median(g.secs[j])}
+		med := median(g.secs[j])
+		gm := GroupModel{Model: m.Name(), MedianAbsErrS: &med}
 		gm.MeanAbsErr, gm.MeanErr, gm.Within10 = SummarizeErrors(g.errs[j])
 		ga.Models = append(ga.Models, gm)
 	}

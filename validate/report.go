@@ -43,57 +43,42 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 	return nil
 }
 
-// writeGroups prints the accuracy per situation and per size class.
+// writeGroups prints the accuracy per situation and per size class (GroupTables).
 func (a *Accuracy) writeGroups(w io.Writer) error {
-	sits := make([]namedGroup, len(a.Situations))
-	for i, s := range a.Situations {
-		sits[i] = namedGroup{s.Situation, &s.GroupAccuracy}
+	for _, t := range a.GroupTables() {
+		if err := a.writeGroup(w, t); err != nil {
+			return err
+		}
 	}
-	if err := a.writeGroup(w, "situation (all settings)", sits,
-		"the data path's parts shared with other transfers going the same way, or alone; ack-busy: its sender receives or its receiver sends another transfer"); err != nil {
-		return err
-	}
-	sizes := make([]namedGroup, len(a.Sizes))
-	for i, s := range a.Sizes {
-		sizes[i] = namedGroup{s.Size, &s.GroupAccuracy}
-	}
-	return a.writeGroup(w, "size (all settings)", sizes,
-		"bytes per transfer, by power of two; a median error in time that stays flat as sizes grow is a delay, not a share of the rate")
-}
-
-// namedGroup is a group of transfers and the name it is printed under.
-type namedGroup struct {
-	name string
-	acc  *GroupAccuracy
+	return nil
 }
 
 // writeGroup prints one table of groups: each group's noise limit, the default model's share
 // within ±10%, mean |ε|, bias and median error in time, and the best model's
-// (GroupAccuracy.Best); then what its names mean.
-func (a *Accuracy) writeGroup(w io.Writer, title string, groups []namedGroup, legend string) error {
-	if len(groups) == 0 {
-		return nil
-	}
+// (GroupAccuracy.Best); then what its groups are.
+func (a *Accuracy) writeGroup(w io.Writer, t GroupTable) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", title, a.Default)
+	fmt.Fprintf(tw, "%s (all settings)\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", t.Column, a.Default)
 	share := func(within, abs float64) string { return fmt.Sprintf("%.1f%% / %.2f%%", 100*within, 100*abs) }
-	for _, g := range groups {
+	for _, g := range t.Groups {
 		def, bias, secs := "—", "—", "—"
-		if m, ok := g.acc.Model(a.Default); ok {
+		if m, ok := g.Accuracy.Model(a.Default); ok {
 			def, bias = share(m.Within10, m.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*m.MeanErr)
-			secs = fmt.Sprintf("%.1f ms", 1e3*m.MedianAbsErrS)
+			if m.MedianAbsErrS != nil {
+				secs = fmt.Sprintf("%.1f ms", 1e3**m.MedianAbsErrS)
+			}
 		}
-		best := g.acc.Best()
+		best := g.Accuracy.Best()
 		nl := "—"
-		if g.acc.NoiseLimit.Transfers > 0 {
-			nl = share(g.acc.NoiseLimit.Within10, g.acc.NoiseLimit.MeanAbsErr)
+		if g.Accuracy.NoiseLimit.Transfers > 0 {
+			nl = share(g.Accuracy.NoiseLimit.Within10, g.Accuracy.NoiseLimit.MeanAbsErr)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s %s\t\n", g.name, g.acc.Transfers, nl, def, bias, secs, best.Model, share(best.Within10, best.MeanAbsErr))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s %s\t\n", g.Name, g.Accuracy.Transfers, nl, def, bias, secs, best.Model, share(best.Within10, best.MeanAbsErr))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "(share within ±10%% / mean |ε|; %s)\n", legend)
+	_, err := fmt.Fprintf(w, "(share within ±10%% / mean |ε|; bias and median |predicted − measured|: the default model's. %s)\n", t.About)
 	return err
 }

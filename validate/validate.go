@@ -211,15 +211,27 @@ func (n *noiseTally) limit() NoiseLimit {
 // noiseTerms are one transfer's contributions to the noise limit: its expected |ε| and its
 // probability of |ε| ≤ Within under a perfect predictor; ok is false below two repetitions.
 func noiseTerms(mean, sd float64, reps int64) (absErr, within float64, ok bool) {
-	if reps < 2 || !(mean > 0) {
+	rel, ok := relStdErr(mean, sd, reps)
+	if !ok {
 		return 0, 0, false
 	}
-	n := float64(reps)
-	absErr, within = normalScore(sd / c4(n) / math.Sqrt(n) / mean)
+	absErr, within = normalScore(rel)
 	return absErr, within, true
 }
 
-// c4 is the bias of the sample standard deviation of n normal draws, E[s] = c4(n)·σ:
+// relStdErr is the standard deviation of a mean over reps repetitions relative to the mean,
+// σ/(√reps·mean), σ estimated by sd/c4(reps); ok is false below two repetitions or for a mean
+// that is not positive.
+func relStdErr(mean, sd float64, reps int64) (rel float64, ok bool) {
+	if reps < 2 || !(mean > 0) {
+		return 0, false
+	}
+	n := float64(reps)
+	return sd / c4(n) / math.Sqrt(n) / mean, true
+}
+
+// c4 is the correction factor of the sample standard deviation s of n normal draws,
+// E[s] = c4(n)·σ:
 // √(2/(n−1))·Γ(n/2)/Γ((n−1)/2), through log-gamma.
 func c4(n float64) float64 {
 	lg1, _ := math.Lgamma(n / 2)
@@ -306,7 +318,10 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	bySetting := map[string]map[string]*tally{}
 	patterns := map[string]int{}
 	// Per situation and per size class: each model's errors and the noise terms.
-	sits := make([]groupTally, situationCount)
+	sits := make([]*groupTally, situationCount)
+	for s := range sits {
+		sits[s] = newGroupTally(len(models))
+	}
 	sizes := map[int]*groupTally{}
 	var out []Row
 	for k, p := range pats {
@@ -327,9 +342,9 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		}
 		size := make([]*groupTally, len(p.Flows))
 		for i, f := range p.Flows {
-			c := sizeClass(int64(f.Bytes))
+			c := sizeClass(f.Bytes)
 			if sizes[c] == nil {
-				sizes[c] = &groupTally{}
+				sizes[c] = newGroupTally(len(models))
 			}
 			size[i] = sizes[c]
 			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
@@ -358,8 +373,9 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 				e := SignedError(pred.Times[i], p.Mean[i])
 				out[base+i].set(m.Name(), pred.Times[i], e)
 				t.errs = append(t.errs, e)
-				sits[sit[i]].add(len(models), j, pred.Times[i], p.Mean[i])
-				size[i].add(len(models), j, pred.Times[i], p.Mean[i])
+				secs := math.Abs(pred.Times[i] - p.Mean[i])
+				sits[sit[i]].add(j, e, secs)
+				size[i].add(j, e, secs)
 				if asym {
 					t.asymErrs = append(t.asymErrs, e)
 				}

@@ -264,7 +264,7 @@ func TestGroupsAddUp(t *testing.T) {
 		}
 		sit := situationName(sits[seen[k]])
 		seen[k]++
-		for _, group := range []string{sit, sizeName(sizeClass(r.Bytes))} {
+		for _, group := range []string{sit, sizeName(sizeClass(float64(r.Bytes)))} {
 			if want[group] == nil {
 				want[group] = map[string]*scores{}
 			}
@@ -280,6 +280,7 @@ func TestGroupsAddUp(t *testing.T) {
 			}
 		}
 	}
+	noise := 0 // the group's noise-limit transfers, added up by check
 	check := func(name string, g GroupAccuracy) int {
 		if len(g.Models) != len(models) {
 			t.Fatalf("%s: %d models", name, len(g.Models))
@@ -292,49 +293,62 @@ func TestGroupsAddUp(t *testing.T) {
 			if len(sorted)%2 == 0 {
 				med = (sorted[len(sorted)/2-1] + med) / 2
 			}
-			if len(s.errs) != g.Transfers || abs != m.MeanAbsErr || bias != m.MeanErr || within != m.Within10 || med != m.MedianAbsErrS {
+			if len(s.errs) != g.Transfers || abs != m.MeanAbsErr || bias != m.MeanErr || within != m.Within10 || m.MedianAbsErrS == nil || med != *m.MedianAbsErrS {
 				t.Errorf("%s %s: %+v, rows give %d transfers, %g, %g, %g, %g s", name, m.Model, m, len(s.errs), abs, bias, within, med)
 			}
 		}
+		noise += g.NoiseLimit.Transfers
 		return g.Transfers
 	}
+	// Every transfer in one group of each kind, and so is every transfer the noise limit
+	// counts (those with two repetitions or more).
 	total := 0
 	for _, s := range acc.Situations {
 		total += check(s.Situation, s.GroupAccuracy)
 	}
-	if total != len(preds) || len(acc.Situations) < 4 {
-		t.Fatalf("%d transfers in %d situations, %d rows", total, len(acc.Situations), len(preds))
+	if total != len(preds) || len(acc.Situations) < 4 || noise != acc.Overall.NoiseLimit.Transfers {
+		t.Fatalf("%d transfers (%d with a noise term) in %d situations, %d rows (%d)", total, noise, len(acc.Situations), len(preds), acc.Overall.NoiseLimit.Transfers)
 	}
-	total = 0
-	for i, s := range acc.Sizes {
+	total, noise = 0, 0
+	var names []string
+	for _, s := range acc.Sizes {
 		total += check(s.Size, s.GroupAccuracy)
-		if i > 0 && acc.Sizes[i-1].MaxBytes > s.MinBytes {
-			t.Errorf("size classes out of order: %s before %s", acc.Sizes[i-1].Size, s.Size)
-		}
+		names = append(names, s.Size)
 	}
-	if total != len(preds) || len(acc.Sizes) == 0 {
-		t.Fatalf("%d transfers in %d size classes, %d rows", total, len(acc.Sizes), len(preds))
+	if total != len(preds) || noise != acc.Overall.NoiseLimit.Transfers {
+		t.Fatalf("%d transfers (%d with a noise term) in %d size classes, %d rows (%d)", total, noise, len(acc.Sizes), len(preds), acc.Overall.NoiseLimit.Transfers)
+	}
+	// The default truth's random patterns draw 1, 5, 10 and 20 MB (simulate.DefaultTruth).
+	if want := []string{"[512 KiB, 1 MiB)", "[4 MiB, 8 MiB)", "[8 MiB, 16 MiB)", "[16 MiB, 32 MiB)"}; !slices.Equal(names, want) {
+		t.Errorf("size classes %v, want %v", names, want)
 	}
 }
 
+// TestSizeClasses checks the classes against their definition, [2^k, 2^(k+1)) bytes, at both
+// ends of classes and of the range.
 func TestSizeClasses(t *testing.T) {
 	for _, c := range []struct {
-		bytes  int64
+		bytes  float64
 		name   string
 		lo, hi int64
 	}{
 		{0, "[0 B, 1 B)", 0, 1},
+		{0.5, "[0 B, 1 B)", 0, 1},
+		{math.NaN(), "[0 B, 1 B)", 0, 1},
 		{1, "[1 B, 2 B)", 1, 2},
 		{1000, "[512 B, 1 KiB)", 512, 1024},
 		{1 << 20, "[1 MiB, 2 MiB)", 1 << 20, 2 << 20},
 		{3 << 20, "[2 MiB, 4 MiB)", 2 << 20, 4 << 20},
 		{1<<20 - 1, "[512 KiB, 1 MiB)", 512 << 10, 1 << 20},
-		{1<<63 - 1, "[4 EiB, ∞)", 1 << 62, 1<<63 - 1},
+		{1<<62 - 1024, "[2 EiB, 4 EiB)", 1 << 61, 1 << 62},
+		{1 << 62, "[4 EiB, ∞)", 1 << 62, 0},
+		{math.MaxInt64, "[4 EiB, ∞)", 1 << 62, 0},
+		{1e30, "[4 EiB, ∞)", 1 << 62, 0},
 	} {
 		k := sizeClass(c.bytes)
 		lo, hi := sizeBounds(k)
 		if got := sizeName(k); got != c.name || lo != c.lo || hi != c.hi {
-			t.Errorf("%d bytes: %q [%d, %d), want %q [%d, %d)", c.bytes, got, lo, hi, c.name, c.lo, c.hi)
+			t.Errorf("%g bytes: %q [%d, %d), want %q [%d, %d)", c.bytes, got, lo, hi, c.name, c.lo, c.hi)
 		}
 	}
 }
