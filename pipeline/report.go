@@ -221,7 +221,7 @@ func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
 	if r.acc != nil {
 		data["Accuracy"] = r.acc
 		data["AccRows"] = accuracyRows(r.acc)
-		data["GroupTables"] = groupTables(r.acc)
+		data["GroupTables"] = r.acc.GroupTables()
 	}
 	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", data)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/validate"
 )
 
 // svgShapes counts the drawing elements of an SVG document, checking that it parses.
@@ -103,22 +102,4 @@ func mustCluster(t *testing.T, name string) *cluster.Cluster {
 		t.Fatal(err)
 	}
 	return cl
-}
-
-// An accuracy.json written before round 17 has no median error in time: the report shows n/a
-// there, not 0.0 ms, and the median where the file has it.
-func TestGroupTablesMedian(t *testing.T) {
-	med := 0.0125
-	acc := &validate.Accuracy{Default: "maxmin", Situations: []validate.SituationAccuracy{
-		{Situation: "alone/ack-busy", GroupAccuracy: validate.GroupAccuracy{Transfers: 3, Models: []validate.GroupModel{{Model: "maxmin", Within10: 1}}}},
-		{Situation: "sender/ack-busy", GroupAccuracy: validate.GroupAccuracy{Transfers: 2, Models: []validate.GroupModel{{Model: "maxmin", MedianAbsErrS: &med}}}},
-	}}
-	tables := groupTables(acc)
-	if len(tables) != 1 || tables[0].ID != "situations" || len(tables[0].Rows) != 2 {
-		t.Fatalf("tables %+v, want the situations' only", tables)
-	}
-	old, cur := tables[0].Rows[0], tables[0].Rows[1]
-	if !old.HasDefault || old.HasMedian || !cur.HasMedian || cur.MedianMs != 12.5 {
-		t.Errorf("without a median %+v, with one %+v", old, cur)
-	}
 }

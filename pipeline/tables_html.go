@@ -135,45 +135,6 @@ func accuracyRows(acc *validate.Accuracy) []accRow {
 	return rows
 }
 
-// groupTable is a table of accuracy per group of held-out transfers (validate.GroupTable)
-// with the report's default model and a line per group.
-type groupTable struct {
-	validate.GroupTable
-	Default string
-	Rows    []groupRow
-}
-
-// groupRow is one line of a group table: the group's noise limit, the default model's
-// accuracy (if it was scored, with its median error in time if the file has it) and the best
-// model's.
-type groupRow struct {
-	Name string
-	*validate.GroupAccuracy
-	DefaultModel validate.GroupModel
-	HasDefault   bool
-	HasMedian    bool
-	MedianMs     float64
-	BestModel    validate.GroupModel
-}
-
-// groupTables are the accuracy per situation and per size class as the report shows them.
-func groupTables(acc *validate.Accuracy) []groupTable {
-	var out []groupTable
-	for _, t := range acc.GroupTables() {
-		gt := groupTable{GroupTable: t, Default: acc.Default}
-		for _, g := range t.Groups {
-			dm, ok := g.Accuracy.Model(acc.Default)
-			row := groupRow{Name: g.Name, GroupAccuracy: g.Accuracy, DefaultModel: dm, HasDefault: ok, BestModel: g.Accuracy.Best()}
-			if ok && dm.MedianAbsErrS != nil {
-				row.HasMedian, row.MedianMs = true, 1e3**dm.MedianAbsErrS
-			}
-			gt.Rows = append(gt.Rows, row)
-		}
-		out = append(out, gt)
-	}
-	return out
-}
-
 // dataValue is a number as a table cell's data-v attribute, which the sorting script reads
 // with parseFloat: shortest round-trip form, infinities as JavaScript spells them.
 func dataValue(v float64) string {

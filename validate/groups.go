@@ -56,34 +56,50 @@ func BestFirst(withinA, absA, withinB, absB float64) int {
 }
 
 // GroupTable is a table of accuracy per group, as the text report and report.html print it:
-// an anchor and a title, the name of the groups' column, what the groups are, and the groups.
+// an anchor and a title, the name of the groups' column, what the groups are, the default
+// model, and a row per group.
 type GroupTable struct {
-	ID, Title, Column, About string
-	Groups                   []NamedGroup
+	ID, Title, Column, About, Default string
+	Rows                              []GroupRow
 }
 
-// NamedGroup is a group of transfers and the name it is printed under.
-type NamedGroup struct {
-	Name     string
-	Accuracy *GroupAccuracy
+// GroupRow is a group as the tables print it: its name and accuracy, the default model's
+// accuracy (if it was scored) with its median error in milliseconds (if the file has it: an
+// accuracy.json written before round 17 has none), and the best model's (Best).
+type GroupRow struct {
+	Name string
+	*GroupAccuracy
+	DefaultModel, BestModel GroupModel
+	HasDefault, HasMedian   bool
+	MedianMs                float64
+}
+
+// newGroupRow is group g's row under name in a report whose default model is def.
+func newGroupRow(name string, g *GroupAccuracy, def string) GroupRow {
+	dm, ok := g.Model(def)
+	row := GroupRow{Name: name, GroupAccuracy: g, DefaultModel: dm, HasDefault: ok, BestModel: g.Best()}
+	if ok && dm.MedianAbsErrS != nil {
+		row.HasMedian, row.MedianMs = true, 1e3**dm.MedianAbsErrS
+	}
+	return row
 }
 
 // GroupTables are the accuracy per situation and per size class, in accuracy.json's order; a
 // table without groups is left out.
 func (a *Accuracy) GroupTables() []GroupTable {
-	sits := GroupTable{ID: "situations", Title: "Accuracy per situation", Column: "situation",
+	sits := GroupTable{ID: "situations", Title: "Accuracy per situation", Column: "situation", Default: a.Default,
 		About: "The held-out transfers of all settings by what else their pattern sends where they go: the parts of the data path shared with other transfers going the same way (sender: the sender's outgoing NIC direction; core: uplinks or backbone; receiver: the receiver's incoming NIC direction), or alone; ack-busy when the sender receives or the receiver sends another transfer (the acknowledgements queue behind that data). Sharing is by count, not by what a model calls saturated."}
 	for i := range a.Situations {
 		s := &a.Situations[i]
-		sits.Groups = append(sits.Groups, NamedGroup{s.Situation, &s.GroupAccuracy})
+		sits.Rows = append(sits.Rows, newGroupRow(s.Situation, &s.GroupAccuracy, a.Default))
 	}
-	sizes := GroupTable{ID: "sizes", Title: "Accuracy per transfer size", Column: "size",
+	sizes := GroupTable{ID: "sizes", Title: "Accuracy per transfer size", Column: "size", Default: a.Default,
 		About: "The held-out transfers of all settings by size, in powers of two. A median error in time that stays flat as transfers grow is a delay (slow start, the take-up of freed capacity), not a share of the rate."}
 	for i := range a.Sizes {
 		s := &a.Sizes[i]
-		sizes.Groups = append(sizes.Groups, NamedGroup{s.Size, &s.GroupAccuracy})
+		sizes.Rows = append(sizes.Rows, newGroupRow(s.Size, &s.GroupAccuracy, a.Default))
 	}
-	return slices.DeleteFunc([]GroupTable{sits, sizes}, func(t GroupTable) bool { return len(t.Groups) == 0 })
+	return slices.DeleteFunc([]GroupTable{sits, sizes}, func(t GroupTable) bool { return len(t.Rows) == 0 })
 }
 
 // groupTally gathers a group's transfers as Validate scores them: per model (in model order)

@@ -54,27 +54,25 @@ func (a *Accuracy) writeGroups(w io.Writer) error {
 }
 
 // writeGroup prints one table of groups: each group's noise limit, the default model's share
-// within ±10%, mean |ε|, bias and median error in time, and the best model's
-// (GroupAccuracy.Best); then what its groups are.
+// within ±10%, mean |ε|, bias and median error in time, and the best model's; then what its
+// groups are.
 func (a *Accuracy) writeGroup(w io.Writer, t GroupTable) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s (all settings)\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", t.Column, a.Default)
+	fmt.Fprintf(tw, "%s (all settings)\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", t.Column, t.Default)
 	share := func(within, abs float64) string { return fmt.Sprintf("%.1f%% / %.2f%%", 100*within, 100*abs) }
-	for _, g := range t.Groups {
-		def, bias, secs := "—", "—", "—"
-		if m, ok := g.Accuracy.Model(a.Default); ok {
-			def, bias = share(m.Within10, m.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*m.MeanErr)
-			if m.MedianAbsErrS != nil {
-				secs = fmt.Sprintf("%.1f ms", 1e3**m.MedianAbsErrS)
-			}
+	for _, r := range t.Rows {
+		def, bias, ms, nl := "—", "—", "—", "—"
+		if r.HasDefault {
+			def, bias = share(r.DefaultModel.Within10, r.DefaultModel.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*r.DefaultModel.MeanErr)
 		}
-		best := g.Accuracy.Best()
-		nl := "—"
-		if g.Accuracy.NoiseLimit.Transfers > 0 {
-			nl = share(g.Accuracy.NoiseLimit.Within10, g.Accuracy.NoiseLimit.MeanAbsErr)
+		if r.HasMedian {
+			ms = fmt.Sprintf("%.1f ms", r.MedianMs)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s %s\t\n", g.Name, g.Accuracy.Transfers, nl, def, bias, secs, best.Model, share(best.Within10, best.MeanAbsErr))
+		if r.NoiseLimit.Transfers > 0 {
+			nl = share(r.NoiseLimit.Within10, r.NoiseLimit.MeanAbsErr)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s %s\t\n", r.Name, r.Transfers, nl, def, bias, ms, r.BestModel.Model, share(r.BestModel.Within10, r.BestModel.MeanAbsErr))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

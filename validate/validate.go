@@ -240,11 +240,9 @@ func c4(n float64) float64 {
 }
 
 // normalScore is the expected |ε| and the probability of |ε| ≤ Within of a relative error
-// drawn from a normal distribution of mean 0 and standard deviation rel.
+// drawn from a normal distribution of mean 0 and standard deviation rel (rel = 0: 0 and 1, as
+// erf(+∞) = 1).
 func normalScore(rel float64) (absErr, within float64) {
-	if rel == 0 {
-		return 0, 1
-	}
 	return rel * math.Sqrt(2/math.Pi), math.Erf(Within / (rel * math.Sqrt2))
 }
 

@@ -4,8 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -365,5 +367,32 @@ func TestMedian(t *testing.T) {
 	}
 	if x[0] != 5 || x[1] != 1 {
 		t.Errorf("median changed its input: %v", x)
+	}
+}
+
+// An accuracy.json written before round 17 has no median error in time: the report shows n/a
+// there, not 0.0 ms, and the median where the file has it.
+func TestGroupTablesMedian(t *testing.T) {
+	med := 0.0125
+	acc := &Accuracy{Default: "maxmin", Situations: []SituationAccuracy{
+		{Situation: "alone/ack-busy", GroupAccuracy: GroupAccuracy{Transfers: 3, Models: []GroupModel{{Model: "maxmin", Within10: 1}}}},
+		{Situation: "sender/ack-busy", GroupAccuracy: GroupAccuracy{Transfers: 2, Models: []GroupModel{{Model: "maxmin", MedianAbsErrS: &med}}}},
+	}}
+	tables := acc.GroupTables()
+	if len(tables) != 1 || tables[0].ID != "situations" || len(tables[0].Rows) != 2 {
+		t.Fatalf("tables %+v, want the situations' only", tables)
+	}
+	old, cur := tables[0].Rows[0], tables[0].Rows[1]
+	if !old.HasDefault || old.HasMedian || !cur.HasMedian || cur.MedianMs != 12.5 {
+		t.Errorf("without a median %+v, with one %+v", old, cur)
+	}
+	var text strings.Builder
+	if err := acc.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{regexp.MustCompile(`alone/ack-busy .* \+0\.00%  +—  +maxmin`), regexp.MustCompile(`sender/ack-busy .* 12\.5 ms  +maxmin`)} {
+		if !want.MatchString(text.String()) {
+			t.Errorf("the text report lacks %s:\n%s", want, text.String())
+		}
 	}
 }
