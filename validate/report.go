@@ -46,7 +46,7 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 // writeGroups prints the accuracy per situation and per size class (GroupTables).
 func (a *Accuracy) writeGroups(w io.Writer) error {
 	for _, t := range a.GroupTables() {
-		if err := a.writeGroup(w, t); err != nil {
+		if err := writeGroup(w, t); err != nil {
 			return err
 		}
 	}
@@ -55,8 +55,8 @@ func (a *Accuracy) writeGroups(w io.Writer) error {
 
 // writeGroup prints one table of groups: each group's noise limit, the default model's share
 // within ±10%, mean |ε|, bias and median error in time, and the best model's; then what its
-// groups are.
-func (a *Accuracy) writeGroup(w io.Writer, t GroupTable) error {
+// groups are. Everything it prints is in t.
+func writeGroup(w io.Writer, t GroupTable) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s (all settings)\ttransfers\tnoise limit\t%s *\tbias\tmedian |error|\tbest model\t\n", t.Column, t.Default)
