@@ -168,7 +168,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if opts.Override != nil {
 		opts.Override(&params)
 	}
-	preds, acc, err := Validate(ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, tmp)
+	preds, acc, err := Validate(ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, nil, tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -16,13 +16,14 @@ const (
 )
 
 // Validate scores every model on a dataset's held-out transfers with the given parameters
-// and penalty table, writes predictions.parquet and accuracy.json into dir, and returns
-// both.
-func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, dir string) ([]validate.Row, *validate.Accuracy, error) {
+// and penalty table, writes predictions.parquet and accuracy.json (with inSample, when not
+// nil: validate --in-sample) into dir, and returns both.
+func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
 	preds, acc, err := validate.Validate(cl, transfers, params, table, contention.Models(), heldOut)
 	if err != nil {
 		return nil, nil, err
 	}
+	acc.InSample = inSample
 	if table == nil {
 		acc.Warnings = append(acc.Warnings, "no penalty table (no static_sync experiments): penalty-table equals penalty")
 	}

@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -32,6 +33,9 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 		return err
 	}
 	if err := a.writeGroups(w); err != nil {
+		return err
+	}
+	if err := a.writeInSample(w); err != nil {
 		return err
 	}
 	if a.Default != "" {
@@ -78,5 +82,47 @@ func writeGroup(w io.Writer, t GroupTable) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "(share within ±10%% / mean |ε|; bias and median |predicted − measured|: the default model's. %s)\n", t.About)
+	return err
+}
+
+// writeInSample prints, per setting, the noise limit, the default model's accuracy, its
+// in-sample reach and the model that reaches furthest in sample; nothing without InSample.
+func (a *Accuracy) writeInSample(w io.Writer) error {
+	if a.InSample == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "in-sample reach\tnoise limit\t%s * held out\tin sample\tbest in sample\t\n", a.Default)
+	share := func(within, abs float64) string { return fmt.Sprintf("%.1f%% / %.2f%%", 100*within, 100*abs) }
+	model := func(s SettingAccuracy, name string) string {
+		for _, m := range s.Models {
+			if m.Model == name {
+				return share(m.Within10, m.MeanAbsErr)
+			}
+		}
+		return "—"
+	}
+	held := append(slices.Clone(a.Settings), a.Overall)
+	for _, s := range append(slices.Clone(a.InSample.Settings), a.InSample.Overall) {
+		i := slices.IndexFunc(held, func(h SettingAccuracy) bool { return h.Setting == s.Setting })
+		def := "—"
+		if i >= 0 {
+			def = model(held[i], a.Default)
+		}
+		nl, best := "—", "—"
+		if s.NoiseLimit.Transfers > 0 {
+			nl = share(s.NoiseLimit.Within10, s.NoiseLimit.MeanAbsErr)
+		}
+		if len(s.Models) > 0 {
+			b := slices.MinFunc(s.Models, func(x, y ModelAccuracy) int { return BestFirst(x.Within10, x.MeanAbsErr, y.Within10, y.MeanAbsErr) })
+			best = b.Model + " " + share(b.Within10, b.MeanAbsErr)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", s.Setting, nl, def, model(s, a.Default), best)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "(share within ±10% / mean |ε|. In sample: every model calibrated on the calibration experiments and these held-out transfers together, then scored on them — how far its form reaches with the parameters best for these patterns, a diagnostic, never an accuracy. Held out to in sample is what fitting on the calibration experiments costs; in sample to the noise limit is the model's form.)")
 	return err
 }

@@ -263,8 +263,21 @@ type Accuracy struct {
 	Situations []SituationAccuracy `json:"situations,omitempty"`
 	// Sizes is the accuracy per size class (sizes.go), smallest first, the classes with
 	// held-out transfers only.
-	Sizes    []SizeAccuracy `json:"sizes,omitempty"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Sizes []SizeAccuracy `json:"sizes,omitempty"`
+	// InSample, when asked for (validate --in-sample), is every model scored on the same
+	// held-out transfers with parameters fitted on them too: the reach of its form, not an
+	// accuracy.
+	InSample *InSample `json:"in_sample,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// InSample is every model's score on the held-out transfers with parameters fitted on the
+// calibration experiments and those transfers together (pipeline.InSample), per setting and
+// over all, with the noise limits of Settings and Overall.
+type InSample struct {
+	Params   contention.Params `json:"params"`
+	Settings []SettingAccuracy `json:"settings"`
+	Overall  SettingAccuracy   `json:"overall"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,

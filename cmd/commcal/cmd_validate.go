@@ -43,6 +43,13 @@ experiments as "commcal estimate" does (starting from --params or 94% of the nom
 never from the held-out transfers. --efficiency and --contra-factor override the calibrated
 values.
 
+--in-sample adds a diagnostic, the in-sample reach: every model calibrated once more on the
+calibration experiments and the held-out transfers together (starting from --params), then
+scored on those transfers again (accuracy.json's "in_sample", and a table per setting: noise
+limit, the default model held out and in sample, the best model in sample). Held out to in
+sample is what fitting on the calibration experiments costs, in sample to the noise limit is
+the model's form. It is never an accuracy, and thresholds do not read it.
+
 --fail-below MODEL:SHARE and --fail-above-error MODEL:ERR (MODEL may be "all") turn a
 model's accuracy below or error above the threshold into exit status 3, after writing.
 
@@ -50,11 +57,13 @@ EXAMPLES:
    commcal validate --out val run/dataset
    commcal validate --fail-below asymmetric:90% --out val run/dataset
    commcal validate --calibration calib/calibration.json --out val ds
-   commcal validate --contra-factor 0.4 --out val ds`,
+   commcal validate --contra-factor 0.4 --out val ds
+   commcal validate --in-sample --out val ds`,
 		Flags: append(append(append(paramsFlags(), heldOutFlag()), append(outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write"), thresholdFlags()...)...),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
+			&cli.BoolFlag{Name: "in-sample", Usage: "also calibrate every model on the held-out transfers themselves and report how far each reaches on them (a diagnostic, not an accuracy)"},
 			noVerifyFlag(),
 			hockneyBreaksFlag(),
 		),
@@ -83,7 +92,8 @@ EXAMPLES:
 				return err
 			}
 			return runValidate(c.Context, e, validateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
-				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
+				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify"),
+				InSample: c.Bool("in-sample")})
 		},
 	})
 }
@@ -100,6 +110,8 @@ type validateOptions struct {
 	// HockneyBreaks are the sizes at which Hockney's segments start when calibrating.
 	HockneyBreaks []float64
 	JSON          bool
+	// InSample adds the in-sample reach (pipeline.InSample) to the accuracy.
+	InSample bool
 }
 
 // runValidate scores every model on a dataset's held-out transfers, writes the validation
@@ -125,9 +137,15 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	}
 	calibrated := cal.Params
 	o.Params.override(&calibrated)
+	var reach *validate.InSample
+	if o.InSample {
+		if reach, err = pipeline.InSample(ds.Cluster, in, job.params, o.HeldOut, e.when); err != nil {
+			return err
+		}
+	}
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
-		_, acc, err = pipeline.Validate(ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, tmp)
+		_, acc, err = pipeline.Validate(ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, reach, tmp)
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/validate"
+)
+
+// TestHeldOutAsCalibration turns exactly the held-out experiments' rows into random calibration
+// patterns, under ids no calibration pattern has, and leaves its input alone.
+func TestHeldOutAsCalibration(t *testing.T) {
+	rows := []datasets.Transfer{
+		{Experiment: "random", PatternID: "N6-d2-001", FlowID: 0},
+		{Experiment: "random_calibration", PatternID: "N6-d2-001", FlowID: 0},
+		{Experiment: "alltoallv", PatternID: "a2a-4", FlowID: 3},
+		{Experiment: "bidir_nic", PatternID: "i1o2", FlowID: 1},
+	}
+	in := slices.Clone(rows)
+	got := HeldOutAsCalibration(rows, []string{"random", "alltoallv"})
+	want := []datasets.Transfer{
+		{Experiment: "random_calibration", PatternID: "random/N6-d2-001", FlowID: 0},
+		{Experiment: "random_calibration", PatternID: "N6-d2-001", FlowID: 0},
+		{Experiment: "random_calibration", PatternID: "alltoallv/a2a-4", FlowID: 3},
+		{Experiment: "bidir_nic", PatternID: "i1o2", FlowID: 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	if !slices.Equal(rows, in) {
+		t.Errorf("the input changed: %+v", rows)
+	}
+}
+
+// TestInSample fits a committed real-TCP dataset's models on its held-out random patterns too:
+// the learned models' parameters move and ackpath-alpha's mean |ε| on those patterns falls
+// (its fit minimises a robust loss of the log errors, so a fit on the scored transfers must
+// lower their error), while the models whose parameters come from other experiments score
+// exactly as held out, under the same noise limits. Not with -short (two calibrations).
+func TestInSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates a TCP dataset twice; not with -short")
+	}
+	ds, err := datasets.Open(filepath.Join("..", "data", "tcp", "two-rack-1g-heldout24"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := LoadTables(context.Background(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := slices.Clone(in.Transfers)
+	held := experiments.WithRole(experiments.HeldOut)
+	cal := estimate.Calibrate(ds.Cluster, in, contention.DefaultParams(), false)
+	_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(in.Transfers, before) {
+		t.Error("InSample changed the dataset's rows")
+	}
+	if len(reach.Settings) != len(acc.Settings) {
+		t.Fatalf("%d settings in sample, %d held out", len(reach.Settings), len(acc.Settings))
+	}
+	model := func(s validate.SettingAccuracy, name string) validate.ModelAccuracy {
+		i := slices.IndexFunc(s.Models, func(m validate.ModelAccuracy) bool { return m.Model == name })
+		if i < 0 {
+			t.Fatalf("%s: no %s", s.Setting, name)
+		}
+		return s.Models[i]
+	}
+	for i, s := range append(slices.Clone(reach.Settings), reach.Overall) {
+		h := acc.Overall
+		if i < len(acc.Settings) {
+			h = acc.Settings[i]
+		}
+		if s.Setting != h.Setting || s.NoiseLimit != h.NoiseLimit {
+			t.Errorf("in sample %s, noise limit %+v; held out %s, %+v", s.Setting, s.NoiseLimit, h.Setting, h.NoiseLimit)
+		}
+		for _, name := range []string{"maxmin", "asymmetric", "fair", "hockney"} {
+			if got, want := model(s, name), model(h, name); got != want {
+				t.Errorf("%s, %s: in sample %+v, held out %+v (its parameters come from no random pattern)", s.Setting, name, got, want)
+			}
+		}
+	}
+	if reach.Params.Learned == nil || cal.Params.Learned == nil {
+		t.Fatal("no learned parameters")
+	}
+	a, b := reach.Params.Learned[contention.DefaultModel], cal.Params.Learned[contention.DefaultModel]
+	if a.AckIn == b.AckIn && a.AckOut == b.AckOut && a.Alpha == b.Alpha {
+		t.Errorf("%s: the same slowdowns and α in sample as held out (%+v)", contention.DefaultModel, *a)
+	}
+	got, held0 := model(reach.Overall, contention.DefaultModel).MeanAbsErr, model(acc.Overall, contention.DefaultModel).MeanAbsErr
+	if !(got < held0) {
+		t.Errorf("%s: mean |ε| %.4f in sample, %.4f held out; a fit on the scored patterns should lower it", contention.DefaultModel, got, held0)
+	}
+	t.Logf("%s: mean |ε| %.2f%% held out, %.2f%% in sample", contention.DefaultModel, 100*held0, 100*got)
+}
