@@ -24,11 +24,11 @@ func InSample(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Param
 	all := in
 	all.Transfers = HeldOutAsCalibration(in.Transfers, heldOut)
 	cal := Estimate(cl, all, defaults, false, created)
-	_, acc, err := validate.Validate(cl, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
+	rows, acc, err := validate.Validate(cl, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
 	if err != nil {
 		return nil, fmt.Errorf("in-sample: %w", err)
 	}
-	return &validate.InSample{Params: cal.Params, Settings: acc.Settings, Overall: acc.Overall}, nil
+	return &validate.InSample{Params: cal.Params, Settings: acc.Settings, Overall: acc.Overall, Rows: rows}, nil
 }
 
 // HeldOutAsCalibration returns the transfers with those of the held-out experiments turned

@@ -59,7 +59,7 @@ func TestInSample(t *testing.T) {
 	before := slices.Clone(in.Transfers)
 	held := experiments.WithRole(experiments.HeldOut)
 	cal := estimate.Calibrate(ds.Cluster, in, contention.DefaultParams(), false)
-	_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), held)
+	rows, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), held)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +69,9 @@ func TestInSample(t *testing.T) {
 	}
 	if !slices.Equal(in.Transfers, before) {
 		t.Error("InSample changed the dataset's rows")
+	}
+	if len(reach.Rows) != len(rows) {
+		t.Errorf("%d predictions in sample, %d held out", len(reach.Rows), len(rows))
 	}
 	if len(reach.Settings) != len(acc.Settings) {
 		t.Fatalf("%d settings in sample, %d held out", len(reach.Settings), len(acc.Settings))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
@@ -29,8 +30,13 @@ type Leaderboard struct {
 	// Entries are in dataset order, then the settings' order, then the models'.
 	Entries []LeaderboardEntry `json:"entries"`
 	// Ranking is every model's transfer-weighted share within ±10% and mean |ε| over every
-	// dataset, best share first.
-	Ranking []LeaderboardRank `json:"ranking"`
+	// dataset, best share first, and NoiseLimit the noise limit of the same transfers pooled
+	// alike (each dataset's weighted by its transfers with repetitions).
+	Ranking    []LeaderboardRank   `json:"ranking"`
+	NoiseLimit validate.NoiseLimit `json:"noise_limit"`
+	// InSample, with --in-sample only, is every model's in-sample reach pooled as Ranking, in
+	// Ranking's order (pipeline.InSample: a diagnostic, never an accuracy).
+	InSample []LeaderboardRank `json:"in_sample,omitempty"`
 	// CrossValidation is each dataset's cross-validation over its calibration experiments
 	// (CrossValidate); Selected the model with the best transfer-weighted cross-validated
 	// share within ±10% over every dataset: the choice made without held-out data.
@@ -57,6 +63,10 @@ type LeaderboardEntry struct {
 	// NoiseWithin10 and NoiseMeanAbsErr are the setting's noise limit (validate.NoiseLimit).
 	NoiseWithin10   float64 `json:"noise_within_10pct"`
 	NoiseMeanAbsErr float64 `json:"noise_mean_abs_err"`
+	// InSampleWithin10 and InSampleMeanAbsErr are the model's in-sample reach on the setting
+	// (with --in-sample only).
+	InSampleWithin10   *float64 `json:"in_sample_within_10pct,omitempty"`
+	InSampleMeanAbsErr *float64 `json:"in_sample_mean_abs_err,omitempty"`
 }
 
 // LeaderboardRank is one model over every dataset.
@@ -68,9 +78,11 @@ type LeaderboardRank struct {
 }
 
 // BuildLeaderboard calibrates each dataset on its own calibration experiments (starting from
-// defaults) and scores every model on its held-out experiments; progress, if not nil, is told
-// each time another dataset is done (one call at a time).
-func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string, progress func(done, total int)) (*Leaderboard, error) {
+// defaults) and scores every model on its held-out experiments, and with inSample also its
+// in-sample reach (InSample); progress, if not nil, is told each time another dataset is done
+// (one call at a time).
+func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string,
+	inSample bool, progress func(done, total int)) (*Leaderboard, error) {
 	lb := &Leaderboard{Format: LeaderboardFormat, HeldOut: heldOut}
 	// The datasets are scored in parallel, each into its slot, and pooled in their order: a
 	// fit's predictions keep only part of two cores busy (their patterns' costs are uneven,
@@ -80,7 +92,7 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	done := 0
 	err := parallel.For(ctx, len(dirs), 0, func(i int) error {
 		var err error
-		if scored[i], err = scoreDataset(ctx, dirs[i], open, defaults, heldOut); err != nil {
+		if scored[i], err = scoreDataset(ctx, dirs[i], open, defaults, heldOut, inSample); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -94,22 +106,41 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	if err != nil {
 		return nil, err
 	}
-	total, cvTotal := pooled{}, pooled{}
+	total, cvTotal, reach := pooled{}, pooled{}, pooled{}
+	var noise pooledSums
 	for _, d := range scored {
 		lb.CrossValidation = append(lb.CrossValidation, DatasetCV{Dataset: d.name, CrossValidation: d.cv})
 		for _, s := range d.cv.Scores {
 			cvTotal.add(s.Model, s.Transfers, s.Within10, s.MeanAbsErr)
 		}
+		var ins []validate.SettingAccuracy
+		if d.reach != nil {
+			ins = append(slices.Clone(d.reach.Settings), d.reach.Overall)
+			for _, m := range d.reach.Overall.Models {
+				reach.add(m.Model, m.Transfers, m.Within10, m.MeanAbsErr)
+			}
+		}
 		for _, s := range append(slices.Clone(d.acc.Settings), d.acc.Overall) {
 			for _, m := range s.Models {
-				lb.Entries = append(lb.Entries, LeaderboardEntry{Dataset: d.name, Cluster: d.cluster,
+				e := LeaderboardEntry{Dataset: d.name, Cluster: d.cluster,
 					Setting: s.Setting, Model: m.Model, Transfers: m.Transfers, Within10: m.Within10, MeanAbsErr: m.MeanAbsErr,
-					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr})
+					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr}
+				if r, ok := settingModel(ins, s.Setting, m.Model); ok {
+					e.InSampleWithin10, e.InSampleMeanAbsErr = &r.Within10, &r.MeanAbsErr
+				}
+				lb.Entries = append(lb.Entries, e)
 			}
 		}
 		for _, m := range d.acc.Overall.Models {
 			total.add(m.Model, m.Transfers, m.Within10, m.MeanAbsErr)
 		}
+		nl := d.acc.Overall.NoiseLimit
+		noise.n += nl.Transfers
+		noise.within += nl.Within10 * float64(nl.Transfers)
+		noise.abs += nl.MeanAbsErr * float64(nl.Transfers)
+	}
+	if noise.n > 0 {
+		lb.NoiseLimit = validate.NoiseLimit{Transfers: noise.n, Within10: noise.within / float64(noise.n), MeanAbsErr: noise.abs / float64(noise.n)}
 	}
 	best := -1.0
 	for _, m := range contention.Models() { // model order breaks ties
@@ -123,7 +154,27 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int {
 		return validate.BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
 	})
+	for _, r := range lb.Ranking {
+		if in, ok := reach.rank(r.Model); ok {
+			lb.InSample = append(lb.InSample, in)
+		}
+	}
 	return lb, nil
+}
+
+// settingModel is a model's accuracy on a setting of settings, if it is there.
+func settingModel(settings []validate.SettingAccuracy, setting, model string) (validate.ModelAccuracy, bool) {
+	for _, s := range settings {
+		if s.Setting != setting {
+			continue
+		}
+		for _, m := range s.Models {
+			if m.Model == model {
+				return m, true
+			}
+		}
+	}
+	return validate.ModelAccuracy{}, false
 }
 
 // datasetScore is one dataset's part of the leaderboard.
@@ -131,11 +182,13 @@ type datasetScore struct {
 	name, cluster string
 	cv            *CrossValidation
 	acc           *validate.Accuracy
+	reach         *validate.InSample // with inSample only
 }
 
 // scoreDataset calibrates the dataset in dir on its calibration experiments, cross-validates
-// over them and scores every model on its held-out experiments.
-func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string) (*datasetScore, error) {
+// over them and scores every model on its held-out experiments, and with inSample finds every
+// model's in-sample reach there.
+func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.Dataset, error), defaults contention.Params, heldOut []string, inSample bool) (*datasetScore, error) {
 	ds, err := open(dir)
 	if err != nil {
 		return nil, err
@@ -154,7 +207,13 @@ func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}, nil
+	d := &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}
+	if inSample {
+		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, time.Time{}); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+	}
+	return d, nil
 }
 
 // pooled sums models' scores over datasets, each weighted by its transfers.
@@ -241,10 +300,26 @@ func (t *markdownTable) flush() error { return t.err }
 func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 	pct := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 	err2 := func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
+	in := lb.InSample != nil
 	t := newTable()
-	t.row("rank", "model", "transfers", "|ε| ≤ 10%", "mean |ε|")
+	head := []string{"rank", "model", "transfers", "|ε| ≤ 10%", "mean |ε|"}
+	if in {
+		head = append(head, "in sample ≤ 10%", "in sample |ε|")
+	}
+	t.row(head...)
 	for i, r := range lb.Ranking {
-		t.row(fmt.Sprint(i+1), r.Model, fmt.Sprint(r.Transfers), pct(r.Within10), err2(r.MeanAbsErr))
+		cells := []string{fmt.Sprint(i + 1), r.Model, fmt.Sprint(r.Transfers), pct(r.Within10), err2(r.MeanAbsErr)}
+		if in {
+			cells = append(cells, pct(lb.InSample[i].Within10), err2(lb.InSample[i].MeanAbsErr))
+		}
+		t.row(cells...)
+	}
+	if nl := lb.NoiseLimit; nl.Transfers > 0 {
+		cells := []string{"", "(noise limit)", fmt.Sprint(nl.Transfers), pct(nl.Within10), err2(nl.MeanAbsErr)}
+		if in {
+			cells = append(cells, "", "")
+		}
+		t.row(cells...)
 	}
 	if err := t.flush(); err != nil { // its own columns, not the wider table's below
 		return err
@@ -264,7 +339,11 @@ func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 	}
 	fmt.Fprintf(w, "\nselected by cross-validation: %s\n\n", lb.Selected)
 	t = newTable()
-	t.row("dataset", "setting", "model", "transfers", "|ε| ≤ 10%", "mean |ε|", "bias", "noise limit ≤ 10%", "noise limit |ε|")
+	head = []string{"dataset", "setting", "model", "transfers", "|ε| ≤ 10%", "mean |ε|", "bias", "noise limit ≤ 10%", "noise limit |ε|"}
+	if in {
+		head = append(head, "in sample ≤ 10%", "in sample |ε|")
+	}
+	t.row(head...)
 	var last string
 	for _, e := range lb.Entries {
 		ds, set := e.Dataset, e.Setting
@@ -272,8 +351,16 @@ func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 			ds, set = "", ""
 		}
 		last = e.Dataset + "\x00" + e.Setting
-		t.row(ds, set, e.Model, fmt.Sprint(e.Transfers), pct(e.Within10), err2(e.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*e.Bias),
-			pct(e.NoiseWithin10), err2(e.NoiseMeanAbsErr))
+		cells := []string{ds, set, e.Model, fmt.Sprint(e.Transfers), pct(e.Within10), err2(e.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*e.Bias),
+			pct(e.NoiseWithin10), err2(e.NoiseMeanAbsErr)}
+		if in {
+			w, a := "—", "—"
+			if e.InSampleWithin10 != nil {
+				w, a = pct(*e.InSampleWithin10), err2(*e.InSampleMeanAbsErr)
+			}
+			cells = append(cells, w, a)
+		}
+		t.row(cells...)
 	}
 	return t.flush()
 }

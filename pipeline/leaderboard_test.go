@@ -20,7 +20,10 @@ import (
 
 // TestLeaderboard ranks the models on two simulated datasets of one truth (asymmetric, 1%
 // noise): every model is scored on both, the ranking sums their transfers, is in order and
-// puts hockney (no contention at all) last, and every setting carries its noise limit.
+// puts hockney (no contention at all) last, every setting carries its noise limit and the
+// ranking the pooled one; with inSample every model's reach is pooled in the ranking's order,
+// the same as its accuracy for models that no random pattern calibrates, and given on every
+// entry.
 func TestLeaderboard(t *testing.T) {
 	cl, err := cluster.LoadNamed("ccpe-testbed")
 	if err != nil {
@@ -37,7 +40,7 @@ func TestLeaderboard(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	var progress []int
-	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut),
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), true,
 		func(done, total int) {
 			if total != len(dirs) {
 				t.Errorf("progress: %d of %d datasets, there are %d", done, total, len(dirs))
@@ -69,15 +72,37 @@ func TestLeaderboard(t *testing.T) {
 			t.Errorf("ranking out of order at %s", r.Model)
 		}
 	}
+	if len(lb.InSample) != len(lb.Ranking) {
+		t.Fatalf("%d models in sample, %d ranked", len(lb.InSample), len(lb.Ranking))
+	}
+	for i, r := range lb.Ranking {
+		in := lb.InSample[i]
+		if in.Model != r.Model || in.Transfers != r.Transfers {
+			t.Errorf("in sample %d: %+v, ranked %+v", i, in, r)
+		}
+		if (r.Model == "maxmin" || r.Model == "hockney") && in != r {
+			t.Errorf("%s: in sample %+v, held out %+v (no random pattern calibrates it)", r.Model, in, r)
+		}
+	}
+	for _, e := range lb.Entries {
+		if e.InSampleWithin10 == nil || e.InSampleMeanAbsErr == nil {
+			t.Errorf("%s %s %s: no in-sample reach", e.Dataset, e.Setting, e.Model)
+			break
+		}
+	}
+	if nl := lb.NoiseLimit; nl.Transfers != lb.Ranking[0].Transfers || !(nl.Within10 > 0 && nl.Within10 <= 1 && nl.MeanAbsErr > 0) {
+		t.Errorf("pooled noise limit %+v over %d transfers ranked", nl, lb.Ranking[0].Transfers)
+	}
 	if lb.Ranking[len(lb.Ranking)-1].Model != "hockney" {
 		t.Errorf("last %s, want hockney (no contention at all)", lb.Ranking[len(lb.Ranking)-1].Model)
 	}
 	var buf bytes.Buffer
-	if err := lb.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "noise limit ≤ 10%") {
+	if err := lb.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "noise limit ≤ 10%") || !strings.Contains(buf.String(), "in sample ≤ 10%") {
 		t.Errorf("text: %v\n%s", err, buf.String())
 	}
 	// The Markdown tables: three, each a header, a separator of as many columns, and rows of
-	// as many cells; one row per ranked model, per cross-validation score, per entry.
+	// as many cells; one row per ranked model and the noise limit's, per cross-validation
+	// score, per entry.
 	buf.Reset()
 	if err := lb.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
@@ -93,7 +118,7 @@ func TestLeaderboard(t *testing.T) {
 	for _, d := range lb.CrossValidation {
 		cv += len(d.Scores)
 	}
-	if want := []int{len(lb.Ranking), cv, len(lb.Entries)}; len(tables) != 3 {
+	if want := []int{len(lb.Ranking) + 1, cv, len(lb.Entries)}; len(tables) != 3 {
 		t.Fatalf("%d Markdown tables, want 3 of %v rows:\n%s", len(tables), want, buf.String())
 	} else {
 		for i, tb := range tables {
@@ -134,7 +159,7 @@ func TestCommittedLeaderboard(t *testing.T) {
 	for _, d := range strings.Fields(string(m[1])) {
 		dirs = append(dirs, filepath.Join("..", d))
 	}
-	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), nil)
+	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

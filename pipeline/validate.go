@@ -13,11 +13,14 @@ import (
 const (
 	PredictionsFile = "predictions.parquet"
 	AccuracyFile    = "accuracy.json"
+	// InSamplePredictionsFile holds the predictions of validate --in-sample's parameters.
+	InSamplePredictionsFile = "predictions_in_sample.parquet"
 )
 
 // Validate scores every model on a dataset's held-out transfers with the given parameters
 // and penalty table, writes predictions.parquet and accuracy.json (with inSample, when not
-// nil: validate --in-sample) into dir, and returns both.
+// nil: validate --in-sample, whose predictions go to predictions_in_sample.parquet) into dir,
+// and returns both.
 func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
 	preds, acc, err := validate.Validate(cl, transfers, params, table, contention.Models(), heldOut)
 	if err != nil {
@@ -32,6 +35,11 @@ func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params content
 	}
 	if err := datasets.WriteJSONFile(filepath.Join(dir, AccuracyFile), acc); err != nil {
 		return nil, nil, err
+	}
+	if inSample != nil {
+		if err := datasets.WriteParquetFile(filepath.Join(dir, InSamplePredictionsFile), validate.PredictionsTable, inSample.Rows); err != nil {
+			return nil, nil, err
+		}
 	}
 	return preds, acc, nil
 }

@@ -278,6 +278,9 @@ type InSample struct {
 	Params   contention.Params `json:"params"`
 	Settings []SettingAccuracy `json:"settings"`
 	Overall  SettingAccuracy   `json:"overall"`
+	// Rows are the held-out transfers' predictions with those parameters, as Validate's
+	// (validate --in-sample writes them to predictions_in_sample.parquet).
+	Rows []Row `json:"-"`
 }
 
 // asymmetricTraffic says whether some link carries transfers both ways in unequal numbers,

@@ -45,8 +45,9 @@ values.
 
 --in-sample adds a diagnostic, the in-sample reach: every model calibrated once more on the
 calibration experiments and the held-out transfers together (starting from --params), then
-scored on those transfers again (accuracy.json's "in_sample", and a table per setting: noise
-limit, the default model held out and in sample, the best model in sample). Held out to in
+scored on those transfers again (accuracy.json's "in_sample", predictions_in_sample.parquet
+with the columns of predictions.parquet, and a table per setting: noise limit, the default
+model held out and in sample, the best model in sample). Held out to in
 sample is what fitting on the calibration experiments costs, in sample to the noise limit is
 the model's form. It is never an accuracy, and thresholds do not read it.
 

@@ -9,8 +9,8 @@ import (
 )
 
 // TestValidateInSample: --in-sample prints the reach table and writes it into accuracy.json
-// beside the held-out accuracy, which it leaves as it is without the flag; thresholds still
-// read the held-out accuracy only.
+// beside the held-out accuracy, which it leaves as it is without the flag, and its predictions
+// into predictions_in_sample.parquet; thresholds still read the held-out accuracy only.
 func TestValidateInSample(t *testing.T) {
 	dir := t.TempDir()
 	sim := simulated(t, dir)
@@ -42,6 +42,9 @@ func TestValidateInSample(t *testing.T) {
 	}
 	if _, ok := without["in_sample"]; ok {
 		t.Error("accuracy.json has in_sample without --in-sample")
+	}
+	if !fileExists(filepath.Join(dir, "val", "predictions_in_sample.parquet")) || fileExists(filepath.Join(dir, "plain", "predictions_in_sample.parquet")) {
+		t.Error("predictions_in_sample.parquet is written with --in-sample only")
 	}
 	for _, k := range []string{"settings", "overall", "params"} {
 		if string(with[k]) != string(without[k]) {
