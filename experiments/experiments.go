@@ -20,7 +20,8 @@ const (
 	BidirBackbone Name = "bidir_backbone" // i flows in and o flows out across the backbone or an uplink
 	StaticSync    Name = "static_sync"    // static-synchronous graphs (Euro-Par 2011): the penalty table
 	// RandomCalibration are random patterns drawn like the validation ones but measured for
-	// calibration: cross-validation selects models on them (no estimator fits on them).
+	// calibration: cross-validation selects models on them, and the learned models' fit reads
+	// them with the other contention patterns (their slowdowns, ρ, α).
 	RandomCalibration Name = "random_calibration"
 	Random            Name = "random"    // random validation patterns (CCPE 2014 §7.1)
 	Alltoallv         Name = "alltoallv" // an Alltoallv collective as point-to-point transfers

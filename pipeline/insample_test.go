@@ -41,9 +41,10 @@ func TestHeldOutAsCalibration(t *testing.T) {
 
 // TestInSample fits a committed real-TCP dataset's models on its held-out random patterns too:
 // the learned models' parameters move and ackpath-alpha's mean |ε| on those patterns falls
-// (its fit minimises a robust loss of the log errors, so a fit on the scored transfers must
-// lower their error), while the models whose parameters come from other experiments score
-// exactly as held out, under the same noise limits. Not with -short (two calibrations).
+// (its fit minimises a robust loss of the log errors over the calibration patterns and these
+// together, so it should lower their error: it does on all forty-eight TCP datasets), while
+// the models whose parameters come from other experiments score exactly as held out, under
+// the same noise limits. Not with -short (two calibrations).
 func TestInSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates a TCP dataset twice; not with -short")
@@ -63,7 +64,7 @@ func TestInSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, time.Unix(0, 0))
+	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, nil, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,9 @@ func TestInSample(t *testing.T) {
 		if s.Setting != h.Setting || s.NoiseLimit != h.NoiseLimit {
 			t.Errorf("in sample %s, noise limit %+v; held out %s, %+v", s.Setting, s.NoiseLimit, h.Setting, h.NoiseLimit)
 		}
-		for _, name := range []string{"maxmin", "asymmetric", "fair", "hockney"} {
+		// Every model but ackpath's two: no random pattern calibrates them (surface, duplex and
+		// stochastic are fitted on the fairness and bidirectional experiments alone).
+		for _, name := range []string{"asymmetric", "asymmetric-fitted", "fair", "maxmin", "penalty", "penalty-table", "hockney", "stochastic", "surface", "duplex"} {
 			if got, want := model(s, name), model(h, name); got != want {
 				t.Errorf("%s, %s: in sample %+v, held out %+v (its parameters come from no random pattern)", s.Setting, name, got, want)
 			}

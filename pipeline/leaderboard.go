@@ -31,12 +31,10 @@ type Leaderboard struct {
 	Entries []LeaderboardEntry `json:"entries"`
 	// Ranking is every model's transfer-weighted share within ±10% and mean |ε| over every
 	// dataset, best share first, and NoiseLimit the noise limit of the same transfers pooled
-	// alike (each dataset's weighted by its transfers with repetitions).
+	// alike: over those with two repetitions or more (validate.NoiseLimit), each dataset's
+	// weighted by their number.
 	Ranking    []LeaderboardRank   `json:"ranking"`
 	NoiseLimit validate.NoiseLimit `json:"noise_limit"`
-	// InSample, with --in-sample only, is every model's in-sample reach pooled as Ranking, in
-	// Ranking's order (pipeline.InSample: a diagnostic, never an accuracy).
-	InSample []LeaderboardRank `json:"in_sample,omitempty"`
 	// CrossValidation is each dataset's cross-validation over its calibration experiments
 	// (CrossValidate); Selected the model with the best transfer-weighted cross-validated
 	// share within ±10% over every dataset: the choice made without held-out data.
@@ -63,6 +61,9 @@ type LeaderboardEntry struct {
 	// NoiseWithin10 and NoiseMeanAbsErr are the setting's noise limit (validate.NoiseLimit).
 	NoiseWithin10   float64 `json:"noise_within_10pct"`
 	NoiseMeanAbsErr float64 `json:"noise_mean_abs_err"`
+	// NoiseTransfers are the setting's transfers with two repetitions or more, which the noise
+	// limit is over.
+	NoiseTransfers int `json:"noise_transfers"`
 	// InSampleWithin10 and InSampleMeanAbsErr are the model's in-sample reach on the setting
 	// (with --in-sample only).
 	InSampleWithin10   *float64 `json:"in_sample_within_10pct,omitempty"`
@@ -75,6 +76,10 @@ type LeaderboardRank struct {
 	Transfers  int     `json:"transfers"`
 	Within10   float64 `json:"within_10pct"`
 	MeanAbsErr float64 `json:"mean_abs_err"`
+	// InSampleWithin10 and InSampleMeanAbsErr are the model's in-sample reach pooled alike
+	// (with --in-sample only; pipeline.InSample: a diagnostic, never an accuracy).
+	InSampleWithin10   *float64 `json:"in_sample_within_10pct,omitempty"`
+	InSampleMeanAbsErr *float64 `json:"in_sample_mean_abs_err,omitempty"`
 }
 
 // BuildLeaderboard calibrates each dataset on its own calibration experiments (starting from
@@ -124,7 +129,8 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 			for _, m := range s.Models {
 				e := LeaderboardEntry{Dataset: d.name, Cluster: d.cluster,
 					Setting: s.Setting, Model: m.Model, Transfers: m.Transfers, Within10: m.Within10, MeanAbsErr: m.MeanAbsErr,
-					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr}
+					Bias: m.MeanErr, NoiseWithin10: s.NoiseLimit.Within10, NoiseMeanAbsErr: s.NoiseLimit.MeanAbsErr,
+					NoiseTransfers: s.NoiseLimit.Transfers}
 				if r, ok := settingModel(ins, s.Setting, m.Model); ok {
 					e.InSampleWithin10, e.InSampleMeanAbsErr = &r.Within10, &r.MeanAbsErr
 				}
@@ -154,9 +160,9 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 	slices.SortStableFunc(lb.Ranking, func(a, b LeaderboardRank) int {
 		return validate.BestFirst(a.Within10, a.MeanAbsErr, b.Within10, b.MeanAbsErr)
 	})
-	for _, r := range lb.Ranking {
+	for i, r := range lb.Ranking {
 		if in, ok := reach.rank(r.Model); ok {
-			lb.InSample = append(lb.InSample, in)
+			lb.Ranking[i].InSampleWithin10, lb.Ranking[i].InSampleMeanAbsErr = &in.Within10, &in.MeanAbsErr
 		}
 	}
 	return lb, nil
@@ -209,7 +215,7 @@ func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.
 	}
 	d := &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}
 	if inSample {
-		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, time.Time{}); err != nil {
+		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, nil, time.Time{}); err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
 	}
@@ -300,7 +306,14 @@ func (t *markdownTable) flush() error { return t.err }
 func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 	pct := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 	err2 := func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
-	in := lb.InSample != nil
+	in := slices.ContainsFunc(lb.Ranking, func(r LeaderboardRank) bool { return r.InSampleWithin10 != nil })
+	// reach is a share and a mean |ε| in sample, or dashes where there is none.
+	reach := func(within, abs *float64) []string {
+		if within == nil || abs == nil {
+			return []string{"—", "—"}
+		}
+		return []string{pct(*within), err2(*abs)}
+	}
 	t := newTable()
 	head := []string{"rank", "model", "transfers", "|ε| ≤ 10%", "mean |ε|"}
 	if in {
@@ -310,7 +323,7 @@ func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 	for i, r := range lb.Ranking {
 		cells := []string{fmt.Sprint(i + 1), r.Model, fmt.Sprint(r.Transfers), pct(r.Within10), err2(r.MeanAbsErr)}
 		if in {
-			cells = append(cells, pct(lb.InSample[i].Within10), err2(lb.InSample[i].MeanAbsErr))
+			cells = append(cells, reach(r.InSampleWithin10, r.InSampleMeanAbsErr)...)
 		}
 		t.row(cells...)
 	}
@@ -354,11 +367,7 @@ func (lb *Leaderboard) write(w io.Writer, newTable func() table) error {
 		cells := []string{ds, set, e.Model, fmt.Sprint(e.Transfers), pct(e.Within10), err2(e.MeanAbsErr), fmt.Sprintf("%+.2f%%", 100*e.Bias),
 			pct(e.NoiseWithin10), err2(e.NoiseMeanAbsErr)}
 		if in {
-			w, a := "—", "—"
-			if e.InSampleWithin10 != nil {
-				w, a = pct(*e.InSampleWithin10), err2(*e.InSampleMeanAbsErr)
-			}
-			cells = append(cells, w, a)
+			cells = append(cells, reach(e.InSampleWithin10, e.InSampleMeanAbsErr)...)
 		}
 		t.row(cells...)
 	}

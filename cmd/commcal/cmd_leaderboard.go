@@ -17,8 +17,9 @@ func leaderboardCommand() *cli.Command {
 		Description: `Calibrates each dataset on its own calibration experiments (as "commcal estimate" does) and
 scores every model on its held-out transfers (as "commcal validate" does), then prints the
 models ranked by their share of transfers within ±10% over all the datasets (under them the
-noise limit of the same transfers), and for every dataset and setting each model's share, mean |ε| and bias beside the noise limit: what a
-perfect predictor of each transfer's expected time would score given the repetitions' spread.
+noise limit of the same transfers, those with two repetitions or more), and for every dataset
+and setting each model's share, mean |ε| and bias beside the noise limit: what a perfect
+predictor of each transfer's expected time would score given the repetitions' spread.
 
 Before that, the cross-validation that selects a model without looking at held-out data: each
 dataset's contention calibration patterns (fair_*, bidir_*, static_sync and random_calibration
@@ -31,7 +32,7 @@ its tables in Markdown.
 once more on the held-out transfers too, then scored on them) to the ranking and to every
 setting: held out to in sample is what the calibration experiments cost, in sample to the
 noise limit is the model's form. A diagnostic, never an accuracy; it takes a second
-calibration of each dataset on several times its calibration patterns.
+calibration of each dataset, on its calibration patterns and its held-out ones together.
 
 EXAMPLES:
    commcal leaderboard data/tcp/two-rack-1g data/tcp/two-rack-100m
@@ -40,7 +41,7 @@ EXAMPLES:
    commcal leaderboard --in-sample data/tcp/two-rack-1g-heldout24 data/tcp/two-rack-100m-heldout24`,
 		Flags: append(paramsFlags(), heldOutFlag(), noVerifyFlag(), &cli.BoolFlag{Name: "json", Usage: "print the leaderboard as JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print the leaderboard's tables in Markdown"},
-			&cli.BoolFlag{Name: "in-sample", Usage: "add every model's in-sample reach beside its accuracy (as validate --in-sample; a diagnostic)"}),
+			&cli.BoolFlag{Name: "in-sample", EnvVars: []string{"COMMCAL_IN_SAMPLE"}, Usage: "add every model's in-sample reach beside its accuracy (as validate --in-sample; a diagnostic)"}),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c, 1, -1, "DATASET...")
 			if err != nil {

@@ -33,6 +33,9 @@ writes to --out:
                         per size class ([1 MiB, 2 MiB), ...): every model's share within
                         ±10%, mean |ε|, bias and median |predicted − measured| in seconds,
                         and the noise limit
+   predictions_in_sample.parquet
+                        with --in-sample only: predictions.parquet's columns, with the
+                        in-sample parameters
 
 and prints the accuracy table, the default model (selected by cross-validation on real TCP
 calibration experiments) marked with *, and each setting's noise limit under its models; then
@@ -44,8 +47,10 @@ never from the held-out transfers. --efficiency and --contra-factor override the
 values.
 
 --in-sample adds a diagnostic, the in-sample reach: every model calibrated once more on the
-calibration experiments and the held-out transfers together (starting from --params), then
-scored on those transfers again (accuracy.json's "in_sample", predictions_in_sample.parquet
+dataset's calibration experiments and the held-out transfers together (starting from --params;
+with --calibration too: the reach is then measured from that file's accuracy), --efficiency
+and --contra-factor applied as to the held-out parameters, then scored on those transfers
+again (accuracy.json's "in_sample", predictions_in_sample.parquet
 with the columns of predictions.parquet, and a table per setting: noise limit, the default
 model held out and in sample, the best model in sample). Held out to in
 sample is what fitting on the calibration experiments costs, in sample to the noise limit is
@@ -64,7 +69,8 @@ EXAMPLES:
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
-			&cli.BoolFlag{Name: "in-sample", Usage: "also calibrate every model on the held-out transfers themselves and report how far each reaches on them (a diagnostic, not an accuracy)"},
+			&cli.BoolFlag{Name: "in-sample", EnvVars: []string{"COMMCAL_IN_SAMPLE"},
+				Usage: "also calibrate every model on the held-out transfers themselves and report how far each reaches on them (a diagnostic, not an accuracy)"},
 			noVerifyFlag(),
 			hockneyBreaksFlag(),
 		),
@@ -140,7 +146,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	o.Params.override(&calibrated)
 	var reach *validate.InSample
 	if o.InSample {
-		if reach, err = pipeline.InSample(ds.Cluster, in, job.params, o.HeldOut, e.when); err != nil {
+		if reach, err = pipeline.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override, e.when); err != nil {
 			return err
 		}
 	}

@@ -11,8 +11,14 @@ tool here, not part of commcal.
 
 Input: directories named after the datasets, each holding csv/predictions.csv, written by
 
-    commcal validate --out v/NAME data/tcp/NAME
+    commcal validate --in-sample --out v/NAME data/tcp/NAME
     commcal export csv --out v/NAME/csv v/NAME/predictions.parquet
+
+for the held-out predictions, or, for the in-sample ones (the budget's "in sample + counts"),
+
+    commcal export csv --out w/NAME/csv v/NAME/predictions_in_sample.parquet
+
+(the table is a predictions table: it lands as w/NAME/csv/predictions.csv).
 
 Usage (Debian: apt-get install python3-sklearn, run with /usr/bin/python3):
 
