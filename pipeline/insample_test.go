@@ -42,9 +42,10 @@ func TestHeldOutAsCalibration(t *testing.T) {
 // TestInSample fits a committed real-TCP dataset's models on its held-out random patterns too:
 // the learned models' parameters move and ackpath-alpha's mean |ε| on those patterns falls
 // (its fit minimises a robust loss of the log errors over the calibration patterns and these
-// together, so it should lower their error: it does on all forty-eight TCP datasets), while
-// the models whose parameters come from other experiments score exactly as held out, under
-// the same noise limits. Not with -short (two calibrations).
+// together, so it should lower their error: it does on 49 of the 50 TCP datasets, and on
+// two-rack-1g-heldout27 stays within 3·10⁻⁵ of it), while the models whose parameters come
+// from other experiments score exactly as held out, under the same noise limits. Not with
+// -short (two calibrations).
 func TestInSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates a TCP dataset twice; not with -short")
