@@ -168,14 +168,12 @@ func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *est
 			}
 			c := ThresholdCheck{ThresholdSpec: spec}
 			if acc != nil {
-				for _, ma := range acc.Overall.Models {
-					if ma.Model == name && ma.Transfers > 0 {
-						v := ma.Within10
-						if spec.Measure == MeasureMeanAbsErr {
-							v = ma.MeanAbsErr
-						}
-						c.Value = &v
+				if ma, ok := acc.Overall.Model(name); ok && ma.Transfers > 0 {
+					v := ma.Within10
+					if spec.Measure == MeasureMeanAbsErr {
+						v = ma.MeanAbsErr
 					}
+					c.Value = &v
 				}
 				c.Pass = len(acc.Check([]validate.Threshold{spec.threshold(name)})) == 0
 			}

@@ -79,13 +79,13 @@ func TestInSample(t *testing.T) {
 		t.Fatalf("%d settings in sample, %d held out", len(reach.Settings), len(acc.Settings))
 	}
 	model := func(s validate.SettingAccuracy, name string) validate.ModelAccuracy {
-		i := slices.IndexFunc(s.Models, func(m validate.ModelAccuracy) bool { return m.Model == name })
-		if i < 0 {
+		m, ok := s.Model(name)
+		if !ok {
 			t.Fatalf("%s: no %s", s.Setting, name)
 		}
-		return s.Models[i]
+		return m
 	}
-	for i, s := range append(slices.Clone(reach.Settings), reach.Overall) {
+	for i, s := range validate.WithOverall(reach.Settings, reach.Overall) {
 		h := acc.Overall
 		if i < len(acc.Settings) {
 			h = acc.Settings[i]

@@ -120,12 +120,12 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 		}
 		var ins []validate.SettingAccuracy
 		if d.reach != nil {
-			ins = append(slices.Clone(d.reach.Settings), d.reach.Overall)
+			ins = validate.WithOverall(d.reach.Settings, d.reach.Overall)
 			for _, m := range d.reach.Overall.Models {
 				reach.add(m.Model, m.Transfers, m.Within10, m.MeanAbsErr)
 			}
 		}
-		for _, s := range append(slices.Clone(d.acc.Settings), d.acc.Overall) {
+		for _, s := range validate.WithOverall(d.acc.Settings, d.acc.Overall) {
 			for _, m := range s.Models {
 				e := LeaderboardEntry{Dataset: d.name, Cluster: d.cluster,
 					Setting: s.Setting, Model: m.Model, Transfers: m.Transfers, Within10: m.Within10, MeanAbsErr: m.MeanAbsErr,
@@ -170,17 +170,11 @@ func BuildLeaderboard(ctx context.Context, dirs []string, open func(string) (*da
 
 // settingModel is a model's accuracy on a setting of settings, if it is there.
 func settingModel(settings []validate.SettingAccuracy, setting, model string) (validate.ModelAccuracy, bool) {
-	for _, s := range settings {
-		if s.Setting != setting {
-			continue
-		}
-		for _, m := range s.Models {
-			if m.Model == model {
-				return m, true
-			}
-		}
+	i := slices.IndexFunc(settings, func(s validate.SettingAccuracy) bool { return s.Setting == setting })
+	if i < 0 {
+		return validate.ModelAccuracy{}, false
 	}
-	return validate.ModelAccuracy{}, false
+	return settings[i].Model(model)
 }
 
 // datasetScore is one dataset's part of the leaderboard.

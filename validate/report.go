@@ -11,8 +11,7 @@ import (
 func (a *Accuracy) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "setting\tpatterns\tmodel\ttransfers\tsteps\tmean |ε|\tSE\tbias\t|ε| ≤ 10%\tasym. transfers\tasym. mean |ε|")
-	rows := append(append([]SettingAccuracy(nil), a.Settings...), a.Overall)
-	for _, s := range rows {
+	for _, s := range WithOverall(a.Settings, a.Overall) {
 		for i, m := range s.Models {
 			setting, pats := s.Setting, fmt.Sprint(s.Patterns)
 			if i > 0 {
@@ -96,15 +95,13 @@ func (a *Accuracy) writeInSample(w io.Writer) error {
 	fmt.Fprintf(tw, "in-sample reach\tnoise limit\t%s * held out\tin sample\tbest in sample\t\n", a.Default)
 	share := func(within, abs float64) string { return fmt.Sprintf("%.1f%% / %.2f%%", 100*within, 100*abs) }
 	model := func(s SettingAccuracy, name string) string {
-		for _, m := range s.Models {
-			if m.Model == name {
-				return share(m.Within10, m.MeanAbsErr)
-			}
+		if m, ok := s.Model(name); ok {
+			return share(m.Within10, m.MeanAbsErr)
 		}
 		return "—"
 	}
-	held := append(slices.Clone(a.Settings), a.Overall)
-	for _, s := range append(slices.Clone(a.InSample.Settings), a.InSample.Overall) {
+	held := WithOverall(a.Settings, a.Overall)
+	for _, s := range WithOverall(a.InSample.Settings, a.InSample.Overall) {
 		i := slices.IndexFunc(held, func(h SettingAccuracy) bool { return h.Setting == s.Setting })
 		def := "—"
 		if i >= 0 {

@@ -67,13 +67,8 @@ func (a *Accuracy) Check(ths []Threshold) []string {
 			if th.Model != AllModels && th.Model != name {
 				continue
 			}
-			var m *ModelAccuracy
-			for i := range a.Overall.Models {
-				if a.Overall.Models[i].Model == name {
-					m = &a.Overall.Models[i]
-				}
-			}
-			if m == nil || m.Transfers == 0 {
+			m, ok := a.Overall.Model(name)
+			if !ok || m.Transfers == 0 {
 				breaches = append(breaches, fmt.Sprintf("%s: no held-out transfer was scored, so its accuracy cannot be checked", name))
 				continue
 			}

@@ -187,6 +187,21 @@ type SettingAccuracy struct {
 	NoiseLimit NoiseLimit `json:"noise_limit"`
 }
 
+// Model is the named model's accuracy on the setting, if it was scored (as GroupAccuracy.Model).
+func (s *SettingAccuracy) Model(name string) (ModelAccuracy, bool) {
+	for _, m := range s.Models {
+		if m.Model == name {
+			return m, true
+		}
+	}
+	return ModelAccuracy{}, false
+}
+
+// WithOverall is settings followed by overall: every row of a table per setting.
+func WithOverall(settings []SettingAccuracy, overall SettingAccuracy) []SettingAccuracy {
+	return append(slices.Clone(settings), overall)
+}
+
 // NoiseLimit is what a perfect predictor of every transfer's expected time would score
 // against the measured means, given the spread of the repetitions (design §6): a transfer's
 // mean over r repetitions misses its expectation μ by a normal error of standard deviation
