@@ -45,12 +45,10 @@ import (
 // MaxAlpha.
 //
 // The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
-// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 15 s at α = 0.67
-// in round 7 (BenchmarkLearned10k; ackpath 1.0 s; 19–21 s with round 13's rules): 1.8 Newton steps per sharing, a third of the time in
-// the Cholesky factorisations and half in x^(−1/α). Sweeps alone took 155 s (at α = 1), sweeps
-// each followed by a Newton step 46 s (α = 0.67; 22 s at α = 1). A queue of the resources
-// something changed on, instead of sweeps, was slower (the changes spread over the whole
-// network before they fall below alphaTol).
+// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 19–21 s at
+// α = 0.67 (BenchmarkLearned10k; docs/journal/contention-learned-models.md has the
+// alternatives tried): 1.8 Newton steps per sharing, a third of the time in the Cholesky
+// factorisations and half in x^(−1/α).
 
 // MinAlpha and MaxAlpha bound a finite α: below 0.1 a transfer crossing two bottlenecks would
 // get next to nothing; beyond 5 the price iteration slows down (the dual flattens towards
@@ -89,7 +87,7 @@ const (
 
 // alphaLooseTol and alphaLooseStall: the iteration also stops when the violation is at most
 // alphaLooseTol and has not halved in alphaLooseStall iterations. A held-out pattern of
-// two-rack-1g-seed9-nometrics (random N10-d2-011, at the parameters one fit of round 12's
+// two-rack-1g-seed9-nometrics (random N10-d2-011, at the parameters one fit during development
 // trials gave, α = 0.817) crept at 1.64·10⁻⁷, above alphaStallTol, until the iteration cap, and
 // the error failed the whole validation; a capacity off by 10⁻⁶ of itself moves a completion
 // time by about as much. It changed no prediction where the iteration used to end
@@ -202,8 +200,8 @@ func (f *wfill) fillAlpha(price []float64) error {
 // from one evaluation to the next, so they are nearly the answer: with them, the fit of
 // ackpath-alpha took half the time (1.3–1.9 s against 2.5–3.5 s on two-rack-1g-seed9-nometrics,
 // three-rack-1g-heldout12 and two-rack-100m-heldout16, where it came to the same parameters to
-// ten digits; three of the thirty leaderboard datasets' fits went another way, data/tcp/README.md
-// round 12). The iteration converges from any start, so a start only costs or saves
+// ten digits; three of the thirty leaderboard datasets' fits went another way;
+// docs/journal/tcp-campaigns.md). The iteration converges from any start, so a start only costs or saves
 // iterations; the rates agree with a fresh run's to 10⁻⁹ (TestScratchReusedAcrossParams), and a
 // second run at the same parameters does not iterate (TestScratchWarmPrices).
 type stepPrices struct {

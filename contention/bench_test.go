@@ -14,7 +14,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 )
 
-// The benchmarks of issue 13. Their set-up runs only when they run (go test -bench), never in
+// The performance benchmarks. Their set-up runs only when they run (go test -bench), never in
 // plain tests; `make bench` runs them all, bench/README.md says how to compare with SimGrid.
 
 // benchTwoRack is the cluster of the side-by-side comparison with SimGrid: 64 nodes in two

@@ -366,7 +366,7 @@ func TestAckPathCeilingQueueKept(t *testing.T) {
 // (slowedApart). In the chain X1→X2→X3→Y1 (each transfer's receiver sends the next), X3→Y1 is
 // free and queues in X3's outgoing direction, where X2→X3's acknowledgements leave: X2→X3 pays
 // c₁ and no longer holds its own queue in X2's outgoing direction, so X1→X2, whose
-// acknowledgements leave there, keeps the full rate (it paid c₁ too until round 13). The same
+// acknowledgements leave there, keeps the full rate. The same
 // where X2→X3 is slowed by a shared queue (X3 sends two transfers). An exchange keeps both
 // queues (TestAckPathLoneQueue).
 func TestAckPathSlowedLoneQueue(t *testing.T) {
@@ -381,7 +381,7 @@ func TestAckPathSlowedLoneQueue(t *testing.T) {
 // ackpath's ρ spares a transfer's ceiling a share of its slowdown, not its weight: in the fork
 // X1→X2, X2→X3, X3→Y1, X3→Y2, X2→X3 is alone on its data path and slowed by b + c (X3's
 // outgoing queue, shared), so its ceiling alone sets its rate, C/(1 + (1 − ρ)(b + c)); the
-// others keep theirs. A calibration without ack_relief (written before round 14) has ρ = 0.
+// others keep theirs. A calibration without ack_relief has ρ = 0.
 func TestAckPathRelief(t *testing.T) {
 	const a, b, c, c1, C = 1, 0.5, 0.25, 0.1, 940e6
 	for _, rho := range []float64{0, 0.6, 1} {
@@ -648,8 +648,8 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 // A sharing whose priced resources outnumber the classes whose rates still move (some at their
 // ceilings) converges by damped Newton steps (newtonDamping) instead of creeping: the held-out
 // pattern random/N10-d2-011 of data/tcp/two-rack-1g-seed9-nometrics on its cluster, at the
-// parameters a fit of round 12's trials gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
-// iterations (round 12: the prediction failed at the iteration cap) and then, with
+// parameters a fit during development gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
+// iterations without damping (the prediction failed at the iteration cap) and then, with
 // alphaLooseStall, for 1,020 iterations to that stall; with the dampings its seven steps take
 // 32 iterations in all. The transfers are all of 4 MiB; none finishes before a lone transfer
 // would.

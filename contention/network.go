@@ -89,24 +89,6 @@ type Model interface {
 	Predict(net *Network, flows []Flow) (*Prediction, error)
 }
 
-// Models returns every model, in the order reports list them.
-func Models() []Model {
-	ms := []Model{Asymmetric{}, AsymmetricFitted{}, Fair{}, MaxMin{}, Penalty{}, PenaltyTableModel{}, Hockney{}}
-	for _, m := range learnedModels {
-		ms = append(ms, m)
-	}
-	return ms
-}
-
-// DefaultModel is the model reports put forward (validate's and run's marked line, the
-// report's error histograms): the one cross-validation over the calibration experiments of
-// the development datasets (data/tcp) selects — pooled over the four, 90.6% of calibration
-// transfers within ±10% against 86.9% for ackpath, the previous default (on
-// two-rack-1g-seed4, whose random calibration patterns are like the validation ones, 87.3%
-// against 79.2%). It was chosen before each round's held-out datasets were read
-// (data/tcp/README.md has how it did on them).
-const DefaultModel = "ackpath-alpha"
-
 // ResourceCounts is the number of flows crossing each directed resource of cl, by resource
 // ID; a flow the cluster has no path for counts nowhere.
 func ResourceCounts(cl *cluster.Cluster, flows []Flow) []int {
@@ -118,16 +100,6 @@ func ResourceCounts(cl *cluster.Cluster, flows []Flow) []int {
 		}
 	}
 	return count
-}
-
-// ModelByName finds a model.
-func ModelByName(name string) (Model, bool) {
-	for _, m := range Models() {
-		if m.Name() == name {
-			return m, true
-		}
-	}
-	return nil, false
 }
 
 // finishTol is the relative tolerance of the step loop: a flow whose remaining time is within

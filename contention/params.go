@@ -20,10 +20,10 @@ type Params struct {
 	// CeilingBps is the per-flow ceiling; 0 means the slowest NIC's capacity.
 	CeilingBps float64 `json:"ceiling_bps,omitempty"`
 	// NICBps and BackboneBps, when set, replace the capacities of every NIC direction and of
-	// every backbone or uplink direction (measured capacities, design §4.3).
+	// every backbone or uplink direction (capacities measured by the fairness experiments).
 	NICBps      float64 `json:"nic_bps,omitempty"`
 	BackboneBps float64 `json:"backbone_bps,omitempty"`
-	// ContraFactor is φ of asymmetric-fitted (design §4.4).
+	// ContraFactor is φ of asymmetric-fitted, fitted on the bidirectional experiments.
 	ContraFactor float64 `json:"contra_factor"`
 	// LatencyS is Hockney's α per path class, added to every model's times when set.
 	LatencyS map[cluster.PathClass]float64 `json:"latency_s,omitempty"`

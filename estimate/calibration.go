@@ -65,101 +65,184 @@ type Inputs struct {
 // held-out ones: random and alltoallv transfers are not read) and derives the contention
 // parameters: the per-flow ceiling and the NIC capacity from fair_intra, the backbone or
 // uplink capacity from fair_inter when it saturated, Hockney α (latency) and β per path class
-// from p2p_sweep, φ of asymmetric-fitted from bidir_*, and the penalty table with its α from
-// static_sync. Resources without a measured capacity keep defaults' efficiency × nominal
-// rate. An estimator without its data is skipped, not an error; degenerate data is reported
-// the same way, with the estimator's message.
+// from p2p_sweep, φ of asymmetric-fitted from bidir_*, each learned model's parameters through
+// the model, and the penalty table with its α from static_sync. Resources without a measured
+// capacity keep defaults' efficiency × nominal rate. An estimator without its data is
+// skipped, not an error; degenerate data is reported the same way, with the estimator's
+// message. The stages run in the order of calibrationStages.
 func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weighted bool) *Calibration {
 	c := &Calibration{Format: CalibrationFormat, Cluster: cl.Name(), Params: defaults}
-	skip := func(name string, err error) {
-		c.Skipped = append(c.Skipped, Skipped{Estimator: name, Reason: err.Error()})
+	run := &calibrationRun{c: c, cl: cl, in: in, defaults: defaults, weighted: weighted}
+	for _, st := range calibrationStages {
+		st.run(run)
 	}
+	return c
+}
+
+// calibrationRun is one Calibrate call's state: the calibration it fills and what it reads.
+type calibrationRun struct {
+	c        *Calibration
+	cl       *cluster.Cluster
+	in       Inputs
+	defaults contention.Params
+	weighted bool
+}
+
+// skip records an estimator that could not run.
+func (r *calibrationRun) skip(name string, err error) {
+	r.c.Skipped = append(r.c.Skipped, Skipped{Estimator: name, Reason: err.Error()})
+}
+
+// warn records a statistical warning.
+func (r *calibrationRun) warn(format string, a ...any) {
+	r.c.Warnings = append(r.c.Warnings, fmt.Sprintf(format, a...))
+}
+
+// calibrationStage is one step of Calibrate: its estimators, and the parameter sets of the
+// contention models (contention.ParamSet) it fits, if any.
+type calibrationStage struct {
+	name string
+	fits []contention.ParamSet
+	run  func(*calibrationRun)
+}
+
+// calibrationStages are Calibrate's steps in order: the learned models' fits start from the
+// network parameters fitted before them.
+var calibrationStages = []calibrationStage{
+	{"hockney", []contention.ParamSet{contention.ParamsHockney}, (*calibrationRun).hockney},
+	{"hockney-segments", nil, (*calibrationRun).hockneySegments},
+	{"fairness", []contention.ParamSet{contention.ParamsNetwork}, (*calibrationRun).fairness},
+	{"contra-factor", []contention.ParamSet{contention.ParamsContra}, (*calibrationRun).contra},
+	{"learned", []contention.ParamSet{contention.ParamsLearned}, (*calibrationRun).learned},
+	{"lmo", nil, (*calibrationRun).lmo},
+	{"l", nil, (*calibrationRun).l},
+	{"penalties", []contention.ParamSet{contention.ParamsPenalty, contention.ParamsPenaltyTable}, (*calibrationRun).penalties},
+}
+
+// hockney fits Hockney α and β per path class from the point-to-point sweeps; a class keeps
+// the models' rates where β is not positive, and no latency where α is not.
+func (r *calibrationRun) hockney() {
+	c := r.c
 	var err error
-	if c.Hockney, err = FitHockney(cl, in.Transfers, weighted); err != nil {
-		skip("hockney", err)
-	} else {
-		c.Params.LatencyS = map[cluster.PathClass]float64{}
-		c.Params.InverseBandwidth = map[cluster.PathClass]float64{}
-		for _, h := range c.Hockney {
-			if h.Alpha.Value > 0 {
-				c.Params.LatencyS[h.Class] = h.Alpha.Value
-			} else {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value))
-			}
-			if h.Beta.Value > 0 && !math.IsInf(h.Beta.Value, 0) {
-				c.Params.InverseBandwidth[h.Class] = h.Beta.Value
-			} else {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney %s: β = %.3g s/B is not positive; the class keeps the models' rates", h.Class, h.Beta.Value))
-			}
+	if c.Hockney, err = FitHockney(r.cl, r.in.Transfers, r.weighted); err != nil {
+		r.skip("hockney", err)
+		return
+	}
+	c.Params.LatencyS = map[cluster.PathClass]float64{}
+	c.Params.InverseBandwidth = map[cluster.PathClass]float64{}
+	for _, h := range c.Hockney {
+		if h.Alpha.Value > 0 {
+			c.Params.LatencyS[h.Class] = h.Alpha.Value
+		} else {
+			r.warn("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value)
+		}
+		if h.Beta.Value > 0 && !math.IsInf(h.Beta.Value, 0) {
+			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
+		} else {
+			r.warn("hockney %s: β = %.3g s/B is not positive; the class keeps the models' rates", h.Class, h.Beta.Value)
 		}
 	}
-	if c.HockneySegments, err = FitHockneySegmentsAll(cl, in.Transfers, in.RoundTrips, in.HockneyBreaks); err != nil {
-		skip("hockney-segments", err)
+}
+
+// hockneySegments fits Hockney per protocol regime and reports each segment's flags.
+func (r *calibrationRun) hockneySegments() {
+	c := r.c
+	var err error
+	if c.HockneySegments, err = FitHockneySegmentsAll(r.cl, r.in.Transfers, r.in.RoundTrips, r.in.HockneyBreaks); err != nil {
+		r.skip("hockney-segments", err)
 	}
 	for _, sh := range c.HockneySegments {
 		for _, seg := range sh.Segments {
 			for _, f := range seg.Flags {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("hockney segment %s %.0f–%.0f B: %s", sh.Class, seg.FromBytes, seg.ToBytes, f))
+				r.warn("hockney segment %s %.0f–%.0f B: %s", sh.Class, seg.FromBytes, seg.ToBytes, f)
 			}
 		}
 	}
+}
+
+// fairness fits the per-flow ceiling and the NIC and backbone capacities from the fairness
+// experiments, or, without any, the ceiling from the point-to-point rate.
+func (r *calibrationRun) fairness() {
+	c := r.c
 	for _, exp := range experiments.Fairness() {
-		f, err := FitFairness(in.Transfers, exp)
+		f, err := FitFairness(r.in.Transfers, exp)
 		if err != nil {
-			skip(exp, err)
+			r.skip(exp, err)
 			continue
 		}
 		c.Fairness = append(c.Fairness, f)
-		finite := func(p Param) bool { return !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) && p.Value > 0 }
-		// A capacity is adopted only when its interval is finite: measured at two or more
-		// saturated flow counts. One saturated point could be noise at the last k.
-		bounded := func(p Param) bool { return finite(p) && !math.IsInf(p.CILow, 0) && !math.IsInf(p.CIHigh, 0) }
-		switch exp {
-		case experiments.FairIntra:
-			if bounded(f.Capacity) {
-				c.Params.NICBps = f.Capacity.Value
-			}
-			if finite(f.Ceiling) && f.Ceiling.N > 0 {
-				c.Params.CeilingBps = f.Ceiling.Value
-			} else if finite(f.Capacity) {
-				c.Params.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
-			}
-		case experiments.FairInter:
-			if bounded(f.Capacity) && f.SaturatedFrom > 0 {
-				c.Params.BackboneBps = f.Capacity.Value
-			} else {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("fair_inter: the backbone did not saturate at two or more flow counts (largest k %d); its capacity stays %g × nominal",
-					f.Rates[len(f.Rates)-1].K, c.Params.Efficiency))
-			}
-			if c.Params.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
-				c.Params.CeilingBps = f.Ceiling.Value
-			}
-		}
+		r.adoptFairness(exp, f)
 	}
 	if c.Params.CeilingBps == 0 && len(c.Fairness) == 0 {
-		// No fairness experiment: the per-flow ceiling is what one transfer alone reached,
-		// the rate of the point-to-point fit (its slowest class), rather than a share of the
-		// nominal rate that the network may never deliver.
-		for _, h := range c.Hockney {
-			if r := 8 / h.Beta.Value; h.Beta.Value > 0 && (c.Params.CeilingBps == 0 || r < c.Params.CeilingBps) {
-				c.Params.CeilingBps = r
-			}
+		r.ceilingFromHockney()
+	}
+}
+
+// adoptFairness takes a fairness fit's capacities into the parameters. A capacity is adopted
+// only when its interval is finite: measured at two or more saturated flow counts. One
+// saturated point could be noise at the last k.
+func (r *calibrationRun) adoptFairness(exp string, f *FairnessFit) {
+	p := &r.c.Params
+	finite := func(v Param) bool { return !math.IsInf(v.Value, 0) && !math.IsNaN(v.Value) && v.Value > 0 }
+	bounded := func(v Param) bool { return finite(v) && !math.IsInf(v.CILow, 0) && !math.IsInf(v.CIHigh, 0) }
+	switch exp {
+	case experiments.FairIntra:
+		if bounded(f.Capacity) {
+			p.NICBps = f.Capacity.Value
 		}
-		if c.Params.CeilingBps > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("no fairness experiments: the per-flow ceiling is the point-to-point rate 8/β = %.4g Mbit/s of the Hockney fit; NIC and backbone capacities stay %g × nominal",
-				c.Params.CeilingBps/1e6, c.Params.Efficiency))
+		if finite(f.Ceiling) && f.Ceiling.N > 0 {
+			p.CeilingBps = f.Ceiling.Value
+		} else if finite(f.Capacity) {
+			p.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
+		}
+	case experiments.FairInter:
+		if bounded(f.Capacity) && f.SaturatedFrom > 0 {
+			p.BackboneBps = f.Capacity.Value
+		} else {
+			r.warn("fair_inter: the backbone did not saturate at two or more flow counts (largest k %d); its capacity stays %g × nominal",
+				f.Rates[len(f.Rates)-1].K, p.Efficiency)
+		}
+		if p.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
+			p.CeilingBps = f.Ceiling.Value
 		}
 	}
-	if c.Contra, err = FitContraFactor(cl, in.Transfers, c.Params, 1); err != nil {
-		skip("contra-factor", err)
-	} else {
-		c.Params.ContraFactor = c.Contra.Phi
+}
+
+// ceilingFromHockney sets the per-flow ceiling, without any fairness experiment, to what one
+// transfer alone reached: the rate of the point-to-point fit (its slowest class), rather than
+// a share of the nominal rate that the network may never deliver.
+func (r *calibrationRun) ceilingFromHockney() {
+	p := &r.c.Params
+	for _, h := range r.c.Hockney {
+		if rate := 8 / h.Beta.Value; h.Beta.Value > 0 && (p.CeilingBps == 0 || rate < p.CeilingBps) {
+			p.CeilingBps = rate
+		}
 	}
+	if p.CeilingBps > 0 {
+		r.warn("no fairness experiments: the per-flow ceiling is the point-to-point rate 8/β = %.4g Mbit/s of the Hockney fit; NIC and backbone capacities stay %g × nominal",
+			p.CeilingBps/1e6, p.Efficiency)
+	}
+}
+
+// contra fits φ of asymmetric-fitted from the bidirectional experiments.
+func (r *calibrationRun) contra() {
+	var err error
+	if r.c.Contra, err = FitContraFactor(r.cl, r.in.Transfers, r.c.Params, 1); err != nil {
+		r.skip("contra-factor", err)
+		return
+	}
+	r.c.Params.ContraFactor = r.c.Contra.Phi
+}
+
+// learned fits every registered learned model through the model, from the network parameters
+// fitted so far.
+func (r *calibrationRun) learned() {
+	c := r.c
 	var stages *maxminStages // ackpath's, for ackpath-alpha's fit (maxminStages)
 	for _, m := range contention.LearnedModels() {
-		lf, err := fitLearned(cl, in.Transfers, c.Params, m, &stages)
+		lf, err := fitLearned(r.cl, r.in.Transfers, c.Params, m, &stages)
 		if err != nil {
-			skip("learned:"+m.Name(), err)
+			r.skip("learned:"+m.Name(), err)
 			continue
 		}
 		c.Learned = append(c.Learned, lf)
@@ -171,29 +254,46 @@ func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weigh
 		}
 		c.Params.Learned[m.Name()] = lf.Params
 	}
-	if c.LMO, err = FitLMO(in.RoundTrips, in.OneToTwo); err != nil {
-		skip("lmo", err)
-		skip("thresholds", fmt.Errorf("κ1 and κ2 need the LMO parameters, which were not fitted (see lmo)"))
-	} else if w := c.LMO.nicBoundWarning(); w != "" {
+}
+
+// lmo fits the LMO model from the round trips and one-to-two experiments, then the
+// scatter/gather thresholds, whose κ need it.
+func (r *calibrationRun) lmo() {
+	c := r.c
+	var err error
+	if c.LMO, err = FitLMO(r.in.RoundTrips, r.in.OneToTwo); err != nil {
+		r.skip("lmo", err)
+		r.skip("thresholds", fmt.Errorf("κ1 and κ2 need the LMO parameters, which were not fitted (see lmo)"))
+		return
+	}
+	if w := c.LMO.nicBoundWarning(); w != "" {
 		c.Warnings = append(c.Warnings, w)
 	}
-	if c.LMO != nil {
-		if c.Thresholds, err = FitThresholds(in.Collectives, c.LMO); err != nil {
-			skip("thresholds", err)
-		}
+	if c.Thresholds, err = FitThresholds(r.in.Collectives, c.LMO); err != nil {
+		r.skip("thresholds", err)
 	}
-	if c.L, err = FitL(in.PingPongPairs); err != nil {
-		skip("l", err)
+}
+
+// l fits L(m, P) from the concurrent ping-pong pairs.
+func (r *calibrationRun) l() {
+	var err error
+	if r.c.L, err = FitL(r.in.PingPongPairs); err != nil {
+		r.skip("l", err)
 	}
-	if c.Penalties, err = BackSolvePenalties(cl, in.Transfers, defaults.PenaltyAlpha); err != nil {
-		skip("penalties", err)
-	} else {
-		c.Params.PenaltyAlpha = c.Penalties.Alpha
-		for _, u := range c.Penalties.Unsolved {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("penalties: graph %s (%s) not solved: %s", u.Pattern, u.Graph, u.Reason))
-		}
+}
+
+// penalties back-solves the penalty table and its α from the static-synchronous graphs.
+func (r *calibrationRun) penalties() {
+	c := r.c
+	var err error
+	if c.Penalties, err = BackSolvePenalties(r.cl, r.in.Transfers, r.defaults.PenaltyAlpha); err != nil {
+		r.skip("penalties", err)
+		return
 	}
-	return c
+	c.Params.PenaltyAlpha = c.Penalties.Alpha
+	for _, u := range c.Penalties.Unsolved {
+		r.warn("penalties: graph %s (%s) not solved: %s", u.Pattern, u.Graph, u.Reason)
+	}
 }
 
 // PenaltyTable returns the calibration's penalty table, or nil.

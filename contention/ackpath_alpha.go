@@ -1,0 +1,15 @@
+package contention
+
+// ackpath-alpha: ackpath's factors with α-fair sharing (alphafair.go) in place of the weighted
+// fill. A transfer crossing two bottlenecks pays both prices, getting less than the smaller of
+// its fair shares while the transfers it meets get more, as TCP transfers sharing a sender with
+// one transfer and a receiver with another were measured to do. The queues are located by
+// max-min's plain fill, as under ackpath (wfill.rates): α-fair sharing has no bottlenecks to
+// locate them by.
+//
+// Parameters (LearnedParams): ackpath's, and Alpha (α in [MinAlpha, MaxAlpha]; 0 is α = ∞,
+// ackpath's weighted max-min), fitted with a, b, c and c₁, alternating with them.
+//
+// Source: α-fair utility (Mo and Walrand, IEEE/ACM ToN 2000) on ackpath's factors; commcal's
+// own model, fitted by estimate.FitLearned. It is the default model (DefaultModel).
+var AckPathAlpha = Learned{"ackpath-alpha", LearnedVariant{AckPath: true, AlphaFair: true}}

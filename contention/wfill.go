@@ -1,0 +1,282 @@
+package contention
+
+// wfill is weighted progressive filling on the engine's classes: the rate of each member of
+// class c rises as weight[c]·λ until a resource fills (its unfrozen classes freeze at the
+// level λ it reached) or the class reaches the ceiling; a class weighs its weight times its
+// active members in the resources it crosses. Resources are the network's, with capacities
+// scaled by the surface for the step's counts, plus, under duplex coupling, one joint
+// resource per node that both directions of its NIC cross. The heap of fill levels works as
+// max-min's (fill): a freeze only raises the other levels, so a stale key is a lower bound,
+// refreshed when it reaches the top; class ceilings are events of their own at level
+// ceiling/weight, one event for all of them when every weight is 1 (unweighted).
+type wfill struct {
+	e      *engine
+	weight []float64 // per class, set per sample
+	eff    []float64 // per class, the step's: weight scaled by ackpath's factor
+	ceil   []float64 // per class, the step's ceiling
+	// unweighted: every weight is 1, so that ceil/eff is the network's ceiling for every class
+	// (ackpath's factor scales both) and one heap event stands for all the classes' ceilings:
+	// with a small factor, a resource's fill level reaches the ceiling's and thousands of
+	// per-class events would be popped one by one.
+	unweighted    bool
+	ackIn, ackOut float64
+	ackFull       float64
+	ackLone       float64 // c₁: LearnedParams.AckLone, or c when absent
+	ackRelief     float64 // ρ: LearnedParams.AckRelief
+	// alpha is α of α-fair sharing (ackpath-alpha; alphafair.go), 0 for weighted max-min;
+	// price is the resources' prices, kept from step to step, q each class's sum of them.
+	alpha, negInvAlpha float64 // α and −1/α
+	price              []float64
+	q                  []float64
+	keep               bool         // a Scratch keeps the fill: warm holds its last run's prices
+	warm               []stepPrices // per step, the prices the last run ended it with
+	iterations         int          // Newton steps and sweeps of its α-fair sharings so far (tests)
+	x, xCand           []float64    // per class, its rate in ceilings at the prices and at candidate prices
+	loadCand           []float64    // per resource, its load in ceilings at candidate prices (usage at the prices)
+	prev, cand         []float64    // scratch prices of extrapolate and newton
+	slope              []float64    // scratch of newton: per class, the members' rate fall per unit of price
+	index              []int32      // scratch of newton: per resource, its row, or −1
+	rows               []int32      // scratch of newton: the resource of each row
+	hbuf, dbuf         []float64    // scratch of newton: its matrix, and its right-hand side and step
+	queued             []bool       // per network resource, whether a queue stands there (ackpath)
+	at                 []int32      // per class, the resource its queue stands on (queues)
+	top                []float64    // scratch of queues: per network resource, the largest level crossing it
+	demand             []float64    // scratch of queues: per network resource, what its queued transfers send slowed
+	holder             []int32      // scratch of queues: per network resource one transfer crosses, that transfer
+	unfed              []int32      // scratch of queues: lone queues their transfers no longer feed
+	surf               *surfaceTable
+	kinds              []int // surface kind of each network resource
+	capacity           []float64
+	on                 [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
+	all                [][]int32 // on at the start of a run
+	used               []int32   // the resources some class crosses, in increasing order
+	path               [][]int32 // resources per class, joint ones included
+	usage              []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
+	wsum               []float64
+	unfrozen           []int32
+	frozen             []bool
+	heap               minHeap[fillEvent]
+}
+
+// newWFill sets up the fill of an engine with the parameters of the variant's components;
+// unweighted says every weight will be 1. The caller sets the weights before each run. What
+// it builds depends on the engine and on the parameters' structure only (fillShape); the
+// parameters' values are setParams's.
+func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *wfill {
+	shape := fillShapeOf(v, lp, unweighted)
+	nr := len(e.net.Capacity)
+	total := nr
+	if shape.joint {
+		total += e.nodeCount
+	}
+	nc := len(e.src)
+	f := &wfill{e: e, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
+		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]bool, nr),
+		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr), holder: make([]int32, nr),
+		capacity: make([]float64, total), usage: make([]float64, total),
+		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
+	if shape.alpha {
+		f.price, f.q = make([]float64, total), make([]float64, nc)
+		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
+		f.prev, f.cand = make([]float64, total), make([]float64, total)
+		f.slope, f.index = make([]float64, nc), make([]int32, total)
+	}
+	res := e.net.Cluster.Resources()
+	f.kinds = make([]int, nr)
+	for i, r := range res {
+		f.kinds[i] = kindIndex(SurfaceKind(r.Kind))
+	}
+	// A class's resources: its route's, and under duplex coupling its two nodes' joint budgets
+	// (their capacities are setParams's); those paths are carved from one array.
+	var joint []int32
+	if shape.joint {
+		joint = make([]int32, 0, nc*(maxPath+2))
+	}
+	for c := range e.src {
+		p := e.pathOf(int32(c))
+		if shape.joint {
+			start := len(joint)
+			joint = append(append(joint, p...), int32(nr)+e.src[c], int32(nr)+e.dst[c])
+			p = joint[start:len(joint):len(joint)]
+		}
+		f.path[c] = p
+	}
+	f.all = classLists(total, nc, func(c int32) []int32 { return f.path[c] })
+	f.on = make([][]int32, total)
+	entries := 0
+	for _, cs := range f.all {
+		entries += len(cs)
+	}
+	on := make([]int32, 0, entries)
+	for r, cs := range f.all {
+		if len(cs) > 0 {
+			f.used = append(f.used, int32(r))
+		}
+		start := len(on)
+		on = append(on, cs...)
+		f.on[r] = on[start:len(on):len(on)]
+	}
+	f.setParams(v, lp)
+	return f
+}
+
+// fillShape is what of a learned model's parameters decides the fill's structure: one class
+// per transfer or per node pair (weights sampled or not), joint per-node resources (duplex
+// coupling), and the α-fair prices. Two parameter sets of one shape share a fill (Scratch).
+type fillShape struct {
+	singletons, joint, alpha bool
+}
+
+func fillShapeOf(v LearnedVariant, lp *LearnedParams, unweighted bool) fillShape {
+	return fillShape{singletons: !unweighted, joint: v.Duplex && lp.Coupling > 0, alpha: v.AlphaFair && lp.Alpha > 0}
+}
+
+// setParams sets the fill's parameters from lp, whose fillShape is the one the fill was built
+// with, and its capacities from the engine's network.
+func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
+	f.surf = nil
+	if v.Surface {
+		f.surf = newSurfaceTable(lp.Surface)
+	}
+	f.ackIn, f.ackOut, f.ackFull, f.ackLone, f.ackRelief = 0, 0, 0, 0, 0
+	if v.AckPath {
+		f.ackIn, f.ackOut, f.ackFull = lp.AckIn, lp.AckOut, lp.AckFull
+		f.ackLone, f.ackRelief = lp.LoneAck(), lp.AckRelief
+	}
+	f.alpha, f.negInvAlpha = 0, 0
+	if v.AlphaFair && lp.Alpha > 0 {
+		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+	}
+	copy(f.capacity, f.e.net.Capacity)
+	f.jointCapacities(lp.Coupling)
+}
+
+// reset readies the fill and its engine for another run (the next weight sample): every class
+// back on its resources' lists, which a run shortens as classes finish.
+func (f *wfill) reset() {
+	f.e.reset()
+	for _, r := range f.used {
+		f.on[r] = append(f.on[r][:0], f.all[r]...)
+	}
+	clear(f.price)
+}
+
+// saturated says the plain fill filled resource r (to eqTol relative: the fill's own
+// arithmetic is exact to rounding).
+func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-eqTol) }
+
+func (f *wfill) level(r int32) float64 {
+	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
+}
+
+// rates is the weighted fill (α-fair sharing under ackpath-alpha) for the current step. The
+// step's capacities are the network's, scaled by the surface at the current counts. Under
+// ackpath, a plain weighted max-min fill first, without the factors, says where queues stand
+// (ackFactors), and the sharing runs with each transfer's factor from the queues on its
+// acknowledgements' path. The plain fill is max-min's under α-fair sharing too: its
+// bottlenecks are what locates a queue, and α-fair sharing has none (a transfer crossing two
+// priced resources is held back by both).
+func (f *wfill) rates() error {
+	e := f.e
+	nr := int32(len(e.net.Capacity))
+	for _, r := range f.used {
+		if f.surf != nil && r < nr {
+			f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+		}
+	}
+	ceiling := e.net.Ceiling
+	for _, c := range e.act {
+		f.eff[c], f.ceil[c] = f.weight[c], ceiling
+	}
+	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
+		if !f.ackFactors(ceiling) && f.alpha == 0 {
+			return nil // no factor: the plain fill is the step's sharing
+		}
+	}
+	if f.alpha > 0 {
+		return f.fillAlpha(f.price)
+	}
+	f.fill()
+	return nil
+}
+
+// fill is one weighted progressive filling of the active classes with the weights eff and
+// ceilings ceil.
+func (f *wfill) fill() {
+	e := f.e
+	for _, r := range f.used {
+		f.usage[r], f.wsum[r], f.unfrozen[r] = 0, 0, 0
+	}
+	for _, c := range e.act {
+		f.frozen[c] = false
+		m, w := e.mult[c], f.eff[c]*float64(e.mult[c])
+		for _, r := range f.path[c] {
+			f.wsum[r] += w
+			f.unfrozen[r] += m
+		}
+	}
+	f.heap.items = f.heap.items[:0]
+	for _, r := range f.used {
+		if f.unfrozen[r] > 0 {
+			f.heap.items = append(f.heap.items, fillEvent{r: r, level: f.level(r)})
+		}
+	}
+	nres := int32(len(f.capacity))
+	if f.unweighted {
+		// Every class reaches its ceiling at the same level: one event for all, index
+		// len(capacity).
+		f.heap.items = append(f.heap.items, fillEvent{r: nres, level: e.net.Ceiling})
+	} else {
+		for _, c := range e.act {
+			// A class's ceiling is an event beyond the resources: index len(capacity)+c.
+			f.heap.items = append(f.heap.items, fillEvent{r: nres + c, level: f.ceil[c] / f.eff[c]})
+		}
+	}
+	f.heap.init()
+	left := len(e.act)
+	freeze := func(c int32, rate float64) {
+		f.frozen[c], e.rate[c] = true, rate
+		left--
+		m := e.mult[c]
+		u, w := rate*float64(m), f.eff[c]*float64(m)
+		for _, r := range f.path[c] {
+			f.usage[r] += u
+			f.wsum[r] -= w
+			f.unfrozen[r] -= m
+		}
+	}
+	for left > 0 && f.heap.Len() > 0 {
+		ev := f.heap.top()
+		if ev.r >= nres { // a class reaches the ceiling
+			f.heap.pop()
+			if f.unweighted { // all the classes still rising do
+				for _, c := range e.act {
+					if !f.frozen[c] {
+						freeze(c, f.ceil[c])
+					}
+				}
+			} else if c := ev.r - nres; !f.frozen[c] {
+				freeze(c, f.ceil[c])
+			}
+			continue
+		}
+		if staleTop(&f.heap, f.unfrozen[ev.r], f.level(ev.r)) {
+			continue
+		}
+		f.heap.pop()
+		on := f.on[ev.r]
+		for i := 0; i < len(on); {
+			c := on[i]
+			if e.mult[c] == 0 { // finished: drop it from the list
+				on[i] = on[len(on)-1]
+				on = on[:len(on)-1]
+				continue
+			}
+			i++
+			if !f.frozen[c] {
+				freeze(c, min(f.eff[c]*ev.level, f.ceil[c]))
+			}
+		}
+		f.on[ev.r] = on
+	}
+}
