@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/plots"
+	"github.com/commcal/commcal/validate"
 )
 
 // Files of the compare command.
@@ -164,11 +165,7 @@ func CompareRuns(ctx context.Context, rds []*RunDir, out string) (*Comparison, e
 	for _, m := range contention.Models() {
 		var errs [][]float64
 		for _, rd := range rds {
-			var e []float64
-			for _, p := range rd.Predictions {
-				e = append(e, p.Err(m.Name()))
-			}
-			errs = append(errs, e)
+			errs = append(errs, validate.Errors(rd.Predictions, m.Name(), nil))
 		}
 		figs = append(figs, plots.OverlaidHistograms("errors_"+m.Name(), m.Name(), runs, errs))
 	}

@@ -269,6 +269,52 @@ func inlineSVG(svg []byte) string {
 	return s
 }
 
+// errorFigures are the figures of the held-out predictions: error histograms by setting (the
+// default model, then the paper's models), every model's error CDF, and predicted against
+// measured.
+func errorFigures(models []string, preds []validate.Row) []*plots.Figure {
+	settings := map[string]bool{}
+	for _, r := range preds {
+		settings[r.Setting] = true
+	}
+	cols := make([]string, 0, len(settings))
+	for s := range settings {
+		cols = append(cols, s)
+	}
+	sort.Slice(cols, func(i, j int) bool { return validate.CompareSettings(cols[i], cols[j]) < 0 })
+	rows := []string{contention.DefaultModel} // the default first, then the paper's models, once each
+	for _, m := range []string{"asymmetric", "fair"} {
+		if m != contention.DefaultModel {
+			rows = append(rows, m)
+		}
+	}
+	errs := make([][][]float64, len(rows))
+	for r, m := range rows {
+		errs[r] = make([][]float64, len(cols))
+		for c, s := range cols {
+			errs[r][c] = validate.Errors(preds, m, func(p validate.Row) bool { return p.Setting == s })
+		}
+	}
+	figs := []*plots.Figure{plots.ErrorHistograms("errors_by_setting", rows, cols, errs)}
+	all := make([][]float64, len(models))
+	for m, name := range models {
+		all[m] = validate.Errors(preds, name, nil)
+	}
+	// validate does not estimate the noise limit yet: no curve for it.
+	figs = append(figs, plots.ErrorCDF("errors_cdf", models, all, nil))
+	var measured []float64
+	predicted := make([][]float64, len(models))
+	for m, name := range models {
+		for _, p := range validate.ModelRows(preds, name) {
+			if m == 0 {
+				measured = append(measured, p.Measured)
+			}
+			predicted[m] = append(predicted[m], p.Measured*(1+p.Err))
+		}
+	}
+	return append(figs, plots.PredictedVsMeasured("predicted_vs_measured", models, measured, predicted))
+}
+
 // figures builds every figure the data allow.
 func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration, preds []validate.Row) []*plots.Figure {
 	var figs []*plots.Figure
@@ -277,53 +323,7 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 		models = append(models, m.Name())
 	}
 	if len(preds) > 0 {
-		settings := map[string]bool{}
-		for _, r := range preds {
-			settings[r.Setting] = true
-		}
-		cols := make([]string, 0, len(settings))
-		for s := range settings {
-			cols = append(cols, s)
-		}
-		sort.Slice(cols, func(i, j int) bool { return validate.CompareSettings(cols[i], cols[j]) < 0 })
-		rows := []string{contention.DefaultModel} // the default first, then the paper's models, once each
-		for _, m := range []string{"asymmetric", "fair"} {
-			if m != contention.DefaultModel {
-				rows = append(rows, m)
-			}
-		}
-		errs := make([][][]float64, len(rows))
-		for r, m := range rows {
-			errs[r] = make([][]float64, len(cols))
-			for c, s := range cols {
-				for _, p := range preds {
-					if p.Setting == s {
-						errs[r][c] = append(errs[r][c], p.Err(m))
-					}
-				}
-			}
-		}
-		figs = append(figs, plots.ErrorHistograms("errors_by_setting", rows, cols, errs))
-		all := make([][]float64, len(models))
-		for m, name := range models {
-			for _, p := range preds {
-				all[m] = append(all[m], p.Err(name))
-			}
-		}
-		// validate does not estimate the noise limit yet: no curve for it.
-		figs = append(figs, plots.ErrorCDF("errors_cdf", models, all, nil))
-		measured := make([]float64, len(preds))
-		predicted := make([][]float64, len(models))
-		for i, p := range preds {
-			measured[i] = p.Measured
-		}
-		for m, name := range models {
-			predicted[m] = make([]float64, len(preds))
-			for i, p := range preds {
-				predicted[m][i] = p.Measured * (1 + p.Err(name))
-			}
-		}
-		figs = append(figs, plots.PredictedVsMeasured("predicted_vs_measured", models, measured, predicted))
+		figs = append(figs, errorFigures(models, preds)...)
 	}
 	if cal == nil {
 		return figs

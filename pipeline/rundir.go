@@ -40,7 +40,7 @@ func ReadRunDir(dir string) (*RunDir, error) {
 	}
 	preds := filepath.Join(dir, PredictionsFile)
 	if _, err := os.Stat(preds); err == nil {
-		if r.Predictions, err = datasets.ReadParquetFile[validate.Row](preds, validate.PredictionsTable); err != nil {
+		if r.Predictions, err = validate.ReadPredictions(preds); err != nil {
 			return nil, badinput.Wrap(preds, err)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package validate scores the contention models' predictions against transfers held out of
-// the calibration (design §6): per held-out transfer, the measured mean time, every model's
-// prediction and signed error ε = (T_pred − T_meas)/T_meas; per setting (|N|, d) and model,
+// the calibration: per held-out transfer and model, the measured mean time, the model's
+// prediction and signed error ε = (T_pred − T_meas)/T_meas (predictions.parquet, one row per
+// transfer and model); per setting (|N|, d) and model,
 // the columns of Table II of Zhu et al. (CCPE 2014): transfers, mean Algorithm-2 steps, mean
 // |ε| with its standard error, the share with |ε| ≤ 10%, and the mean |ε| on patterns with
 // asymmetric traffic on a link; beside each, the noise limit of the repetitions' spread; and

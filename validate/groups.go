@@ -19,7 +19,7 @@ type GroupAccuracy struct {
 // the share with |ε| ≤ 10%, and the median of |predicted − measured| in seconds. The last
 // tells a relative error from a delay: where it stays flat while transfers grow, what remains
 // is a fixed time (a transient), not a share of the rate. It is absent (nil) from an
-// accuracy.json written before round 17.
+// accuracy.json written by a commcal that did not compute it.
 type GroupModel struct {
 	Model         string   `json:"model"`
 	MeanAbsErr    float64  `json:"mean_abs_err"`
@@ -65,7 +65,7 @@ type GroupTable struct {
 
 // GroupRow is a group as the tables print it: its name and accuracy, the default model's
 // accuracy (if it was scored) with its median error in milliseconds (if the file has it: an
-// accuracy.json written before round 17 has none), and the best model's (Best).
+// older accuracy.json has none), and the best model's (Best).
 type GroupRow struct {
 	Name string
 	*GroupAccuracy

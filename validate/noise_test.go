@@ -105,7 +105,7 @@ func TestNoiseLimitAcrossCampaigns(t *testing.T) {
 		// The bands: about 150 transfers at d = 1 and 800 at d ≥ 2 give a share within ±10% a
 		// sampling error of about two points and 1.3, hence three points; a campaign effect of
 		// standard deviation 0.57 times a mean's own would raise the mean |ε| by 15%
-		// (√(1 + 0.57²)). Measured (round 17): d = 1 95.5% against 93.8%, 2.30% against 2.49%;
+		// (√(1 + 0.57²)). Measured on the committed campaigns: d = 1 95.5% against 93.8%, 2.30% against 2.49%;
 		// d ≥ 2 83.5% against 83.8%, 5.36% against 5.31%.
 		if math.Abs(inObs-inExp) > 0.03 || math.Abs(absObs/absExp-1) > 0.15 {
 			t.Errorf("%s: the campaigns agree as %.1f%% within ±10%% (mean |ε| %.2f%%); their repetitions' spread says %.1f%% (%.2f%%)",

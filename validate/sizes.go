@@ -6,7 +6,7 @@ import (
 )
 
 // A transfer's size class is the power-of-two range of its size, [2^k, 2^(k+1)) bytes. On the
-// TCP datasets the error left at d ≥ 2 sorts by size (data/tcp/README.md, round 16): the share
+// TCP datasets the error left at d ≥ 2 sorts by size (docs/journal/tcp-campaigns.md): the share
 // within ±10% rises from 1 MB transfers to 8 MB ones while, from 2 MB on, the error in time
 // stays about the same (a median of 25–30 ms at d = 2 on the 1g and three-rack shapes), the
 // signature of a transient (slow start, the take-up of freed capacity) rather than of the

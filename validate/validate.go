@@ -14,14 +14,15 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
-	"github.com/commcal/commcal/internal/parallel"
 )
 
 // Within is the error band of the share column, ±10% as in CCPE 2014 §7.2.
 const Within = 0.10
 
-// Row is one held-out transfer: its measured mean time and every model's prediction and
-// signed relative error ε = (predicted − measured) / measured.
+// Row is one model's prediction of one held-out transfer: the transfer, its measured mean
+// time, the model, its prediction and its signed relative error ε = (predicted − measured) /
+// measured. predictions.parquet holds one row per transfer and model (long format), so that a
+// new model adds rows, not columns.
 type Row struct {
 	Experiment string  `col:"experiment" doc:"experiment of the pattern"`
 	PatternID  string  `col:"pattern_id" doc:"pattern"`
@@ -33,78 +34,39 @@ type Row struct {
 	Asymmetric bool    `col:"asymmetric_pattern" doc:"true when the pattern has unequal traffic both ways on some link"`
 	Reps       int64   `col:"reps" unit:"1" doc:"repetitions measured"`
 	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
-
-	PredAsymmetric       float64 `col:"pred_asymmetric_s" unit:"s" doc:"asymmetric model"`
-	ErrAsymmetric        float64 `col:"err_asymmetric" unit:"1" doc:"signed relative error of asymmetric"`
-	PredAsymmetricFitted float64 `col:"pred_asymmetric_fitted_s" unit:"s" doc:"asymmetric-fitted model"`
-	ErrAsymmetricFitted  float64 `col:"err_asymmetric_fitted" unit:"1" doc:"signed relative error of asymmetric-fitted"`
-	PredFair             float64 `col:"pred_fair_s" unit:"s" doc:"fair model"`
-	ErrFair              float64 `col:"err_fair" unit:"1" doc:"signed relative error of fair"`
-	PredMaxMin           float64 `col:"pred_maxmin_s" unit:"s" doc:"maxmin model"`
-	ErrMaxMin            float64 `col:"err_maxmin" unit:"1" doc:"signed relative error of maxmin"`
-	PredPenalty          float64 `col:"pred_penalty_s" unit:"s" doc:"penalty model"`
-	ErrPenalty           float64 `col:"err_penalty" unit:"1" doc:"signed relative error of penalty"`
-	PredPenaltyTable     float64 `col:"pred_penalty_table_s" unit:"s" doc:"penalty-table model"`
-	ErrPenaltyTable      float64 `col:"err_penalty_table" unit:"1" doc:"signed relative error of penalty-table"`
-	PredHockney          float64 `col:"pred_hockney_s" unit:"s" doc:"hockney model"`
-	ErrHockney           float64 `col:"err_hockney" unit:"1" doc:"signed relative error of hockney"`
-	PredStochastic       float64 `col:"pred_stochastic_s" unit:"s" doc:"stochastic model"`
-	ErrStochastic        float64 `col:"err_stochastic" unit:"1" doc:"signed relative error of stochastic"`
-	PredSurface          float64 `col:"pred_surface_s" unit:"s" doc:"surface model"`
-	ErrSurface           float64 `col:"err_surface" unit:"1" doc:"signed relative error of surface"`
-	PredDuplex           float64 `col:"pred_duplex_s" unit:"s" doc:"duplex model"`
-	ErrDuplex            float64 `col:"err_duplex" unit:"1" doc:"signed relative error of duplex"`
-	PredAckPath          float64 `col:"pred_ackpath_s" unit:"s" doc:"ackpath model"`
-	ErrAckPath           float64 `col:"err_ackpath" unit:"1" doc:"signed relative error of ackpath"`
-	PredAckPathAlpha     float64 `col:"pred_ackpath_alpha_s" unit:"s" doc:"ackpath-alpha model"`
-	ErrAckPathAlpha      float64 `col:"err_ackpath_alpha" unit:"1" doc:"signed relative error of ackpath-alpha"`
+	Model      string  `col:"model" doc:"contention model (contention.Registry)"`
+	Predicted  float64 `col:"predicted_s" unit:"s" doc:"the model's predicted completion time"`
+	Err        float64 `col:"err" unit:"1" doc:"signed relative error (predicted − measured)/measured"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
 var PredictionsTable = datasets.DefineTable[Row]("predictions")
 
-// columns gives the row's prediction and error fields for a model; every model commcal
-// predicts with has a pair, so an unknown model is a programming error.
-func (r *Row) columns(model string) (pred, err *float64) {
-	switch model {
-	case "asymmetric":
-		return &r.PredAsymmetric, &r.ErrAsymmetric
-	case "asymmetric-fitted":
-		return &r.PredAsymmetricFitted, &r.ErrAsymmetricFitted
-	case "fair":
-		return &r.PredFair, &r.ErrFair
-	case "maxmin":
-		return &r.PredMaxMin, &r.ErrMaxMin
-	case "penalty":
-		return &r.PredPenalty, &r.ErrPenalty
-	case "penalty-table":
-		return &r.PredPenaltyTable, &r.ErrPenaltyTable
-	case "hockney":
-		return &r.PredHockney, &r.ErrHockney
-	case "stochastic":
-		return &r.PredStochastic, &r.ErrStochastic
-	case "surface":
-		return &r.PredSurface, &r.ErrSurface
-	case "duplex":
-		return &r.PredDuplex, &r.ErrDuplex
-	case "ackpath":
-		return &r.PredAckPath, &r.ErrAckPath
-	case "ackpath-alpha":
-		return &r.PredAckPathAlpha, &r.ErrAckPathAlpha
+// widePredictionsTable is the schema of predictions.parquet in the wide format. It is defined
+// after PredictionsTable, which is the one a file's table name finds (datasets.ParquetTable).
+var widePredictionsTable = datasets.DefineTable[wideRow]("predictions")
+
+// ModelRows returns the rows of one model, in order.
+func ModelRows(rows []Row, model string) []Row {
+	var out []Row
+	for _, r := range rows {
+		if r.Model == model {
+			out = append(out, r)
+		}
 	}
-	panic("validate: no column for model " + model)
+	return out
 }
 
-// set stores a model's prediction and error in the row.
-func (r *Row) set(model string, pred, err float64) {
-	p, e := r.columns(model)
-	*p, *e = pred, err
-}
-
-// Err returns the row's signed error for a model.
-func (r Row) Err(model string) float64 {
-	_, e := r.columns(model)
-	return *e
+// Errors returns one model's signed errors, in row order; keep, when not nil, selects the
+// rows.
+func Errors(rows []Row, model string, keep func(Row) bool) []float64 {
+	var out []float64
+	for _, r := range rows {
+		if r.Model == model && (keep == nil || keep(r)) {
+			out = append(out, r.Err)
+		}
+	}
+	return out
 }
 
 // SummarizeErrors gives the mean |ε|, the mean signed ε (bias) and the share with |ε| ≤ Within
@@ -142,20 +104,13 @@ func absAll(x []float64) []float64 {
 // pattern k's prediction by models[j]. Each pattern has its own slot, so the result does not
 // depend on the scheduling. An error names the model and the pattern.
 func PredictPatterns(ctx context.Context, net *contention.Network, pats []*datasets.MeasuredPattern, models []contention.Model) ([][]*contention.Prediction, error) {
-	preds := make([][]*contention.Prediction, len(pats))
-	err := parallel.For(ctx, len(pats), 0, func(k int) error {
-		p := pats[k]
-		preds[k] = make([]*contention.Prediction, len(models))
-		for j, m := range models {
-			pred, err := m.Predict(net, p.Flows)
-			if err != nil {
-				return fmt.Errorf("%s on %s/%s: %w", m.Name(), p.Experiment, p.ID, err)
-			}
-			preds[k][j] = pred
-		}
-		return nil
+	flows := make([][]contention.Flow, len(pats))
+	for k, p := range pats {
+		flows[k] = p.Flows
+	}
+	return contention.PredictAll(ctx, net, flows, models, func(k, j int, err error) error {
+		return fmt.Errorf("%s on %s/%s: %w", models[j].Name(), pats[k].Experiment, pats[k].ID, err)
 	})
-	return preds, err
 }
 
 // ModelAccuracy is one model's line of the Table II of Zhu et al. (CCPE 2014) for one setting.
@@ -203,7 +158,7 @@ func WithOverall(settings []SettingAccuracy, overall SettingAccuracy) []SettingA
 }
 
 // NoiseLimit is what a perfect predictor of every transfer's expected time would score
-// against the measured means, given the spread of the repetitions (design §6): a transfer's
+// against the measured means, given the spread of the repetitions: a transfer's
 // mean over r repetitions misses its expectation μ by a normal error of standard deviation
 // σ/√r, so the perfect prediction μ has |ε| = |μ − x̄|/x̄ with expectation √(2/π)·σ/(√r·x̄)
 // and lies within ±10% with probability erf(0.1·x̄·√r/(σ√2)). σ is estimated by the sample
@@ -313,7 +268,8 @@ func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
 
 // Validate predicts every held-out transfer of the dataset's rows with every model and scores
 // the predictions. heldOut must name held-out experiments only (experiments.CheckHeldOut):
-// scoring a calibration experiment would score a model on what it was fitted on.
+// scoring a calibration experiment would score a model on what it was fitted on. The rows
+// are one per transfer and model, transfers in pattern order, models in the given order.
 func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, table *contention.PenaltyTable,
 	models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
 	if err := experiments.CheckHeldOut(heldOut); err != nil {
@@ -332,106 +288,149 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	if len(pats) == 0 {
 		acc.Warnings = append(acc.Warnings, fmt.Sprintf("no transfers of the held-out experiments (%v): nothing to score", heldOut))
 	}
-	type tally struct {
-		errs, asymErrs []float64
-		steps          []float64
-	}
-	noiseBy := map[string]*noiseTally{}
-	overallNoise := &noiseTally{}
 	// Patterns are independent: predict them on all cores, then score them in order, so that
 	// the result is the serial one byte for byte.
 	preds, err := PredictPatterns(context.Background(), net, pats, models)
 	if err != nil {
 		return nil, nil, fmt.Errorf("validate: %w", err)
 	}
-	bySetting := map[string]map[string]*tally{}
-	patterns := map[string]int{}
-	// Per situation and per size class: each model's errors and the noise terms.
-	sits := make([]*groupTally, situationCount)
-	for s := range sits {
-		sits[s] = newGroupTally(len(models))
-	}
-	sizes := map[int]*groupTally{}
+	sc := newScorer(models)
 	var out []Row
 	for k, p := range pats {
-		setting := "all"
-		if p.Experiment == experiments.Random {
-			if n, d, ok := contention.RandomSetting(p.ID); ok {
-				setting = fmt.Sprintf("N%d-d%d", n, d)
+		if out, err = sc.pattern(cl, p, preds[k], out); err != nil {
+			return nil, nil, err
+		}
+	}
+	sc.finish(acc, len(pats))
+	return out, acc, nil
+}
+
+// tally is one model's errors on one setting, those of the patterns with asymmetric traffic
+// apart too, and the patterns' steps.
+type tally struct {
+	errs, asymErrs []float64
+	steps          []float64
+}
+
+// scorer gathers Validate's errors and noise terms pattern by pattern: per setting and model,
+// per situation and per size class.
+type scorer struct {
+	models       []contention.Model
+	bySetting    map[string]map[string]*tally
+	patterns     map[string]int
+	noiseBy      map[string]*noiseTally
+	overallNoise *noiseTally
+	sits         []*groupTally
+	sizes        map[int]*groupTally
+}
+
+func newScorer(models []contention.Model) *scorer {
+	sc := &scorer{models: models, bySetting: map[string]map[string]*tally{}, patterns: map[string]int{},
+		noiseBy: map[string]*noiseTally{}, overallNoise: &noiseTally{}, sits: make([]*groupTally, situationCount),
+		sizes: map[int]*groupTally{}}
+	for s := range sc.sits {
+		sc.sits[s] = newGroupTally(len(models))
+	}
+	return sc
+}
+
+// settingOf is a pattern's setting: N<n>-d<d> for a random pattern, else "all".
+func settingOf(p *datasets.MeasuredPattern) string {
+	if p.Experiment == experiments.Random {
+		if n, d, ok := contention.RandomSetting(p.ID); ok {
+			return fmt.Sprintf("N%d-d%d", n, d)
+		}
+	}
+	return "all"
+}
+
+// pattern scores one pattern's predictions (one per model) and appends its rows to out.
+func (sc *scorer) pattern(cl *cluster.Cluster, p *datasets.MeasuredPattern, preds []*contention.Prediction, out []Row) ([]Row, error) {
+	setting := settingOf(p)
+	sc.patterns[setting]++
+	asym := asymmetricTraffic(cl, p.Flows)
+	if sc.noiseBy[setting] == nil {
+		sc.noiseBy[setting] = &noiseTally{}
+	}
+	sit, err := situationOf(cl, p.Flows)
+	if err != nil {
+		return nil, fmt.Errorf("validate: %s %s: %w", p.Experiment, p.ID, err)
+	}
+	size := sc.noise(p, setting, sit)
+	if sc.bySetting[setting] == nil {
+		sc.bySetting[setting] = map[string]*tally{}
+	}
+	for j, m := range sc.models {
+		pred := preds[j]
+		t := sc.bySetting[setting][m.Name()]
+		if t == nil {
+			t = &tally{}
+			sc.bySetting[setting][m.Name()] = t
+		}
+		t.steps = append(t.steps, float64(pred.Steps))
+		for i := range p.Flows {
+			e := SignedError(pred.Times[i], p.Mean[i])
+			t.errs = append(t.errs, e)
+			secs := math.Abs(pred.Times[i] - p.Mean[i])
+			sc.sits[sit[i]].add(j, e, secs)
+			size[i].add(j, e, secs)
+			if asym {
+				t.asymErrs = append(t.asymErrs, e)
 			}
 		}
-		patterns[setting]++
-		asym := asymmetricTraffic(cl, p.Flows)
-		if noiseBy[setting] == nil {
-			noiseBy[setting] = &noiseTally{}
-		}
-		sit, err := situationOf(cl, p.Flows)
-		if err != nil {
-			return nil, nil, fmt.Errorf("validate: %s %s: %w", p.Experiment, p.ID, err)
-		}
-		size := make([]*groupTally, len(p.Flows))
-		for i, f := range p.Flows {
-			c := sizeClass(f.Bytes)
-			if sizes[c] == nil {
-				sizes[c] = newGroupTally(len(models))
-			}
-			size[i] = sizes[c]
-			if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
-				for _, nz := range []*noiseTally{noiseBy[setting], overallNoise, &sits[sit[i]].noise, &size[i].noise} {
-					nz.abs, nz.within = append(nz.abs, a), append(nz.within, w)
-				}
-			}
-		}
-		base := len(out)
-		for i, f := range p.Flows {
+	}
+	for i, f := range p.Flows {
+		for j, m := range sc.models {
+			t := preds[j].Times[i]
 			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
-				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i]})
+				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i],
+				Model: m.Name(), Predicted: t, Err: SignedError(t, p.Mean[i])})
 		}
-		for j, m := range models {
-			pred := preds[k][j]
-			if bySetting[setting] == nil {
-				bySetting[setting] = map[string]*tally{}
-			}
-			t := bySetting[setting][m.Name()]
-			if t == nil {
-				t = &tally{}
-				bySetting[setting][m.Name()] = t
-			}
-			t.steps = append(t.steps, float64(pred.Steps))
-			for i := range p.Flows {
-				e := SignedError(pred.Times[i], p.Mean[i])
-				out[base+i].set(m.Name(), pred.Times[i], e)
-				t.errs = append(t.errs, e)
-				secs := math.Abs(pred.Times[i] - p.Mean[i])
-				sits[sit[i]].add(j, e, secs)
-				size[i].add(j, e, secs)
-				if asym {
-					t.asymErrs = append(t.asymErrs, e)
-				}
+	}
+	return out, nil
+}
+
+// noise adds the noise terms of a pattern's transfers to their setting, situation and size
+// class, and returns each transfer's size class.
+func (sc *scorer) noise(p *datasets.MeasuredPattern, setting string, sit []int) []*groupTally {
+	size := make([]*groupTally, len(p.Flows))
+	for i, f := range p.Flows {
+		c := sizeClass(f.Bytes)
+		if sc.sizes[c] == nil {
+			sc.sizes[c] = newGroupTally(len(sc.models))
+		}
+		size[i] = sc.sizes[c]
+		if a, w, ok := noiseTerms(p.Mean[i], p.SD[i], p.Reps[i]); ok {
+			for _, nz := range []*noiseTally{sc.noiseBy[setting], sc.overallNoise, &sc.sits[sit[i]].noise, &size[i].noise} {
+				nz.abs, nz.within = append(nz.abs, a), append(nz.within, w)
 			}
 		}
 	}
-	score := func(name string, t *tally) ModelAccuracy {
-		ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
-		abs := absAll(t.errs)
-		ma.MeanAbsErr, ma.MeanErr, ma.Within10 = summarize(abs, t.errs)
-		ma.SEAbsErr = stdErr(abs)
-		ma.AsymMeanAbsErr = mean(absAll(t.asymErrs))
-		return ma
-	}
-	settings := make([]string, 0, len(bySetting))
-	for s := range bySetting {
-		settings = append(settings, s)
-	}
-	slices.SortFunc(settings, CompareSettings)
+	return size
+}
+
+// score is a model's accuracy from its tally.
+func score(name string, t *tally) ModelAccuracy {
+	ma := ModelAccuracy{Model: name, Transfers: len(t.errs), MeanSteps: mean(t.steps), AsymTransfers: len(t.asymErrs)}
+	abs := absAll(t.errs)
+	ma.MeanAbsErr, ma.MeanErr, ma.Within10 = summarize(abs, t.errs)
+	ma.SEAbsErr = stdErr(abs)
+	ma.AsymMeanAbsErr = mean(absAll(t.asymErrs))
+	return ma
+}
+
+// finish writes the accuracy per setting (in CompareSettings order), over all, per situation
+// and per size class into acc; patterns is the number of patterns scored.
+func (sc *scorer) finish(acc *Accuracy, patterns int) {
+	settings := slices.SortedFunc(maps.Keys(sc.bySetting), CompareSettings)
 	overall := map[string]*tally{}
 	for _, s := range settings {
-		sa := SettingAccuracy{Setting: s, Patterns: patterns[s], NoiseLimit: noiseBy[s].limit()}
+		sa := SettingAccuracy{Setting: s, Patterns: sc.patterns[s], NoiseLimit: sc.noiseBy[s].limit()}
 		if n, d, ok := contention.RandomSetting(s); ok {
 			sa.Nodes, sa.D = n, d
 		}
-		for _, m := range models {
-			t := bySetting[s][m.Name()]
+		for _, m := range sc.models {
+			t := sc.bySetting[s][m.Name()]
 			sa.Models = append(sa.Models, score(m.Name(), t))
 			o := overall[m.Name()]
 			if o == nil {
@@ -444,24 +443,23 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 		}
 		acc.Settings = append(acc.Settings, sa)
 	}
-	acc.Overall = SettingAccuracy{Setting: "overall", Patterns: len(pats), NoiseLimit: overallNoise.limit()}
-	for _, m := range models {
+	acc.Overall = SettingAccuracy{Setting: "overall", Patterns: patterns, NoiseLimit: sc.overallNoise.limit()}
+	for _, m := range sc.models {
 		if t := overall[m.Name()]; t != nil {
 			acc.Overall.Models = append(acc.Overall.Models, score(m.Name(), t))
 		}
 	}
-	for s := range sits {
-		if ga, ok := sits[s].accuracy(models); ok {
+	for s := range sc.sits {
+		if ga, ok := sc.sits[s].accuracy(sc.models); ok {
 			acc.Situations = append(acc.Situations, SituationAccuracy{Situation: situationName(s), GroupAccuracy: ga})
 		}
 	}
-	for _, c := range slices.Sorted(maps.Keys(sizes)) {
-		if ga, ok := sizes[c].accuracy(models); ok {
+	for _, c := range slices.Sorted(maps.Keys(sc.sizes)) {
+		if ga, ok := sc.sizes[c].accuracy(sc.models); ok {
 			lo, hi := sizeBounds(c)
 			acc.Sizes = append(acc.Sizes, SizeAccuracy{Size: sizeName(c), MinBytes: lo, MaxBytes: hi, GroupAccuracy: ga})
 		}
 	}
-	return out, acc, nil
 }
 
 // CompareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),

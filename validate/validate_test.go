@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/commcal/commcal/cluster"
@@ -68,11 +69,12 @@ func TestAsymmetricGroundTruth(t *testing.T) {
 	if o["asymmetric"].MeanAbsErr >= o["hockney"].MeanAbsErr {
 		t.Errorf("asymmetric %.4f does not beat hockney %.4f", o["asymmetric"].MeanAbsErr, o["hockney"].MeanAbsErr)
 	}
-	if n := o["asymmetric"].Transfers; n != len(preds) || n == 0 {
-		t.Errorf("%d transfers scored, %d rows", n, len(preds))
+	asym := ModelRows(preds, "asymmetric")
+	if n := o["asymmetric"].Transfers; n != len(asym) || n == 0 {
+		t.Errorf("%d transfers scored, %d rows", n, len(asym))
 	}
-	for _, r := range preds {
-		if r.Experiment != "random" || r.Reps != reps || math.Abs(r.ErrAsymmetric) > 5*noise {
+	for _, r := range asym {
+		if r.Experiment != "random" || r.Reps != reps || math.Abs(r.Err) > 5*noise {
 			t.Fatalf("row %+v", r)
 		}
 	}
@@ -117,21 +119,37 @@ func TestInconsistentRepetitions(t *testing.T) {
 	}
 }
 
-// Every model has its own pair of columns: a value set for one model is read back for it and
-// for no other.
-func TestRowColumnsPerModel(t *testing.T) {
+// Validate writes one row per held-out transfer and model, the transfers in pattern order and
+// the models in the order given, each row's error its own prediction's; Errors and ModelRows
+// select one model's.
+func TestRowsLongFormat(t *testing.T) {
+	cl, rows := simulated(t, "maxmin", 0.02, 3)
 	models := contention.Models()
-	for i, m := range models {
-		var r Row
-		r.set(m.Name(), float64(i+1), float64(-(i + 1)))
-		p, _ := r.columns(m.Name())
-		if *p != float64(i+1) || r.Err(m.Name()) != float64(-(i+1)) {
-			t.Errorf("%s: read back %g, %g", m.Name(), *p, r.Err(m.Name()))
+	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(preds) == 0 || len(preds)%len(models) != 0 {
+		t.Fatalf("%d rows for %d models", len(preds), len(models))
+	}
+	for i, r := range preds {
+		first := preds[i-i%len(models)]
+		if r.Model != models[i%len(models)].Name() || r.PatternID != first.PatternID || r.FlowID != first.FlowID {
+			t.Fatalf("row %d: %s %s/%d, want %s of %s/%d", i, r.Model, r.PatternID, r.FlowID, models[i%len(models)].Name(), first.PatternID, first.FlowID)
 		}
-		for _, o := range models {
-			if o.Name() != m.Name() && r.Err(o.Name()) != 0 {
-				t.Errorf("setting %s changed %s's error", m.Name(), o.Name())
-			}
+		if r.Err != SignedError(r.Predicted, r.Measured) {
+			t.Errorf("row %d: error %g, its prediction gives %g", i, r.Err, SignedError(r.Predicted, r.Measured))
+		}
+	}
+	for _, m := range models {
+		errs := Errors(preds, m.Name(), nil)
+		ma, ok := acc.Overall.Model(m.Name())
+		if !ok || len(errs) != ma.Transfers || len(ModelRows(preds, m.Name())) != len(errs) {
+			t.Errorf("%s: %d errors, %d rows, accuracy over %d transfers", m.Name(), len(errs), len(ModelRows(preds, m.Name())), ma.Transfers)
+		}
+		// The accuracy sums setting by setting, the rows in pattern order: equal to rounding.
+		if abs, _, _ := SummarizeErrors(errs); !scalar.EqualWithinRel(abs, ma.MeanAbsErr, 1e-12) {
+			t.Errorf("%s: mean |ε| %g from the rows, %g in the accuracy", m.Name(), abs, ma.MeanAbsErr)
 		}
 	}
 }
@@ -251,35 +269,28 @@ func TestGroupsAddUp(t *testing.T) {
 	// The rows' situations, from their patterns' flows, and size classes.
 	type key struct{ experiment, pattern string }
 	byPattern := map[key][]contention.Flow{}
-	for _, r := range preds {
+	for _, r := range ModelRows(preds, models[0].Name()) {
 		k := key{r.Experiment, r.PatternID}
 		byPattern[k] = append(byPattern[k], contention.Flow{Src: r.Src, Dst: r.Dst})
 	}
 	type scores struct{ errs, secs []float64 }
 	want := map[string]map[string]*scores{} // group → model → its rows' errors
-	seen := map[key]int{}
 	for _, r := range preds {
-		k := key{r.Experiment, r.PatternID}
-		sits, err := situationOf(cl, byPattern[k])
+		sits, err := situationOf(cl, byPattern[key{r.Experiment, r.PatternID}])
 		if err != nil {
 			t.Fatal(err)
 		}
-		sit := situationName(sits[seen[k]])
-		seen[k]++
-		for _, group := range []string{sit, sizeName(sizeClass(float64(r.Bytes)))} {
+		for _, group := range []string{situationName(sits[r.FlowID]), sizeName(sizeClass(float64(r.Bytes)))} {
 			if want[group] == nil {
 				want[group] = map[string]*scores{}
 			}
-			for _, m := range models {
-				s := want[group][m.Name()]
-				if s == nil {
-					s = &scores{}
-					want[group][m.Name()] = s
-				}
-				pred, _ := r.columns(m.Name())
-				s.errs = append(s.errs, r.Err(m.Name()))
-				s.secs = append(s.secs, math.Abs(*pred-r.Measured))
+			s := want[group][r.Model]
+			if s == nil {
+				s = &scores{}
+				want[group][r.Model] = s
 			}
+			s.errs = append(s.errs, r.Err)
+			s.secs = append(s.secs, math.Abs(r.Predicted-r.Measured))
 		}
 	}
 	noise := 0 // the group's noise-limit transfers, added up by check
@@ -308,8 +319,9 @@ func TestGroupsAddUp(t *testing.T) {
 	for _, s := range acc.Situations {
 		total += check(s.Situation, s.GroupAccuracy)
 	}
-	if total != len(preds) || len(acc.Situations) < 4 || noise != acc.Overall.NoiseLimit.Transfers {
-		t.Fatalf("%d transfers (%d with a noise term) in %d situations, %d rows (%d)", total, noise, len(acc.Situations), len(preds), acc.Overall.NoiseLimit.Transfers)
+	transfers := len(preds) / len(models) // a row per transfer and model
+	if total != transfers || len(acc.Situations) < 4 || noise != acc.Overall.NoiseLimit.Transfers {
+		t.Fatalf("%d transfers (%d with a noise term) in %d situations, %d transfers in the rows (%d)", total, noise, len(acc.Situations), transfers, acc.Overall.NoiseLimit.Transfers)
 	}
 	total, noise = 0, 0
 	var names []string
@@ -317,8 +329,8 @@ func TestGroupsAddUp(t *testing.T) {
 		total += check(s.Size, s.GroupAccuracy)
 		names = append(names, s.Size)
 	}
-	if total != len(preds) || noise != acc.Overall.NoiseLimit.Transfers {
-		t.Fatalf("%d transfers (%d with a noise term) in %d size classes, %d rows (%d)", total, noise, len(acc.Sizes), len(preds), acc.Overall.NoiseLimit.Transfers)
+	if total != transfers || noise != acc.Overall.NoiseLimit.Transfers {
+		t.Fatalf("%d transfers (%d with a noise term) in %d size classes, %d transfers in the rows (%d)", total, noise, len(acc.Sizes), transfers, acc.Overall.NoiseLimit.Transfers)
 	}
 	// The default truth's random patterns draw 1, 5, 10 and 20 MB (simulate.DefaultTruth).
 	if want := []string{"[512 KiB, 1 MiB)", "[4 MiB, 8 MiB)", "[8 MiB, 16 MiB)", "[16 MiB, 32 MiB)"}; !slices.Equal(names, want) {
@@ -370,7 +382,7 @@ func TestMedian(t *testing.T) {
 	}
 }
 
-// An accuracy.json written before round 17 has no median error in time: the report shows n/a
+// An older accuracy.json has no median error in time: the report shows n/a
 // there, not 0.0 ms, and the median where the file has it.
 func TestGroupTablesMedian(t *testing.T) {
 	med := 0.0125
@@ -394,5 +406,39 @@ func TestGroupTablesMedian(t *testing.T) {
 		if !want.MatchString(text.String()) {
 			t.Errorf("the text report lacks %s:\n%s", want, text.String())
 		}
+	}
+}
+
+// predictions.parquet in the wide format of older runs reads as long rows, a row per model it
+// has columns for; in the long format it reads back as written.
+func TestReadPredictionsBothFormats(t *testing.T) {
+	dir := t.TempDir()
+	wide := []wideRow{{Experiment: "random", PatternID: "N10-d1-000", FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100,
+		Setting: "N10-d1", Reps: 3, Measured: 2, PredMaxMin: 2.2, ErrMaxMin: 0.1, PredAckPathAlpha: 1.9, ErrAckPathAlpha: -0.05}}
+	path := dir + "/wide.parquet"
+	if err := datasets.WriteParquetFile(path, widePredictionsTable, wide); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadPredictions(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 12 {
+		t.Fatalf("%d rows from one wide row, want one per model of the wide format (12)", len(rows))
+	}
+	mm, aa := ModelRows(rows, "maxmin"), ModelRows(rows, "ackpath-alpha")
+	if len(mm) != 1 || mm[0].Predicted != 2.2 || mm[0].Err != 0.1 || len(aa) != 1 || aa[0].Err != -0.05 || aa[0].Measured != 2 {
+		t.Errorf("maxmin %+v, ackpath-alpha %+v", mm, aa)
+	}
+	long := dir + "/long.parquet"
+	if err := datasets.WriteParquetFile(long, PredictionsTable, rows); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadPredictions(long)
+	if err != nil || !reflect.DeepEqual(back, rows) {
+		t.Errorf("long format read back %v (%v), wrote %v", back, err, rows)
+	}
+	if _, err := ReadPredictions(dir + "/none.parquet"); err == nil {
+		t.Error("a missing file was read")
 	}
 }

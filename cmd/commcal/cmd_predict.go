@@ -16,7 +16,6 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/internal/parallel"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -162,6 +161,23 @@ func chooseModels(list string) ([]contention.Model, error) {
 	return out, nil
 }
 
+// wrapWords breaks s into lines of at most width characters (a longer word alone on its
+// line), each starting with prefix, for help texts.
+func wrapWords(prefix, s string, width int) string {
+	var lines []string
+	line := prefix
+	for _, w := range strings.Fields(s) {
+		if line != prefix && len(line)+1+len(w) > width {
+			lines, line = append(lines, line), prefix
+		}
+		if line != prefix {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
@@ -260,17 +276,12 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	}
 	// preds[p][m] is pattern p under model m; patterns are independent, so they run on all
 	// cores, each writing its own slot.
-	preds := make([][]*contention.Prediction, len(pats))
-	err = parallel.For(ctx, len(pats), 0, func(i int) error {
-		preds[i] = make([]*contention.Prediction, len(o.Models))
-		for j, m := range o.Models {
-			p, err := m.Predict(net, pats[i].Flows)
-			if err != nil {
-				return badinput.Errorf(pats[i].from, "pattern %s: %w", pats[i].ID, err)
-			}
-			preds[i][j] = p
-		}
-		return nil
+	flows := make([][]contention.Flow, len(pats))
+	for i, p := range pats {
+		flows[i] = p.Flows
+	}
+	preds, err := contention.PredictAll(ctx, net, flows, o.Models, func(i, _ int, err error) error {
+		return badinput.Errorf(pats[i].from, "pattern %s: %w", pats[i].ID, err)
 	})
 	if err != nil {
 		return err

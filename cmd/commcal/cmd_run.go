@@ -29,7 +29,7 @@ writes a run directory:
    summary.json          the same for scripts
    measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
    calibration.json      every fitted parameter with its 95% CI (lmo_*.parquet beside it)
-   predictions.parquet   every held-out transfer, measured and predicted by every model
+   predictions.parquet   every held-out transfer, measured and predicted: a row per model
    accuracy.json         per setting (|N|, d) and model: the columns of CCPE 2014 Table II;
                          per situation (what else a transfer's pattern sends where it goes)
                          and per transfer size (powers of two)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,13 +19,15 @@ func validateCommand() *cli.Command {
 		Usage:     "score every contention model on held-out transfers",
 		ArgsUsage: "DATASET",
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
-patterns and Alltoallv) with every model — asymmetric, asymmetric-fitted, fair, maxmin,
-penalty, penalty-table, hockney and the learned stochastic, surface, duplex, ackpath and
-ackpath-alpha — and
-writes to --out:
+patterns and Alltoallv) with every model:
 
-   predictions.parquet  one row per held-out transfer: measured mean over its repetitions,
-                        each model's prediction and signed error ε = (pred − meas)/meas
+` + wrapWords("   ", strings.Join(modelNames(), ", "), 92) + `
+
+and writes to --out:
+
+   predictions.parquet  one row per held-out transfer and model: the transfer, its measured
+                        mean over its repetitions, the model (column model), its prediction
+                        (predicted_s) and signed error ε = (pred − meas)/meas (err)
    accuracy.json        per setting (|N|, d) and model: transfers, mean Algorithm-2 steps,
                         mean |ε| and its standard error, bias, share with |ε| ≤ 10%, and
                         mean |ε| on patterns with asymmetric traffic on a link; per

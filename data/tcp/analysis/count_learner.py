@@ -86,12 +86,12 @@ def load(path, model):
     patterns = collections.defaultdict(list)
     with open(os.path.join(path, 'csv', 'predictions.csv'), newline='') as f:
         for row in csv.DictReader(f):
-            if row['experiment'] == 'random':
+            if row['experiment'] == 'random' and row['model'] == model:  # a row per transfer and model
                 patterns[row['pattern_id']].append(row)
     X, y, pred, meas, setting = [], [], [], [], []
     for flows in patterns.values():
         for t in flows:
-            p, m = float(t['pred_' + model.replace('-', '_') + '_s']), float(t['measured_s'])
+            p, m = float(t['predicted_s']), float(t['measured_s'])
             X.append(features(flows, t))
             y.append(math.log(m / p))
             pred.append(p)
