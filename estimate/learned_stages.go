@@ -71,8 +71,9 @@ func (f *learnedFit) fitCoupling() error {
 // all six polished together by Nelder–Mead, ρ from 0 where random calibration patterns are
 // among them (reliefFrom; τ in units of rampScale, ρ in [0, 1]). c₁ is tied at first because
 // coordinate descent zig-zags along the ridge where c and c₁ trade off: descending the four
-// together multiplies a calibration's time for no gain in accuracy. Under ackpath-alpha this
-// runs at α = ∞, max-min, which fitAlphaAndPolish then leaves.
+// together makes a calibration up to eight times as slow for hardly any accuracy
+// (docs/journal/estimate-learned-fit.md). Under ackpath-alpha this runs at α = ∞, max-min,
+// which fitAlphaAndPolish then leaves.
 func (f *learnedFit) fitAckSlowdowns() error {
 	if !f.fitAck {
 		return nil
