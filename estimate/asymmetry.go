@@ -13,7 +13,7 @@ import (
 )
 
 // ContraFit is the contra-flow factor φ of the asymmetric-fitted model, fitted on the
-// bidirectional experiments of CCPE 2014 §5.2 (design §4.4).
+// bidirectional experiments of CCPE 2014 §5.2.
 type ContraFit struct {
 	Phi float64 `json:"phi"`
 	// CILow and CIHigh bound the 95% percentile-bootstrap interval over patterns.

@@ -46,8 +46,8 @@ func TestFitContraFactorRecovers(t *testing.T) {
 }
 
 // TestFitContraFactorCoverage checks the bootstrap interval on 200 seeded campaigns: it must
-// cover the true φ in at least 90% of them (design §9: estimates recover known parameters
-// within their CIs).
+// cover the true φ in at least 90% of them: estimates recover known parameters within their
+// CIs.
 func TestFitContraFactorCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 fits")

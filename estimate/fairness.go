@@ -46,10 +46,6 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	if err != nil {
 		return nil, err
 	}
-	type obs struct {
-		k    int
-		rate float64
-	}
 	// Each pattern gives the per-flow share of what the resource carried: its bytes over the
 	// sum of its transfers' times. (Averaging each transfer's own rate would overstate the
 	// share when real TCP lets some transfers finish early: the early rates and the late ones
@@ -72,9 +68,9 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	slices.Sort(ks)
 	// One observation per k, the mean per-flow rate: the transfers of one pattern share its
 	// conditions, so they are not independent observations of the regime.
-	var all []obs
+	var all []fairnessObs
 	for _, k := range ks {
-		all = append(all, obs{k, stat.Mean(byK[k], nil)})
+		all = append(all, fairnessObs{k, stat.Mean(byK[k], nil)})
 	}
 	if len(ks) < 2 {
 		return nil, fmt.Errorf("estimate: fairness %s: patterns with %d distinct flow counts, need at least 2 (transfers rows of experiment %s, k = 1, 2, … concurrent flows)", experiment, len(ks), experiment)
@@ -83,8 +79,53 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	for _, k := range ks {
 		fit.Rates = append(fit.Rates, FairnessPoint{K: k, Rate: stat.Mean(byK[k], nil)})
 	}
-	bestSSE, bestS := math.Inf(1), 0
-	var bestC, bestCap float64
+	bestS, bestC, bestCap := fairnessSplit(ks, all)
+	split := 0
+	if bestS > 0 {
+		split = ks[bestS-1]
+	}
+	if bestS < len(ks) {
+		fit.SaturatedFrom = ks[bestS]
+	}
+	var unsat, satX, satY []float64
+	for _, o := range all {
+		if o.k <= split {
+			unsat = append(unsat, o.rate)
+		} else {
+			satX, satY = append(satX, 1/float64(o.k)), append(satY, o.rate)
+		}
+	}
+	// The ceiling: the unsaturated mean, or, with no unsaturated regime, the rate at k = 1
+	// bounds it from below (the resource already saturates one transfer).
+	fit.Ceiling = meanParam(unsat)
+	if len(unsat) == 0 {
+		fit.Ceiling = Param{Value: bestCap, CILow: bestCap, CIHigh: math.Inf(1), N: 0}
+	}
+	fit.Capacity = Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1)}
+	if len(satX) > 0 {
+		fit.Capacity = throughOrigin(satX, satY)
+	} else {
+		// Never saturated: the capacity is at least k·c at the largest k.
+		lo := float64(ks[len(ks)-1]) * bestC
+		fit.Capacity = Param{Value: math.Inf(1), CILow: lo, CIHigh: math.Inf(1)}
+	}
+	fit.Saturation = ratioParam(fit.Capacity, fit.Ceiling)
+	return fit, nil
+}
+
+// fairnessObs is one k's mean per-flow rate.
+type fairnessObs struct {
+	k    int
+	rate float64
+}
+
+// fairnessSplit tries every split of the ks between the unsaturated regime (ks[:bestS]: rate
+// = c, the mean of their rates) and the saturated one (rate = C/k, least squares through the
+// origin in 1/k) that agrees with its own fit (unsaturated ks at or below C/c, within 2%), and
+// returns the split of least squared error with its c (bestC) and C (bestCap), NaN for a
+// regime without ks.
+func fairnessSplit(ks []int, all []fairnessObs) (bestS int, bestC, bestCap float64) {
+	bestSSE := math.Inf(1)
 	for si := 0; si <= len(ks); si++ { // ks[:si] unsaturated
 		split := 0
 		if si > 0 {
@@ -124,35 +165,5 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 			bestSSE, bestS, bestC, bestCap = sse, si, c, capacity
 		}
 	}
-	split := 0
-	if bestS > 0 {
-		split = ks[bestS-1]
-	}
-	if bestS < len(ks) {
-		fit.SaturatedFrom = ks[bestS]
-	}
-	var unsat, satX, satY []float64
-	for _, o := range all {
-		if o.k <= split {
-			unsat = append(unsat, o.rate)
-		} else {
-			satX, satY = append(satX, 1/float64(o.k)), append(satY, o.rate)
-		}
-	}
-	// The ceiling: the unsaturated mean, or, with no unsaturated regime, the rate at k = 1
-	// bounds it from below (the resource already saturates one transfer).
-	fit.Ceiling = meanParam(unsat)
-	if len(unsat) == 0 {
-		fit.Ceiling = Param{Value: bestCap, CILow: bestCap, CIHigh: math.Inf(1), N: 0}
-	}
-	fit.Capacity = Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1)}
-	if len(satX) > 0 {
-		fit.Capacity = throughOrigin(satX, satY)
-	} else {
-		// Never saturated: the capacity is at least k·c at the largest k.
-		lo := float64(ks[len(ks)-1]) * bestC
-		fit.Capacity = Param{Value: math.Inf(1), CILow: lo, CIHigh: math.Inf(1)}
-	}
-	fit.Saturation = ratioParam(fit.Capacity, fit.Ceiling)
-	return fit, nil
+	return bestS, bestC, bestCap
 }

@@ -21,8 +21,8 @@ func hockneyCampaign(t testing.TB, cl *cluster.Cluster, seed uint64) (*simulate.
 }
 
 // TestHockneyRecovery: over 200 seeded campaigns the 95% intervals of α and β cover the true
-// values in at least 90% of them (design §9), with the weights 1/T² that suit the
-// generator's multiplicative noise.
+// values in at least 90% of them, with the weights 1/T² that suit the generator's
+// multiplicative noise.
 func TestHockneyRecovery(t *testing.T) {
 	cl, _ := cluster.LoadNamed("ccpe-testbed")
 	const trials = 200

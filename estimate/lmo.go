@@ -100,30 +100,113 @@ func (w welford) meanVar() meanVar {
 // Missing data is an error naming what is missing: a pair without an empty round trip, a node
 // without one-to-two experiments, a pair without a round trip of the message size.
 func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) {
-	idx := map[string]int{}
-	var names []string
-	lastName, lastIdx := "", -1
-	node := func(n string) int {
-		if n == lastName && lastIdx >= 0 {
-			return lastIdx
-		}
-		i, ok := idx[n]
-		if !ok {
-			i = len(names)
-			idx[n] = i
-			names = append(names, n)
-		}
-		lastName, lastIdx = n, i
-		return i
+	b, err := newLMOBuilder(rts)
+	if err != nil {
+		return nil, err
 	}
-	// Index the nodes of the empty round trips first, so that matrices can be dense.
+	b.fixedDelays()
+	if err := b.oneToTwo(o2t); err != nil {
+		return nil, err
+	}
+	if err := b.perByteDelays(); err != nil {
+		return nil, err
+	}
+	b.nodeFits()
+	if err := b.linkFits(); err != nil {
+		return nil, err
+	}
+	return b.fit, nil
+}
+
+// lmoNodes numbers the nodes of an LMO fit in the order first met; it remembers the last
+// name looked up, since the rows name the same nodes in runs.
+type lmoNodes struct {
+	idx      map[string]int
+	names    []string
+	lastName string
+	lastIdx  int
+}
+
+// add is the number of node name, which it gives the next number when new.
+func (ns *lmoNodes) add(name string) int {
+	if name == ns.lastName && ns.lastIdx >= 0 {
+		return ns.lastIdx
+	}
+	i, ok := ns.idx[name]
+	if !ok {
+		i = len(ns.names)
+		ns.idx[name] = i
+		ns.names = append(ns.names, name)
+	}
+	ns.lastName, ns.lastIdx = name, i
+	return i
+}
+
+// lookup is the number of node name and whether it has one.
+func (ns *lmoNodes) lookup(name string) (int, bool) {
+	if name == ns.lastName && ns.lastIdx >= 0 {
+		return ns.lastIdx, true
+	}
+	i, ok := ns.idx[name]
+	if ok {
+		ns.lastName, ns.lastIdx = name, i
+	}
+	return i, ok
+}
+
+// o2tKey is a one-to-two experiment: its root, its two receivers and the message size.
+type o2tKey struct {
+	root, j, k int
+	m          int64
+}
+
+// lmoBuilder is FitLMO in progress: the n nodes of the empty round trips, the measurements
+// averaged over their repetitions, and the estimates each step adds for the next.
+type lmoBuilder struct {
+	nodes lmoNodes
+	n     int
+	empty []welford           // empty round trips, upper triangle (at), i < j
+	msgs  map[int64][]welford // message size → round trips with the message, upper triangle
+	exps  map[o2tKey]*welford // one-to-two experiments
+	fit   *LMOFit
+	// Fixed delays: C_i and its variance, the row sums S_i of the empty round trips, and half
+	// the sum of their squares over ordered pairs (tripletSD).
+	c, cv, s []float64
+	sumSq    float64
+	// Per-byte delays: t_i's sum and number of experiments, the variance of its T_e and
+	// T_ij(M) part, and per root, Σ 1/(E·M) over the experiments where j was the longer leg.
+	tSum  []float64
+	tN    []int
+	aVar  []float64
+	tVar  []float64
+	count []map[int]float64
+	sizes map[int64]bool
+	tq    float64
+	t     []float64
+}
+
+// at is the index of pair {i, j} in the upper triangles.
+func (b *lmoBuilder) at(i, j int) int {
+	if i > j {
+		i, j = j, i
+	}
+	return i*b.n + j
+}
+
+// newLMOBuilder numbers the nodes of the empty round trips first, so that matrices can be
+// dense, and averages every round trip between them over its repetitions: the empty ones per
+// pair, the others per pair and message size (T(M, 0) = T(0, M) in the model: the message's
+// direction does not matter). It needs at least 3 nodes and an empty round trip between every
+// pair of them.
+func newLMOBuilder(rts []datasets.RoundTrip) (*lmoBuilder, error) {
+	b := &lmoBuilder{nodes: lmoNodes{idx: map[string]int{}, lastIdx: -1}, msgs: map[int64][]welford{}, fit: &LMOFit{MinReps: math.MaxInt}}
 	for _, r := range rts {
 		if r.BytesOut == 0 && r.BytesBack == 0 {
-			node(r.I)
-			node(r.J)
+			b.nodes.add(r.I)
+			b.nodes.add(r.J)
 		}
 	}
-	n := len(names)
+	n, names := len(b.nodes.names), b.nodes.names
 	if n < 3 {
 		have := "no empty round trips"
 		if n > 0 {
@@ -131,231 +214,258 @@ func FitLMO(rts []datasets.RoundTrip, o2t []datasets.OneToTwo) (*LMOFit, error) 
 		}
 		return nil, fmt.Errorf("estimate: LMO: %s; the model needs empty round trips (roundtrips rows with bytes_out = bytes_back = 0) between every pair of at least 3 nodes, and one-to-two experiments (one_to_two rows) among them", have)
 	}
-	lookup := func(name string) (int, bool) {
-		if name == lastName && lastIdx >= 0 {
-			return lastIdx, true
-		}
-		i, ok := idx[name]
-		if ok {
-			lastName, lastIdx = name, i
-		}
-		return i, ok
-	}
-	empty := make([]welford, n*n) // upper triangle, i < j
-	msgs := map[int64][]welford{} // message size → upper triangle
-	at := func(i, j int) int {
-		if i > j {
-			i, j = j, i
-		}
-		return i*n + j
-	}
+	b.n, b.empty = n, make([]welford, n*n)
 	for _, r := range rts {
-		i, ok1 := lookup(r.I)
-		j, ok2 := lookup(r.J)
+		i, ok1 := b.nodes.lookup(r.I)
+		j, ok2 := b.nodes.lookup(r.J)
 		switch {
 		case r.BytesOut == 0 && r.BytesBack == 0:
-			empty[at(i, j)].add(r.Seconds)
+			b.empty[b.at(i, j)].add(r.Seconds)
 		case !ok1 || !ok2:
 			continue // a pair outside the triplet design
 		case r.BytesBack == 0 || r.BytesOut == 0:
-			// T(M, 0) = T(0, M) in the model: the message's direction does not matter.
 			m := r.BytesOut + r.BytesBack
-			w, ok := msgs[m]
+			w, ok := b.msgs[m]
 			if !ok {
 				w = make([]welford, n*n)
-				msgs[m] = w
+				b.msgs[m] = w
 			}
-			w[at(i, j)].add(r.Seconds)
+			w[b.at(i, j)].add(r.Seconds)
 		}
 	}
-	fit := &LMOFit{MinReps: math.MaxInt}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			w := empty[at(i, j)]
+			w := b.empty[b.at(i, j)]
 			if w.n == 0 {
 				return nil, fmt.Errorf("estimate: LMO: no empty round trip between %s and %s (every triplet needs all three)", names[i], names[j])
 			}
-			fit.MinReps = min(fit.MinReps, w.n)
+			b.fit.MinReps = min(b.fit.MinReps, w.n)
 		}
 	}
-	t0 := func(i, j int) float64 { return empty[at(i, j)].mean } // mean empty round trip T_ij(0)
-	// Fixed delays by the closed form, with the variance of the linear combination: pairs
-	// containing i weigh 1/(2(n−1)), the others −1/(2(n−1)(n−2)).
+	return b, nil
+}
+
+// t0 is the mean empty round trip T_ij(0).
+func (b *lmoBuilder) t0(i, j int) float64 { return b.empty[b.at(i, j)].mean }
+
+// fixedDelays computes C_i by the closed form (FitLMO), with the variance of the linear
+// combination: pairs containing i weigh 1/(2(n−1)), the others −1/(2(n−1)(n−2)).
+func (b *lmoBuilder) fixedDelays() {
+	n := b.n
 	nf := float64(n)
-	var total, totalV, sumSq float64
-	s, sv := make([]float64, n), make([]float64, n)
+	var total, totalV float64
+	b.s = make([]float64, n)
+	sv := make([]float64, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if j != i {
-				mv := empty[at(i, j)].meanVar()
-				s[i] += mv.mean
+				mv := b.empty[b.at(i, j)].meanVar()
+				b.s[i] += mv.mean
 				sv[i] += mv.v
-				sumSq += mv.mean * mv.mean / 2
+				b.sumSq += mv.mean * mv.mean / 2
 			}
 		}
-		total += s[i] / 2
+		total += b.s[i] / 2
 		totalV += sv[i] / 2
 	}
-	c, cv := make([]float64, n), make([]float64, n)
+	b.c, b.cv = make([]float64, n), make([]float64, n)
 	for i := 0; i < n; i++ {
-		c[i] = ((nf-1)*s[i] - total) / (2 * (nf - 1) * (nf - 2))
-		a, b := 1/(2*(nf-1)), 1/(2*(nf-1)*(nf-2))
-		cv[i] = a*a*sv[i] + b*b*(totalV-sv[i])
+		b.c[i] = ((nf-1)*b.s[i] - total) / (2 * (nf - 1) * (nf - 2))
+		a, bb := 1/(2*(nf-1)), 1/(2*(nf-1)*(nf-2))
+		b.cv[i] = a*a*sv[i] + bb*bb*(totalV-sv[i])
 	}
-	// One-to-two experiments, per root.
-	type o2tKey struct {
-		root, j, k int
-		m          int64
-	}
-	exps := map[o2tKey]*welford{}
+}
+
+// oneToTwo averages the one-to-two experiments with a message over their repetitions; every
+// node of one must have empty round trips.
+func (b *lmoBuilder) oneToTwo(o2t []datasets.OneToTwo) error {
+	b.exps = map[o2tKey]*welford{}
 	for _, r := range o2t {
-		ri, ok1 := lookup(r.Root)
-		rj, ok2 := lookup(r.J)
-		rk, ok3 := lookup(r.K)
+		ri, ok1 := b.nodes.lookup(r.Root)
+		rj, ok2 := b.nodes.lookup(r.J)
+		rk, ok3 := b.nodes.lookup(r.K)
 		if !ok1 || !ok2 || !ok3 {
-			return nil, fmt.Errorf("estimate: LMO: one-to-two experiment %s→%s,%s involves a node without empty round trips", r.Root, r.J, r.K)
+			return fmt.Errorf("estimate: LMO: one-to-two experiment %s→%s,%s involves a node without empty round trips", r.Root, r.J, r.K)
 		}
 		if r.Bytes <= 0 {
 			continue
 		}
 		k := o2tKey{ri, rj, rk, r.Bytes}
-		w := exps[k]
+		w := b.exps[k]
 		if w == nil {
 			w = &welford{}
-			exps[k] = w
+			b.exps[k] = w
 		}
 		w.add(r.Seconds)
 	}
-	msgMean := func(i, j int, m int64) (meanVar, error) {
-		w := msgs[m]
-		if w == nil || w[at(i, j)].n == 0 {
-			return meanVar{}, fmt.Errorf("estimate: LMO: no round trip of %d B between %s and %s", m, names[i], names[j])
-		}
-		return w[at(i, j)].meanVar(), nil
+	return nil
+}
+
+// msgMean is the mean round trip of m bytes between i and j, an error where there is none.
+func (b *lmoBuilder) msgMean(i, j int, m int64) (meanVar, error) {
+	w := b.msgs[m]
+	if w == nil || w[b.at(i, j)].n == 0 {
+		return meanVar{}, fmt.Errorf("estimate: LMO: no round trip of %d B between %s and %s", m, b.nodes.names[i], b.nodes.names[j])
 	}
-	// A_i = mean over i's experiments of (T_i(M) − T_ij(M))/M; t_i = A_i − 2C_i/M̄ where the
-	// C term is carried per experiment. count[i][j] records how often j was the longer leg.
-	tSum, tN := make([]float64, n), make([]int, n)
-	aVar := make([]float64, n)          // variance of the T_e and T_ij(M) part of t_i
-	count := make([]map[int]float64, n) // Σ over experiments of 1/(E·M) for each chosen j
-	sizes := map[int64]bool{}
+	return w[b.at(i, j)].meanVar(), nil
+}
+
+// perByteDelays computes every node's t_i from the one-to-two experiments it is the root of
+// (rootDelay); every node must be the root of one.
+func (b *lmoBuilder) perByteDelays() error {
+	n := b.n
+	b.tSum, b.tN = make([]float64, n), make([]int, n)
+	b.aVar, b.tVar = make([]float64, n), make([]float64, n)
+	b.count = make([]map[int]float64, n)
+	b.sizes = map[int64]bool{}
 	perRoot := make([][]o2tKey, n)
-	for k := range exps {
+	for k := range b.exps {
 		perRoot[k.root] = append(perRoot[k.root], k)
 	}
-	tVar := make([]float64, n)
 	for i := 0; i < n; i++ {
-		keys := perRoot[i]
-		if len(keys) == 0 {
-			return nil, fmt.Errorf("estimate: LMO: node %s is the root of no one-to-two experiment; t and β need one", names[i])
+		if len(perRoot[i]) == 0 {
+			return fmt.Errorf("estimate: LMO: node %s is the root of no one-to-two experiment; t and β need one", b.nodes.names[i])
 		}
-		slices.SortFunc(keys, func(a, b o2tKey) int {
-			if a.j != b.j {
-				return a.j - b.j
-			}
-			if a.k != b.k {
-				return a.k - b.k
-			}
-			return int(a.m - b.m)
-		})
-		count[i] = map[int]float64{}
-		e := float64(len(keys))
-		var cTerm float64 // Σ over experiments of 2/(E·M), the coefficient of C_i
-		selV := map[int]float64{}
-		for _, k := range keys {
-			te := exps[k].meanVar()
-			fit.MinReps = min(fit.MinReps, te.reps)
-			mj, err := msgMean(i, k.j, k.m)
-			if err != nil {
-				return nil, err
-			}
-			mk, err := msgMean(i, k.k, k.m)
-			if err != nil {
-				return nil, err
-			}
-			long, lj := mj, k.j
-			if mk.mean > mj.mean {
-				long, lj = mk, k.k
-			}
-			fm := float64(k.m)
-			sizes[k.m] = true
-			tSum[i] += (te.mean - long.mean - 2*c[i]) / fm
-			tN[i]++
-			aVar[i] += te.v / (e * e * fm * fm)
-			count[i][lj] += 1 / (e * fm)
-			selV[lj] = long.v
-			cTerm += 2 / (e * fm)
+		if err := b.rootDelay(i, perRoot[i]); err != nil {
+			return err
 		}
-		// In node order, so that the sum's rounding is the same every run.
-		chosen := make([]int, 0, len(count[i]))
-		for j := range count[i] {
-			chosen = append(chosen, j)
-		}
-		slices.Sort(chosen)
-		for _, j := range chosen {
-			w := count[i][j]
-			aVar[i] += w * w * selV[j]
-		}
-		tVar[i] = aVar[i] + cTerm*cTerm*cv[i]
 	}
-	var tq float64
+	return nil
+}
+
+// rootDelay computes t_i from root i's experiments keys: A_i = mean over i's experiments of
+// (T_i(M) − T_ij(M))/M; t_i = A_i − 2C_i/M̄ where the C term is carried per experiment.
+// count[i][j] records how often j was the longer leg. The experiments are taken in order of
+// receivers and size, so that the sums round the same every run.
+func (b *lmoBuilder) rootDelay(i int, keys []o2tKey) error {
+	slices.SortFunc(keys, func(x, y o2tKey) int {
+		if x.j != y.j {
+			return x.j - y.j
+		}
+		if x.k != y.k {
+			return x.k - y.k
+		}
+		return int(x.m - y.m)
+	})
+	b.count[i] = map[int]float64{}
+	e := float64(len(keys))
+	var cTerm float64 // Σ over experiments of 2/(E·M), the coefficient of C_i
+	selV := map[int]float64{}
+	for _, k := range keys {
+		te := b.exps[k].meanVar()
+		b.fit.MinReps = min(b.fit.MinReps, te.reps)
+		mj, err := b.msgMean(i, k.j, k.m)
+		if err != nil {
+			return err
+		}
+		mk, err := b.msgMean(i, k.k, k.m)
+		if err != nil {
+			return err
+		}
+		long, lj := mj, k.j
+		if mk.mean > mj.mean {
+			long, lj = mk, k.k
+		}
+		fm := float64(k.m)
+		b.sizes[k.m] = true
+		b.tSum[i] += (te.mean - long.mean - 2*b.c[i]) / fm
+		b.tN[i]++
+		b.aVar[i] += te.v / (e * e * fm * fm)
+		b.count[i][lj] += 1 / (e * fm)
+		selV[lj] = long.v
+		cTerm += 2 / (e * fm)
+	}
+	// In node order, so that the sum's rounding is the same every run.
+	chosen := make([]int, 0, len(b.count[i]))
+	for j := range b.count[i] {
+		chosen = append(chosen, j)
+	}
+	slices.Sort(chosen)
+	for _, j := range chosen {
+		w := b.count[i][j]
+		b.aVar[i] += w * w * selV[j]
+	}
+	b.tVar[i] = b.aVar[i] + cTerm*cTerm*b.cv[i]
+	return nil
+}
+
+// nodeFits reports every node's C and t with their intervals (Student t at MinReps − 1
+// degrees of freedom) and C's spread over the triplets, and the message sizes measured.
+func (b *lmoBuilder) nodeFits() {
+	n, fit := b.n, b.fit
 	if fit.MinReps > 1 {
-		tq = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(fit.MinReps - 1)}.Quantile(0.975)
+		b.tq = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(fit.MinReps - 1)}.Quantile(0.975)
 	}
-	t := make([]float64, n)
+	b.t = make([]float64, n)
 	for i := 0; i < n; i++ {
-		t[i] = tSum[i] / float64(tN[i])
-		half := tq * math.Sqrt(tVar[i])
-		hc := tq * math.Sqrt(cv[i])
-		fit.Nodes = append(fit.Nodes, LMONodeFit{Name: names[i],
-			C:          Param{Value: c[i], CILow: c[i] - hc, CIHigh: c[i] + hc, N: n - 1},
-			T:          Param{Value: t[i], CILow: t[i] - half, CIHigh: t[i] + half, N: tN[i]},
-			CTripletSD: tripletSD(n, i, t0, c[i], s, sumSq)})
+		c, t := b.c[i], &b.t[i]
+		*t = b.tSum[i] / float64(b.tN[i])
+		half := b.tq * math.Sqrt(b.tVar[i])
+		hc := b.tq * math.Sqrt(b.cv[i])
+		fit.Nodes = append(fit.Nodes, LMONodeFit{Name: b.nodes.names[i],
+			C:          Param{Value: c, CILow: c - hc, CIHigh: c + hc, N: n - 1},
+			T:          Param{Value: *t, CILow: *t - half, CIHigh: *t + half, N: b.tN[i]},
+			CTripletSD: tripletSD(n, i, b.t0, c, b.s, b.sumSq)})
 	}
-	for m := range sizes {
+	for m := range b.sizes {
 		fit.MessageBytes = append(fit.MessageBytes, m)
 	}
 	slices.Sort(fit.MessageBytes)
-	// Rates: 1/β_ij = T_ij(M)/M − A_i − A_j once the C terms cancel; averaged over sizes.
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			var inv, v float64
-			k := 0
-			for _, m := range fit.MessageBytes {
-				mv, err := msgMean(i, j, m)
-				if err != nil {
-					return nil, err
-				}
-				fm := float64(m)
-				inv += (mv.mean-2*c[i]-2*c[j])/fm - t[i] - t[j]
-				// Coefficient of T_ij(M) in T_ij/M − A_i − A_j: 1/M plus what A_i and A_j
-				// subtract for the experiments where j (resp. i) was the longer leg.
-				coef := 1/fm + count[i][j] + count[j][i]
-				v += coef*coef*mv.v + aVar[i] + aVar[j] - count[i][j]*count[i][j]*mv.v - count[j][i]*count[j][i]*mv.v
-				k++
+}
+
+// linkFits reports every link's 1/β_ij = T_ij(M)/M − A_i − A_j once the C terms cancel,
+// averaged over the message sizes, with its interval, and the rate 8β_ij.
+func (b *lmoBuilder) linkFits() error {
+	for i := 0; i < b.n; i++ {
+		for j := i + 1; j < b.n; j++ {
+			link, err := b.linkFit(i, j)
+			if err != nil {
+				return err
 			}
-			inv /= float64(k)
-			v /= float64(k * k)
-			half := tq * math.Sqrt(math.Max(v, 0))
-			if math.IsNaN(inv) || math.IsInf(inv, 0) {
-				return nil, fmt.Errorf("estimate: LMO: link %s–%s: 1/β = %g s/B", names[i], names[j], inv)
-			}
-			link := LMOLinkFit{I: names[i], J: names[j], InverseRate: Param{Value: inv, CILow: inv - half, CIHigh: inv + half, N: k},
-				RateBps: Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: k}, NICBound: !(inv > 0)}
-			// The rate is 8/(1/β); an interval of 1/β reaching 0 or below leaves it unbounded.
-			if inv > 0 {
-				link.RateBps.Value = 8 / inv
-			}
-			if inv+half > 0 {
-				link.RateBps.CILow = 8 / (inv + half)
-			}
-			if inv-half > 0 {
-				link.RateBps.CIHigh = 8 / (inv - half)
-			}
-			fit.Links = append(fit.Links, link)
+			b.fit.Links = append(b.fit.Links, link)
 		}
 	}
-	return fit, nil
+	return nil
+}
+
+// linkFit is link i–j's fit (linkFits).
+func (b *lmoBuilder) linkFit(i, j int) (LMOLinkFit, error) {
+	c, t, count, aVar := b.c, b.t, b.count, b.aVar
+	var inv, v float64
+	k := 0
+	for _, m := range b.fit.MessageBytes {
+		mv, err := b.msgMean(i, j, m)
+		if err != nil {
+			return LMOLinkFit{}, err
+		}
+		fm := float64(m)
+		inv += (mv.mean-2*c[i]-2*c[j])/fm - t[i] - t[j]
+		// Coefficient of T_ij(M) in T_ij/M − A_i − A_j: 1/M plus what A_i and A_j
+		// subtract for the experiments where j (resp. i) was the longer leg.
+		coef := 1/fm + count[i][j] + count[j][i]
+		v += coef*coef*mv.v + aVar[i] + aVar[j] - count[i][j]*count[i][j]*mv.v - count[j][i]*count[j][i]*mv.v
+		k++
+	}
+	inv /= float64(k)
+	v /= float64(k * k)
+	half := b.tq * math.Sqrt(math.Max(v, 0))
+	names := b.nodes.names
+	if math.IsNaN(inv) || math.IsInf(inv, 0) {
+		return LMOLinkFit{}, fmt.Errorf("estimate: LMO: link %s–%s: 1/β = %g s/B", names[i], names[j], inv)
+	}
+	link := LMOLinkFit{I: names[i], J: names[j], InverseRate: Param{Value: inv, CILow: inv - half, CIHigh: inv + half, N: k},
+		RateBps: Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: k}, NICBound: !(inv > 0)}
+	// The rate is 8/(1/β); an interval of 1/β reaching 0 or below leaves it unbounded.
+	if inv > 0 {
+		link.RateBps.Value = 8 / inv
+	}
+	if inv+half > 0 {
+		link.RateBps.CILow = 8 / (inv + half)
+	}
+	if inv-half > 0 {
+		link.RateBps.CIHigh = 8 / (inv - half)
+	}
+	return link, nil
 }
 
 // nicBoundWarning says, when some links came out NIC-bound, how many and what the per-byte

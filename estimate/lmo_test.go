@@ -115,7 +115,7 @@ func TestLMOClosedFormEqualsTriplets(t *testing.T) {
 func name(i int) string { return string(rune('a' + i)) }
 
 // TestLMORecovery: over 200 seeded campaigns (2% noise, 10 repetitions) the intervals of C, t
-// and the rates cover the truth in at least 90% of the cases (design §9).
+// and the rates cover the truth in at least 90% of the cases.
 func TestLMORecovery(t *testing.T) {
 	const trials = 200
 	var cCov, tCov, rCov, cN, tN, rN int

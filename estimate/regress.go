@@ -40,32 +40,9 @@ func LeastSquares(x *mat.Dense, y, w []float64) (*Regression, error) {
 	if n <= p {
 		return nil, fmt.Errorf("estimate: %d observations for %d parameters, need at least %d", n, p, p+1)
 	}
-	xw := mat.DenseCopyOf(x)
-	yw := make([]float64, n)
-	copy(yw, y)
-	if w != nil {
-		for i := 0; i < n; i++ {
-			if !(w[i] > 0) || math.IsInf(w[i], 0) {
-				return nil, fmt.Errorf("estimate: weight %d is %g, want a positive number", i, w[i])
-			}
-			s := math.Sqrt(w[i])
-			for j := 0; j < p; j++ {
-				xw.Set(i, j, xw.At(i, j)*s)
-			}
-			yw[i] *= s
-		}
-	}
-	// Equilibrate: scale every column to unit norm, so that the condition number measures
-	// collinearity, not units (bytes against 1), and the QR works on comparable columns.
-	scale := make([]float64, p)
-	for j := 0; j < p; j++ {
-		scale[j] = mat.Norm(xw.ColView(j), 2)
-		if scale[j] == 0 {
-			return nil, fmt.Errorf("estimate: singular design: predictor %d is zero everywhere", j)
-		}
-		for i := 0; i < n; i++ {
-			xw.Set(i, j, xw.At(i, j)/scale[j])
-		}
+	xw, yw, scale, err := scaledDesign(x, y, w)
+	if err != nil {
+		return nil, err
 	}
 	var qr mat.QR
 	qr.Factorize(xw)
@@ -132,4 +109,38 @@ func LeastSquares(x *mat.Dense, y, w []float64) (*Regression, error) {
 		r.CILow[j], r.CIHigh[j] = r.Coef[j]-tq*r.SE[j], r.Coef[j]+tq*r.SE[j]
 	}
 	return r, nil
+}
+
+// scaledDesign is LeastSquares' design and observations with every row scaled by √w_i (w not
+// nil), then every column of the design scaled to unit norm (scale holds the norms).
+func scaledDesign(x *mat.Dense, y, w []float64) (xw *mat.Dense, yw, scale []float64, err error) {
+	n, p := x.Dims()
+	xw = mat.DenseCopyOf(x)
+	yw = make([]float64, n)
+	copy(yw, y)
+	if w != nil {
+		for i := 0; i < n; i++ {
+			if !(w[i] > 0) || math.IsInf(w[i], 0) {
+				return nil, nil, nil, fmt.Errorf("estimate: weight %d is %g, want a positive number", i, w[i])
+			}
+			s := math.Sqrt(w[i])
+			for j := 0; j < p; j++ {
+				xw.Set(i, j, xw.At(i, j)*s)
+			}
+			yw[i] *= s
+		}
+	}
+	// Equilibrate: scale every column to unit norm, so that the condition number measures
+	// collinearity, not units (bytes against 1), and the QR works on comparable columns.
+	scale = make([]float64, p)
+	for j := 0; j < p; j++ {
+		scale[j] = mat.Norm(xw.ColView(j), 2)
+		if scale[j] == 0 {
+			return nil, nil, nil, fmt.Errorf("estimate: singular design: predictor %d is zero everywhere", j)
+		}
+		for i := 0; i < n; i++ {
+			xw.Set(i, j, xw.At(i, j)/scale[j])
+		}
+	}
+	return xw, yw, scale, nil
 }

@@ -74,7 +74,7 @@ func TestLeastSquaresNIST(t *testing.T) {
 		design func(x []float64) []float64 // a row of X from the data's predictors
 		min    float64                     // correct digits required
 	}{
-		// Longley: the classic test; design §9 asks for 1e-7 relative (7 digits).
+		// Longley: the classic test, to 1e-7 relative (7 digits).
 		{"Longley.dat", func(x []float64) []float64 { return append([]float64{1}, x...) }, 7},
 		{"Norris.dat", func(x []float64) []float64 { return []float64{1, x[0]} }, 9},
 		{"Pontius.dat", func(x []float64) []float64 { return []float64{1, x[0], x[0] * x[0]} }, 7},

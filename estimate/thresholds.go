@@ -123,79 +123,109 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 	}
 	last := f.Gather.Breaks[len(f.Gather.Breaks)-1]
 	f.M2 = int64(gs[last])
-	// LMO terms of the root (node 0 of the fit's order is not assumed: look the root up).
-	root := -1
-	for i, nd := range lmo.Nodes {
-		if nd.Name == f.Root {
-			root = i
-		}
+	g, err := newGatherModel(lmo, f.Root, f.Procs)
+	if err != nil {
+		return nil, err
 	}
-	if root < 0 {
-		return nil, fmt.Errorf("estimate: thresholds: root %s has no LMO parameters", f.Root)
-	}
-	n := float64(len(lmo.Nodes) - 1)
-	if int64(len(lmo.Nodes)) != f.Procs {
-		return nil, fmt.Errorf("estimate: thresholds: %d processes, but %d LMO nodes; κ needs the sweep to span the LMO nodes", f.Procs, len(lmo.Nodes))
-	}
-	inv := map[string]Param{}
-	for _, l := range lmo.Links {
-		inv[l.I+"\x00"+l.J], inv[l.J+"\x00"+l.I] = l.InverseRate, l.InverseRate
-	}
-	se := func(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
-	r := lmo.Nodes[root]
-	// model(m) is the LMO prediction of the gather without κ; serial picks the sum form.
-	// slopeVar is the variance of its slope, from the LMO parameters' intervals.
-	model := func(m float64, serial bool) float64 {
-		t := n * (r.C.Value + r.T.Value*m)
-		agg := 0.0
-		for i, nd := range lmo.Nodes {
-			if i == root {
-				continue
-			}
-			leg := nd.C.Value + nd.T.Value*m + inv[f.Root+"\x00"+nd.Name].Value*m
-			if serial {
-				agg += leg
-			} else {
-				agg = math.Max(agg, leg)
-			}
-		}
-		return t + agg
-	}
-	slopeVar := n * n * se(r.T) * se(r.T)
-	var sumVar, maxVar float64
-	for i, nd := range lmo.Nodes {
-		if i == root {
-			continue
-		}
-		b := inv[f.Root+"\x00"+nd.Name]
-		v := se(nd.T)*se(nd.T) + se(b)*se(b)
-		sumVar += v
-		maxVar = math.Max(maxVar, v)
-	}
-	// κ is the slope of what the model leaves unexplained: T(M) − model(M) regressed on M
-	// over the regime's sizes ("against the LMO parameters"), so that a change of the longest
-	// leg inside the regime does not bend the estimate.
-	kappa := func(lo, hi int, serial bool, modelVar float64) (Param, error) {
-		x := mat.NewDense(hi-lo, 2, nil)
-		y := make([]float64, hi-lo)
-		for i := lo; i < hi; i++ {
-			x.Set(i-lo, 0, 1)
-			x.Set(i-lo, 1, gs[i])
-			y[i-lo] = gt[i] - model(gs[i], serial)
-		}
-		reg, err := LeastSquares(x, y, nil)
-		if err != nil {
-			return Param{}, err
-		}
-		sReg := (reg.CIHigh[1] - reg.CILow[1]) / (2 * 1.96)
-		sd := math.Sqrt(sReg*sReg + slopeVar + modelVar)
-		return Param{Value: reg.Coef[1], CILow: reg.Coef[1] - 1.96*sd, CIHigh: reg.Coef[1] + 1.96*sd, N: reg.N}, nil
-	}
-	if f.Kappa1, err = kappa(0, k+1, false, maxVar); err != nil {
+	slopeVar, sumVar, maxVar := g.variances()
+	if f.Kappa1, err = g.kappa(gs, gt, 0, k+1, false, slopeVar, maxVar); err != nil {
 		return nil, fmt.Errorf("estimate: gather small-message regime: %w", err)
 	}
-	if f.Kappa2, err = kappa(last+1, len(gs), true, sumVar); err != nil {
+	if f.Kappa2, err = g.kappa(gs, gt, last+1, len(gs), true, slopeVar, sumVar); err != nil {
 		return nil, fmt.Errorf("estimate: gather large-message regime: %w", err)
 	}
 	return f, nil
+}
+
+// gatherModel is the LMO model of a gather from root to the other LMO nodes, without κ:
+// n(C_0 + t_0·M) + max_i(C_i + t_i·M + M/β_0i) for small messages, the same with a sum for
+// large ones (serial).
+type gatherModel struct {
+	lmo  *LMOFit
+	name string // the root's
+	root int    // the root's index in lmo.Nodes
+	n    float64
+	inv  map[string]Param // 1/β by "i\x00j", both ways
+}
+
+// newGatherModel looks the root up among the LMO nodes (node 0 of the fit's order is not
+// assumed) and wants the sweep's procs processes to be the LMO nodes.
+func newGatherModel(lmo *LMOFit, root string, procs int64) (*gatherModel, error) {
+	g := &gatherModel{lmo: lmo, name: root, root: -1, n: float64(len(lmo.Nodes) - 1), inv: map[string]Param{}}
+	for i, nd := range lmo.Nodes {
+		if nd.Name == root {
+			g.root = i
+		}
+	}
+	if g.root < 0 {
+		return nil, fmt.Errorf("estimate: thresholds: root %s has no LMO parameters", root)
+	}
+	if int64(len(lmo.Nodes)) != procs {
+		return nil, fmt.Errorf("estimate: thresholds: %d processes, but %d LMO nodes; κ needs the sweep to span the LMO nodes", procs, len(lmo.Nodes))
+	}
+	for _, l := range lmo.Links {
+		g.inv[l.I+"\x00"+l.J], g.inv[l.J+"\x00"+l.I] = l.InverseRate, l.InverseRate
+	}
+	return g, nil
+}
+
+// stdErr is a parameter's standard error from its 95% interval.
+func stdErr(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
+
+// at is the LMO prediction of the gather of m bytes without κ; serial picks the sum form.
+func (g *gatherModel) at(m float64, serial bool) float64 {
+	r := g.lmo.Nodes[g.root]
+	t := g.n * (r.C.Value + r.T.Value*m)
+	agg := 0.0
+	for i, nd := range g.lmo.Nodes {
+		if i == g.root {
+			continue
+		}
+		leg := nd.C.Value + nd.T.Value*m + g.inv[g.name+"\x00"+nd.Name].Value*m
+		if serial {
+			agg += leg
+		} else {
+			agg = math.Max(agg, leg)
+		}
+	}
+	return t + agg
+}
+
+// variances are those of the model's slope from the LMO parameters' intervals, as
+// independent: the root's term (slopeVar), and the legs' summed (sumVar, the large-message
+// form) or the largest (maxVar, the small-message form).
+func (g *gatherModel) variances() (slopeVar, sumVar, maxVar float64) {
+	r := g.lmo.Nodes[g.root]
+	slopeVar = g.n * g.n * stdErr(r.T) * stdErr(r.T)
+	for i, nd := range g.lmo.Nodes {
+		if i == g.root {
+			continue
+		}
+		b := g.inv[g.name+"\x00"+nd.Name]
+		v := stdErr(nd.T)*stdErr(nd.T) + stdErr(b)*stdErr(b)
+		sumVar += v
+		maxVar = math.Max(maxVar, v)
+	}
+	return slopeVar, sumVar, maxVar
+}
+
+// kappa is the slope of what the model leaves unexplained: T(M) − model(M) regressed on M over
+// the sizes gs[lo:hi] of a regime ("against the LMO parameters"), so that a change of the
+// longest leg inside the regime does not bend the estimate. Its interval adds the regression's
+// variance, slopeVar and modelVar.
+func (g *gatherModel) kappa(gs, gt []float64, lo, hi int, serial bool, slopeVar, modelVar float64) (Param, error) {
+	x := mat.NewDense(hi-lo, 2, nil)
+	y := make([]float64, hi-lo)
+	for i := lo; i < hi; i++ {
+		x.Set(i-lo, 0, 1)
+		x.Set(i-lo, 1, gs[i])
+		y[i-lo] = gt[i] - g.at(gs[i], serial)
+	}
+	reg, err := LeastSquares(x, y, nil)
+	if err != nil {
+		return Param{}, err
+	}
+	sReg := (reg.CIHigh[1] - reg.CILow[1]) / (2 * 1.96)
+	sd := math.Sqrt(sReg*sReg + slopeVar + modelVar)
+	return Param{Value: reg.Coef[1], CILow: reg.Coef[1] - 1.96*sd, CIHigh: reg.Coef[1] + 1.96*sd, N: reg.N}, nil
 }

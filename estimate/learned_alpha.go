@@ -1,0 +1,118 @@
+package estimate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/commcal/commcal/contention"
+)
+
+// alphaGrid is the resolution of α's grid: MinAlpha·(MaxAlpha/MinAlpha)^(g/(alphaGrid − 1))
+// for g < alphaGrid, steps of 6.4% (the interval's resolution; the estimate itself is refined
+// between grid points), and g = alphaGrid for α = ∞ (max-min). alphaRounds bounds the
+// alternation of α's fit with a, b, c, c₁, τ and ρ's.
+const (
+	alphaGrid   = 64
+	alphaRounds = 3
+)
+
+// alphaFlat is how little α's whole error may change over its grid for α to count as not
+// determined: above the α-fair prices' precision (rates to ~10⁻¹¹, or 10⁻⁷ in the rare
+// sharings where the iteration stalls, contention's alphaStallTol: one such rate moves the
+// error of a few hundred transfers by about 10⁻⁸ of itself), far below any real effect.
+const alphaFlat = 1e-7
+
+// undeterminedAlpha sets α to 1, proportional fairness, where n patterns cannot determine it
+// (why), and gives its estimate (no interval) and the warning, which says what to measure.
+func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param, string) {
+	lp.Alpha = 1
+	return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: n},
+		"alpha: not determined: " + why + "; set to 1 (proportional fairness). To fit it, measure static_sync graphs or random patterns with role = \"calibration\" in which a transfer shares its sender with another transfer and its receiver with a third (X1→X2 beside X1→X3 and X4→X2)"
+}
+
+// setAlpha sets lp's α to a, an infinite α as 0 (max-min).
+func setAlpha(lp *contention.LearnedParams, a float64) {
+	lp.Alpha = a
+	if math.IsInf(a, 1) {
+		lp.Alpha = 0
+	}
+}
+
+// alphaTable tabulates each pattern's error (Σ huberLoss) on α's grid (log scale, and α = ∞
+// last, max-min, which always converges). It leaves out the grid points where the α-fair
+// prices do not converge on every pattern and names them in skipped; points are the rest.
+func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedObs) (points []float64, table gridProfile, skipped []string, err error) {
+	table = make(gridProfile, len(obs)) // per pattern, its error at each point kept
+	for g := range alphaGrid + 1 {
+		a := math.Inf(1)
+		if g < alphaGrid {
+			a = contention.MinAlpha * math.Pow(contention.MaxAlpha/contention.MinAlpha, float64(g)/(alphaGrid-1))
+		}
+		setAlpha(lp, a)
+		res, err := f.residuals(obs)
+		if nc := (*contention.NotConvergedError)(nil); errors.As(err, &nc) {
+			skipped = append(skipped, fmt.Sprintf("%.3g", a))
+			continue
+		} else if err != nil {
+			return nil, nil, nil, err
+		}
+		points = append(points, a)
+		for i := range res {
+			s, _ := sumOf(res[i:i+1], huberLoss)
+			table[i] = append(table[i], s)
+		}
+	}
+	return points, table, skipped, nil
+}
+
+// fitAlpha fits ackpath-alpha's α on obs: each pattern's error tabulated on α's grid
+// (alphaTable), the best grid point refined by golden section between its finite neighbours,
+// the interval a percentile bootstrap over patterns on the grid. The grid guards against the
+// local minima where a line search alone could stop. An infinite α is reported as +Inf and
+// set as 0 (max-min); so is α where no finite grid point converges. Where no pattern's error
+// changes with α (no transfer crosses two contended resources), α is set to 1, proportional
+// fairness, with no interval and a warning: what the literature takes for TCP (Kelly 1998)
+// where the data are silent. The interval holds a, b, c, c₁, τ and ρ at their fit (refitting
+// them for every resample would multiply its cost by the descent's).
+func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
+	points, table, skipped, err := f.alphaTable(lp, obs)
+	if err != nil {
+		return nil, "", err
+	}
+	at := func(g int) float64 { return points[g] }
+	last := len(points) - 1 // α = ∞
+	var warning string
+	if len(skipped) > 0 {
+		warning = fmt.Sprintf("alpha: the α-fair prices did not converge on every calibration pattern at α = %s; those grid points were left out", strings.Join(skipped, ", "))
+	}
+	if last == 0 { // no finite α converged: max-min
+		setAlpha(lp, math.Inf(1))
+		return &Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: len(obs)}, warning, nil
+	}
+	if table.flat(alphaFlat) {
+		p, w := undeterminedAlpha(lp, len(obs), fmt.Sprintf("no transfer of its %d patterns crosses two contended resources", len(obs)))
+		if warning != "" {
+			w += "; " + warning
+		}
+		return p, w, nil
+	}
+	g := table.best()
+	alpha := at(g)
+	if g < last {
+		// Golden section (log scale) between the neighbouring finite grid points; an α where
+		// the prices do not converge costs +∞ (searchCost).
+		if err := f.minimise(&lp.Alpha, at(max(g-1, 0)), at(min(g+1, last-1)), 1e-4, true, obs); err != nil {
+			return nil, "", err
+		}
+		if s, err := f.searchCost(obs); err != nil {
+			return nil, "", err
+		} else if s < table.column(g) {
+			alpha = lp.Alpha
+		}
+	}
+	setAlpha(lp, alpha)
+	glo, ghi := table.bootstrap(uint64(len(obs)), 0x616c706861)
+	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, warning, nil
+}
