@@ -5,8 +5,8 @@ import (
 	"log"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/simulate"
 )
 
