@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/atomicio"
@@ -229,50 +230,13 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		}
 		defer out.Release()
 	}
-	cl, err := loadCluster(o.Cluster)
+	net, err := predictNetwork(o)
 	if err != nil {
 		return err
 	}
-	params, err := o.Params.load()
+	pats, err := readPatterns(net.Cluster, files, o.Workloads)
 	if err != nil {
 		return err
-	}
-	paramsFile := o.Params.File
-	var table *contention.PenaltyTable
-	if o.Calibration != "" {
-		cal, err := pipeline.ReadCalibration(o.Calibration)
-		if err != nil {
-			return err
-		}
-		if cal.Cluster != cl.Name() {
-			return badinput.Errorf(o.Calibration, "a calibration of cluster %s, --cluster is %s", cal.Cluster, cl.Name())
-		}
-		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
-		o.Params.override(&params)
-	}
-	net, err := params.Network(cl)
-	if err != nil {
-		return badinput.Wrap(paramsFile, err)
-	}
-	net.PenaltyTable = table
-	var pats []patternSource
-	for _, f := range files {
-		ps, err := contention.ReadPatterns(f)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			pats = append(pats, patternSource{from: f, Pattern: p})
-		}
-	}
-	for _, w := range o.Workloads {
-		ps, err := contention.Workload(cl, w)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			pats = append(pats, patternSource{from: "--workload " + w, Pattern: p})
-		}
 	}
 	// preds[p][m] is pattern p under model m; patterns are independent, so they run on all
 	// cores, each writing its own slot.
@@ -291,16 +255,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		total += len(p.Flows)
 	}
 	if o.Parquet != "" || o.JSON {
-		rows := make([]predictionRow, 0, total*len(o.Models))
-		for i, p := range pats {
-			for j, m := range o.Models {
-				pr := preds[i][j]
-				for f, fl := range p.Flows {
-					rows = append(rows, predictionRow{Pattern: p.ID, FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
-						Seconds: pr.Times[f], FirstRate: pr.FirstRates[f], Steps: int64(pr.Steps)})
-				}
-			}
-		}
+		rows := predictionRows(pats, o.Models, preds, total)
 		if o.Parquet != "" {
 			if err := datasets.WriteParquetFile(filepath.Clean(o.Parquet), predictionTable, rows); err != nil {
 				return err
@@ -314,6 +269,78 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		return printPredictionSummary(e.stdout, pats, o.Models, preds)
 	}
 	return printPredictions(e.stdout, pats, o.Models, preds)
+}
+
+// predictNetwork is the models' view of --cluster under the parameters: --calibration's
+// (with the --params overrides) or --params.
+func predictNetwork(o predictOptions) (*contention.Network, error) {
+	cl, err := loadCluster(o.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	params, err := o.Params.load()
+	if err != nil {
+		return nil, err
+	}
+	paramsFile := o.Params.File
+	var table *contention.PenaltyTable
+	if o.Calibration != "" {
+		cal, err := pipeline.ReadCalibration(o.Calibration)
+		if err != nil {
+			return nil, err
+		}
+		if cal.Cluster != cl.Name() {
+			return nil, badinput.Errorf(o.Calibration, "a calibration of cluster %s, --cluster is %s", cal.Cluster, cl.Name())
+		}
+		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
+		o.Params.override(&params)
+	}
+	net, err := params.Network(cl)
+	if err != nil {
+		return nil, badinput.Wrap(paramsFile, err)
+	}
+	net.PenaltyTable = table
+	return net, nil
+}
+
+// readPatterns reads the pattern files, then generates the --workload patterns, in order.
+func readPatterns(cl *cluster.Cluster, files, workloads []string) ([]patternSource, error) {
+	var pats []patternSource
+	for _, f := range files {
+		ps, err := contention.ReadPatterns(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			pats = append(pats, patternSource{from: f, Pattern: p})
+		}
+	}
+	for _, w := range workloads {
+		ps, err := contention.Workload(cl, w)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			pats = append(pats, patternSource{from: "--workload " + w, Pattern: p})
+		}
+	}
+	return pats, nil
+}
+
+// predictionRows are the predictions as rows of --parquet and --json: per pattern, model and
+// transfer.
+func predictionRows(pats []patternSource, models []contention.Model, preds [][]*contention.Prediction, total int) []predictionRow {
+	rows := make([]predictionRow, 0, total*len(models))
+	for i, p := range pats {
+		for j, m := range models {
+			pr := preds[i][j]
+			for f, fl := range p.Flows {
+				rows = append(rows, predictionRow{Pattern: p.ID, FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Model: m.Name(),
+					Seconds: pr.Times[f], FirstRate: pr.FirstRates[f], Steps: int64(pr.Steps)})
+			}
+		}
+	}
+	return rows
 }
 
 // printPredictions prints a line per transfer, a column per model, and each pattern's steps.
