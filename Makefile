@@ -6,8 +6,8 @@ SAMPLE_EPOCH := 1795219200
 
 .PHONY: run test build static bench simgrid-inputs simgrid fuzz fuzz-smoke sample clean
 
-# -buildvcs=auto stamps the git commit into the binary (commcal version) when built from a
-# checkout, whatever GOFLAGS says.
+## build: ./commcal. -buildvcs=auto stamps the git commit into the binary (commcal version
+## prints it) when built from a checkout, whatever GOFLAGS says.
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/commcal
 
@@ -21,15 +21,12 @@ run: build
 
 ## test: static checks and every test
 # Packages are tested one at a time (-p 1): the emulation tests measure real TCP through
-# shaped links, and another package's tests beside them on a 2-core machine would take the
-# CPU the emulation needs and make their rates wrong (a test failing 1 run in 4 under load).
-# Tests inside a package still run in parallel where they say so. On 2026-11-24 the same code
-# ran 1.6 times slower than the day before (BenchmarkCalibrateTCP 1.90 s against 1.21 s):
-# 15 minutes, pipeline's TestCommittedLeaderboard (every committed TCP dataset calibrated and
-# scored) 11 of them, more than go test's default bound of 10 minutes a package, hence
-# -timeout 30m: the bound is for a hung test, not for a slow machine. Round 12 (datasets and
-# folds scored in parallel, a fit's α-fair prices warm-started) took pipeline to 6 minutes
-# on such a day.
+# shaped links, and another package's tests beside them on a 2-core machine take the CPU the
+# emulation needs and skew the rates it measures. Tests inside a package still run in
+# parallel where they say so. The pipeline package calibrates and scores every committed TCP
+# dataset, which on a slow machine takes longer than go test's default bound of 10 minutes a
+# package; -timeout 30m is there for a hung test, not for a slow machine. The measured times
+# are in docs/performance.md.
 test:
 	$(GO) vet ./...
 	$(GO) test -p 1 -timeout 30m ./...
@@ -53,12 +50,11 @@ simgrid: simgrid-inputs
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) ./scripts/fuzz.sh
 
-## fuzz-smoke: every fuzz target for 500 executions (CI; 2-6 s each here). A count, not a
-## duration: a duration's deadline can race the fuzzer's workers, which then reports "context
-## deadline exceeded" with no failing input (golang/go#75804; it failed CI on FuzzIngestCSV at
-## 3s). Minimising stops after 1s: the ingest targets' executions take tens of ms, and a worker
-## still minimising at the end can be reported as hung (golang/go#52569, #48820); a real
-## failure is still reported.
+## fuzz-smoke: every fuzz target for 500 executions, as CI runs them. A count, not a
+## duration: a duration's deadline can race the fuzzer's workers, which then report "context
+## deadline exceeded" with no failing input (golang/go#75804). Minimising stops after 1s: the
+## ingest targets' executions take tens of ms, and a worker still minimising at the end can be
+## reported as hung (golang/go#52569, #48820); a real failure is still reported.
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=500x FUZZMINIMIZETIME=1s
 
@@ -66,5 +62,6 @@ fuzz-smoke:
 sample: build
 	SOURCE_DATE_EPOCH=$(SAMPLE_EPOCH) $(BIN) --log-level info measure --cluster pipeline/sample/lab.toml --force --out pipeline/sample/measured
 
+## clean: remove what the targets above write (the binary, ./run, the benchmark outputs)
 clean:
 	rm -rf $(BIN) run $(BENCH_OUT)
