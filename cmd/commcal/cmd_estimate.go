@@ -17,7 +17,7 @@ func estimateCommand() *cli.Command {
 		Description: `Runs every estimator whose calibration experiments the dataset holds and writes to --out:
 
    calibration.json   every parameter with its 95% CI and observation count (schema
-                      "commcal-calibration/1", see README), the contention parameters derived
+                      "commcal-calibration/2", docs/formats.md), the contention parameters derived
                       from them, and the estimators skipped with the reason
    lmo_nodes.parquet  per node: C and t of the LMO model with CIs
    lmo_links.parquet  per pair: the LMO transmission rate with its CI

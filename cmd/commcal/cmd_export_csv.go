@@ -34,7 +34,7 @@ func exportCSVCommand() *cli.Command {
 Each file is RFC 4180 CSV: a header row of the column names in the table's order, then a
 row per row; integers in decimal, floats in the shortest form that reads back as the same
 number, booleans as true and false. The units are those in the Parquet files' field
-metadata (listed in the README's "Data formats"). The CSV files of a dataset's tables are what
+metadata (listed in docs/formats.md). The CSV files of a dataset's tables are what
 commcal ingest reads: "commcal ingest --cluster C --out ds2 DIR" gives the same rows back.
 
 EXAMPLES:

@@ -76,7 +76,7 @@ EXAMPLES:
    commcal predict --cluster ccpe-testbed pattern.csv
    commcal predict --cluster lab.toml --calibration runs/latest/calibration.json --models asymmetric,maxmin patterns/
    commcal predict --cluster lab.toml --workload all-to-all:4e6 --parquet a2a.parquet
-   commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.[] | select(.model == "maxmin")'`,
+   commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.transfers[] | select(.model == "maxmin")'`,
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
