@@ -21,20 +21,27 @@ const osuLatency = `# OSU MPI Latency Test v7.4
 1024                    3.50
 `
 
+// tempFile writes content to a file name in a new temporary directory, which the caller
+// removes.
+func tempFile(name, content string) (dir, path string) {
+	dir, err := os.MkdirTemp("", "commcal-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	path = filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	return dir, path
+}
+
 // Ingest reads outside files (here an OSU osu_latency output, told by its content), checks
 // every row against the schemas and the cluster, and writes a dataset directory; Open and
 // ReadAll read its tables back. Each size above 0 bytes becomes a p2p_sweep transfer from
 // --src (rank 0) to --dst taking OSU's one-way latency, and the manifest's notes say so.
 func ExampleIngest() {
-	dir, err := os.MkdirTemp("", "commcal-example-")
-	if err != nil {
-		log.Fatal(err)
-	}
+	dir, in := tempFile("latency.txt", osuLatency)
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "latency.txt")
-	if err := os.WriteFile(in, []byte(osuLatency), 0o644); err != nil {
-		log.Fatal(err)
-	}
 	cl, err := cluster.LoadNamed("ccpe-testbed")
 	if err != nil {
 		log.Fatal(err)
@@ -73,16 +80,8 @@ func ExampleIngest() {
 // A file the adapters cannot read is refused with an *InputError that names the line, the
 // column and what is wrong, and nothing is written.
 func ExampleIngest_badInput() {
-	dir, err := os.MkdirTemp("", "commcal-example-")
-	if err != nil {
-		log.Fatal(err)
-	}
+	dir, in := tempFile("latency.txt", "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1   fast\n")
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "latency.txt")
-	bad := "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1   fast\n"
-	if err := os.WriteFile(in, []byte(bad), 0o644); err != nil {
-		log.Fatal(err)
-	}
 	cl, err := cluster.LoadNamed("ccpe-testbed")
 	if err != nil {
 		log.Fatal(err)
