@@ -319,9 +319,22 @@ func (d *Description) check() ([][]string, error) {
 	if len(d.Racks) == 0 {
 		p.add("no [[rack]] given")
 	}
+	names, nodeRack := d.checkRacks(&p)
+	d.checkBackbone(&p)
+	d.checkNodeSettings(&p, nodeRack)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// checkRacks adds the problems of the racks (their names, their nodes' names, a rack or a
+// node given twice, a rack without nodes, a bad uplink rate) to p, and returns each rack's
+// node names and the rack of every node.
+func (d *Description) checkRacks(p *problems) (names [][]string, nodeRack map[string]int) {
 	rackSeen := map[string]bool{}
-	nodeRack := make(map[string]int, sumNodes(d.Racks))
-	names := make([][]string, len(d.Racks))
+	nodeRack = make(map[string]int, sumNodes(d.Racks))
+	names = make([][]string, len(d.Racks))
 	for i, r := range d.Racks {
 		if pr := nameProblem(r.Name); pr != "" {
 			p.add("rack %d: name %q %s", i+1, r.Name, pr)
@@ -336,20 +349,7 @@ func (d *Description) check() ([][]string, error) {
 			}
 		}
 		if r.NodeCount > 0 {
-			// The names of a range differ only by their number: check the longest one.
-			longest := r.NodePrefix + strconv.Itoa(r.NodeFirst+r.NodeCount-1)
-			if r.NodeFirst < 0 {
-				longest = r.NodePrefix + strconv.Itoa(r.NodeFirst)
-			}
-			if at, ch := BadRune(r.NodePrefix); at >= 0 || !utf8.ValidString(r.NodePrefix) {
-				if at >= 0 {
-					p.add("%s: node_prefix %q contains the control character %U at byte %d", d.rackRef(i), r.NodePrefix, ch, at)
-				} else {
-					p.add("%s: node_prefix %q is not valid UTF-8", d.rackRef(i), r.NodePrefix)
-				}
-			} else if len(longest) > maxNameBytes {
-				p.add("%s: node names such as %q are longer than %d bytes", d.rackRef(i), longest, maxNameBytes)
-			}
+			d.checkRange(p, i)
 		}
 		names[i] = r.expandNodes()
 		if len(names[i]) == 0 {
@@ -365,33 +365,66 @@ func (d *Description) check() ([][]string, error) {
 			p.add("%s: uplink_rate_bps must be positive and finite, got %g", d.rackRef(i), r.UplinkRateBps)
 		}
 	}
-	if d.Backbone == nil {
+	return names, nodeRack
+}
+
+// checkRange adds the problems of rack i's numbered range to p: a node_prefix with a
+// control character or that is not UTF-8, or names too long. The names of a range differ
+// only by their number, so the longest one is checked.
+func (d *Description) checkRange(p *problems, i int) {
+	r := d.Racks[i]
+	longest := r.NodePrefix + strconv.Itoa(r.NodeFirst+r.NodeCount-1)
+	if r.NodeFirst < 0 {
+		longest = r.NodePrefix + strconv.Itoa(r.NodeFirst)
+	}
+	at, ch := BadRune(r.NodePrefix)
+	switch {
+	case at >= 0:
+		p.add("%s: node_prefix %q contains the control character %U at byte %d", d.rackRef(i), r.NodePrefix, ch, at)
+	case !utf8.ValidString(r.NodePrefix):
+		p.add("%s: node_prefix %q is not valid UTF-8", d.rackRef(i), r.NodePrefix)
+	case len(longest) > maxNameBytes:
+		p.add("%s: node names such as %q are longer than %d bytes", d.rackRef(i), longest, maxNameBytes)
+	}
+}
+
+// checkBackbone adds the problems of the backbone to p: missing between racks, a topology
+// that does not fit the racks (a cable joins exactly two, and their uplink rates are for
+// TopologyCore), an unknown kind, a bad rate.
+func (d *Description) checkBackbone(p *problems) {
+	b := d.Backbone
+	if b == nil {
 		if len(d.Racks) > 1 {
 			p.add("%d racks but no [backbone]", len(d.Racks))
 		}
-	} else {
-		b := d.Backbone
-		switch b.Topology {
-		case TopologyCable:
-			if len(d.Racks) != 2 {
-				p.add("backbone topology %q joins exactly 2 racks, got %d", b.Topology, len(d.Racks))
-			}
-			for i, r := range d.Racks {
-				if r.UplinkRateBps != 0 {
-					p.add("%s: uplink_rate_bps is for topology %q, not %q", d.rackRef(i), TopologyCore, TopologyCable)
-				}
-			}
-		case TopologyCore:
-		default:
-			p.add("backbone topology must be %q or %q, got %q", TopologyCable, TopologyCore, b.Topology)
-		}
-		if b.Kind != KindElectrical && b.Kind != KindOptical {
-			p.add("backbone kind must be %q or %q, got %q", KindElectrical, KindOptical, b.Kind)
-		}
-		if !positive(b.RateBps) {
-			p.add("backbone rate_bps must be positive and finite, got %g", b.RateBps)
-		}
+		return
 	}
+	switch b.Topology {
+	case TopologyCable:
+		if len(d.Racks) != 2 {
+			p.add("backbone topology %q joins exactly 2 racks, got %d", b.Topology, len(d.Racks))
+		}
+		for i, r := range d.Racks {
+			if r.UplinkRateBps != 0 {
+				p.add("%s: uplink_rate_bps is for topology %q, not %q", d.rackRef(i), TopologyCore, TopologyCable)
+			}
+		}
+	case TopologyCore:
+	default:
+		p.add("backbone topology must be %q or %q, got %q", TopologyCable, TopologyCore, b.Topology)
+	}
+	if b.Kind != KindElectrical && b.Kind != KindOptical {
+		p.add("backbone kind must be %q or %q, got %q", KindElectrical, KindOptical, b.Kind)
+	}
+	if !positive(b.RateBps) {
+		p.add("backbone rate_bps must be positive and finite, got %g", b.RateBps)
+	}
+}
+
+// checkNodeSettings adds the problems of the [[node]] settings to p: a node in no rack
+// (nodeRack holds every rack's nodes) or given twice, a bad NIC rate, a bad address or one
+// given to two nodes.
+func (d *Description) checkNodeSettings(p *problems, nodeRack map[string]int) {
 	addrs := map[string]string{}
 	seen := map[string]bool{}
 	for i, ns := range d.Node {
@@ -405,20 +438,17 @@ func (d *Description) check() ([][]string, error) {
 		if ns.NICRateBps != 0 && !positive(ns.NICRateBps) {
 			p.add("[[node]] %d (%q): nic_rate_bps must be positive and finite, got %g", i+1, ns.Name, ns.NICRateBps)
 		}
-		if ns.Addr != "" {
-			if pr := nameProblem(ns.Addr); pr != "" {
-				p.add("[[node]] %d (%q): addr %q %s", i+1, ns.Name, ns.Addr, pr)
-			}
-			if prev, ok := addrs[ns.Addr]; ok {
-				p.add("address %q given to both %q and %q", ns.Addr, prev, ns.Name)
-			}
-			addrs[ns.Addr] = ns.Name
+		if ns.Addr == "" {
+			continue
 		}
+		if pr := nameProblem(ns.Addr); pr != "" {
+			p.add("[[node]] %d (%q): addr %q %s", i+1, ns.Name, ns.Addr, pr)
+		}
+		if prev, ok := addrs[ns.Addr]; ok {
+			p.add("address %q given to both %q and %q", ns.Addr, prev, ns.Name)
+		}
+		addrs[ns.Addr] = ns.Name
 	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
-	return names, nil
 }
 
 //go:embed examples/*.toml

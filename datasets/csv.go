@@ -48,47 +48,26 @@ func (ing *ingester) csv(src Source, r io.Reader, idx int32) (*Table, int64, err
 	}
 	rb := newRowBuilder(t, ing.opts.Mem)
 	defer rb.release()
-	var (
-		rows  int64
-		lines []int64
-		first int64 = 1
-	)
-	flush := func() error {
-		n, err := ing.emit(t, rb, batchLoc{file: src.Path, firstRow: first, lines: lines}, idx)
-		first += n
-		lines = lines[:0]
-		return err
-	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, csvErr(src.Path, err)
-		}
-		line, _ := cr.FieldPos(0)
+	b := batcher{ing: ing, t: t, rb: rb, file: src.Path, idx: idx, first: 1}
+	var rows int64
+	err = eachRecord(cr, src.Path, func(rec []string, line int64) error {
 		rows++
-		loc := Location{File: src.Path, Row: rows, Line: int64(line)}
+		loc := Location{File: src.Path, Row: rows, Line: line}
 		for ci, c := range t.Columns {
 			if err := appendField(rb, ci, c, strings.TrimSpace(rec[pos[ci]]), loc); err != nil {
-				return nil, 0, err
+				return err
 			}
 		}
-		lines = append(lines, int64(line))
-		if len(lines) == ing.opts.BatchRows {
-			if err := flush(); err != nil {
-				return nil, 0, err
-			}
-		}
+		return b.add(line)
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	if rows == 0 {
 		return nil, 0, inputErr(Location{File: src.Path}, "", ErrEmptyFile, "a header and no rows")
 	}
-	if len(lines) > 0 {
-		if err := flush(); err != nil {
-			return nil, 0, err
-		}
+	if err := b.finish(); err != nil {
+		return nil, 0, err
 	}
 	return t, rows, nil
 }
@@ -116,6 +95,25 @@ func appendField(rb *rowBuilder, ci int, c Column, s string, loc Location) error
 		rb.appendFloat(ci, v)
 	}
 	return nil
+}
+
+// eachRecord calls fn with every record cr reads and the line it starts on, until the end
+// of the file or fn's first error; a record encoding/csv cannot read is an input error of
+// path (csvErr).
+func eachRecord(cr *csv.Reader, path string, fn func(rec []string, line int64) error) error {
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvErr(path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := fn(rec, int64(line)); err != nil {
+			return err
+		}
+	}
 }
 
 // csvErr turns encoding/csv's errors into input errors with the line.

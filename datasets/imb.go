@@ -3,7 +3,6 @@ package datasets
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -41,154 +40,180 @@ import (
 //   - Every other block (Alltoall, Bcast, Allreduce, Multi-… of -multi, …) has no table and
 //     is left out with a note. A file with nothing but such blocks is refused.
 func readIMB(r *textReader, lines []textLine) (*textOut, error) {
-	o := newTextOut("IMB-MPI1")
+	p := &imbParser{r: r, o: newTextOut("IMB-MPI1")}
 	if m := imbVersion.FindStringSubmatch(joinHead(lines, 20)); m != nil {
-		o.tool += " " + m[1]
-	}
-	type block struct {
-		name  string
-		line  int64
-		procs int64
-		cols  []string
-		iters counts
-		rows  int
-		zeros int
-	}
-	var (
-		b        *block
-		blocks   []*block
-		skipped  []string
-		src, dst string
-	)
-	col := func(names ...string) int {
-		for _, n := range names {
-			if i := slices.Index(b.cols, n); i >= 0 {
-				return i
-			}
-		}
-		return -1
+		p.o.tool += " " + m[1]
 	}
 	for _, l := range lines {
-		text := strings.TrimSpace(l.text)
-		if m := imbBenchmark.FindStringSubmatch(text); m != nil {
-			b = &block{name: m[1], line: l.n}
-			blocks = append(blocks, b)
-			continue
-		}
-		if b == nil || text == "" {
-			continue // the header before the first block
-		}
-		if m := imbProcs.FindStringSubmatch(text); m != nil {
-			n, err := r.parseCount(l.n, "#processes", m[1])
-			if err != nil {
-				return nil, err
-			}
-			b.procs = n
-			continue
-		}
-		if strings.HasPrefix(text, "#bytes") {
-			b.cols = strings.Fields(text)
-			continue
-		}
-		if strings.HasPrefix(text, "#") {
-			continue
-		}
-		if b.cols == nil {
-			return nil, r.errAt(l.n, "", ErrMissingColumn, "a data row of block %s (line %d) before its #bytes header line", b.name, b.line)
-		}
-		if b.procs == 0 {
-			return nil, r.errAt(l.n, "#processes", ErrMissingColumn, `block %s (line %d) has no "#processes = N" line`, b.name, b.line)
-		}
-		f := strings.Fields(text)
-		if len(f) != len(b.cols) {
-			return nil, r.errAt(l.n, "", ErrRaggedRow, "%d fields, but block %s names %d columns (%s)", len(f), b.name, len(b.cols), strings.Join(b.cols, " "))
-		}
-		size, err := r.parseSize(l.n, "#bytes", f[0])
-		if err != nil {
+		if err := p.line(l); err != nil {
 			return nil, err
 		}
-		if c := col("#repetitions"); c >= 0 {
-			n, err := r.parseCount(l.n, "#repetitions", f[c])
-			if err != nil {
-				return nil, err
-			}
-			b.iters.add(n)
-		}
-		kind := imbKinds[b.name]
-		if kind == "" || (kind != "scatter" && kind != "gather" && b.procs != 2) {
-			key := fmt.Sprintf("%s on %d processes", b.name, b.procs)
-			if !slices.Contains(skipped, key) {
-				skipped = append(skipped, key)
-			}
-			continue
-		}
-		// The time column: t[usec] for the ping-pongs, else t_max (collectives) or t_avg.
-		want := []string{"t[usec]", "t_avg[usec]"}
-		if kind == "scatter" || kind == "gather" {
-			want = []string{"t_max[usec]", "t[usec]"}
-		}
-		c := col(want...)
-		if c < 0 {
-			return nil, r.errAt(l.n, want[0], ErrMissingColumn, "block %s (line %d) has no %s column", b.name, b.line, strings.Join(want, " or "))
-		}
-		us, err := r.parsePositive(l.n, b.cols[c], "time in µs", f[c])
-		if err != nil {
-			return nil, err
-		}
-		secs := us * 1e-6
-		if src, dst, err = r.nodes("an IMB "+b.name, nil); err != nil {
-			return nil, err
-		}
-		switch kind {
-		case "scatter", "gather":
-			r.collective(o, l.n, kind, src, b.procs, size, secs)
-			b.rows++
-			continue
-		}
-		if size == 0 {
-			b.zeros++
-			continue
-		}
-		switch kind {
-		case "pingpong":
-			r.sweep(o, l.n, src, dst, size, secs)
-		case "pingping", "sendrecv":
-			r.bidir(o, l.n, src, dst, size, 1, secs)
-		case "exchange":
-			r.bidir(o, l.n, src, dst, size, 2, secs)
-		}
-		b.rows++
 	}
-	if len(blocks) == 0 {
-		return nil, inputErr(Location{File: r.path}, "", ErrUnknownFormat, `no "# Benchmarking NAME" block: not an IMB-MPI1 output with results`)
+	return p.finish()
+}
+
+// imbBlock is one "# Benchmarking NAME" block of an IMB output.
+type imbBlock struct {
+	name  string
+	line  int64
+	procs int64
+	cols  []string
+	iters counts
+	rows  int
+	zeros int
+}
+
+// imbParser is what readIMB has read so far: the blocks, the one being read, and the blocks
+// that no table holds.
+type imbParser struct {
+	r        *textReader
+	o        *textOut
+	b        *imbBlock // the block being read
+	blocks   []*imbBlock
+	skipped  []string // "NAME on N processes"
+	src, dst string
+}
+
+// line reads one line: a block's start, its process count, its column header, a comment, or
+// a data row. Lines before the first block are the file's header.
+func (p *imbParser) line(l textLine) error {
+	text := strings.TrimSpace(l.text)
+	if m := imbBenchmark.FindStringSubmatch(text); m != nil {
+		p.b = &imbBlock{name: m[1], line: l.n}
+		p.blocks = append(p.blocks, p.b)
+		return nil
 	}
-	for _, b := range blocks {
+	if p.b == nil || text == "" {
+		return nil // the header before the first block
+	}
+	if m := imbProcs.FindStringSubmatch(text); m != nil {
+		n, err := p.r.parseCount(l.n, "#processes", m[1])
+		if err != nil {
+			return err
+		}
+		p.b.procs = n
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(text, "#bytes"):
+		p.b.cols = strings.Fields(text)
+		return nil
+	case strings.HasPrefix(text, "#"):
+		return nil
+	}
+	return p.row(l.n, text)
+}
+
+// row reads a data row of the current block. A block that no table holds (see readIMB) is
+// recorded as skipped once its row is checked.
+func (p *imbParser) row(n int64, text string) error {
+	b := p.b
+	if b.cols == nil {
+		return p.r.errAt(n, "", ErrMissingColumn, "a data row of block %s (line %d) before its #bytes header line", b.name, b.line)
+	}
+	if b.procs == 0 {
+		return p.r.errAt(n, "#processes", ErrMissingColumn, `block %s (line %d) has no "#processes = N" line`, b.name, b.line)
+	}
+	f := strings.Fields(text)
+	if len(f) != len(b.cols) {
+		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, but block %s names %d columns (%s)", len(f), b.name, len(b.cols), strings.Join(b.cols, " "))
+	}
+	size, err := p.r.parseSize(n, "#bytes", f[0])
+	if err != nil {
+		return err
+	}
+	if c := findColumn(b.cols, "#repetitions"); c >= 0 {
+		if err := p.r.addCount(&b.iters, n, "#repetitions", f[c]); err != nil {
+			return err
+		}
+	}
+	kind := imbKinds[b.name]
+	if kind == "" || (kind != "scatter" && kind != "gather" && b.procs != 2) {
+		p.skipped = appendNew(p.skipped, fmt.Sprintf("%s on %d processes", b.name, b.procs))
+		return nil
+	}
+	secs, err := p.time(n, kind, f)
+	if err != nil {
+		return err
+	}
+	if p.src, p.dst, err = p.r.nodes("an IMB "+b.name, nil); err != nil {
+		return err
+	}
+	p.add(n, kind, size, secs)
+	return nil
+}
+
+// time reads a row's time in seconds from its time column: t[usec] for the ping-pongs, else
+// t_max (collectives) or t_avg.
+func (p *imbParser) time(n int64, kind string, f []string) (float64, error) {
+	want := []string{"t[usec]", "t_avg[usec]"}
+	if kind == "scatter" || kind == "gather" {
+		want = []string{"t_max[usec]", "t[usec]"}
+	}
+	c := findColumn(p.b.cols, want...)
+	if c < 0 {
+		return 0, p.r.errAt(n, want[0], ErrMissingColumn, "block %s (line %d) has no %s column", p.b.name, p.b.line, strings.Join(want, " or "))
+	}
+	return p.r.parseMicros(n, p.b.cols[c], "time in µs", f[c])
+}
+
+// add appends a row of the current block as what its kind becomes (see readIMB). A
+// collective keeps its 0-byte row; a transfer's is counted and left out.
+func (p *imbParser) add(n int64, kind string, size int64, secs float64) {
+	b := p.b
+	switch {
+	case kind == "scatter" || kind == "gather":
+		p.r.collective(p.o, n, kind, p.src, b.procs, size, secs)
+	case size == 0:
+		b.zeros++
+		return
+	case kind == "pingpong":
+		p.r.sweep(p.o, n, p.src, p.dst, size, secs)
+	case kind == "pingping" || kind == "sendrecv":
+		p.r.bidir(p.o, n, p.src, p.dst, size, 1, secs)
+	case kind == "exchange":
+		p.r.bidir(p.o, n, p.src, p.dst, size, 2, secs)
+	}
+	b.rows++
+}
+
+// finish refuses an output without blocks or with none that a table holds, and notes what
+// each block's rows are and which blocks were left out.
+func (p *imbParser) finish() (*textOut, error) {
+	o := p.o
+	if len(p.blocks) == 0 {
+		return nil, inputErr(Location{File: p.r.path}, "", ErrUnknownFormat, `no "# Benchmarking NAME" block: not an IMB-MPI1 output with results`)
+	}
+	for _, b := range p.blocks {
 		if b.rows == 0 {
 			continue
 		}
-		what := map[string]string{
-			"pingpong": "p2p_sweep transfers of one-way time t[usec] (half the round trip)",
-			"pingping": "bidirectional transfers, one flow each way taking t[usec]",
-			"sendrecv": "bidirectional transfers, one flow each way taking t_avg",
-			"exchange": "bidirectional transfers, two flows each way taking t_avg",
-			"scatter":  "scatter collectives of t_max (root " + src + " for IMB's rotating root)",
-			"gather":   "gather collectives of t_max (root " + src + " for IMB's rotating root)",
-		}[imbKinds[b.name]]
 		o.note("%s %s (line %d, %d processes): %d sizes, %s, each an average over %s repetitions; µs read as 10⁻⁶ s",
-			o.tool, b.name, b.line, b.procs, b.rows, what, b.iters)
+			o.tool, b.name, b.line, b.procs, b.rows, imbRows(imbKinds[b.name], p.src), b.iters)
 		if b.zeros > 0 {
 			o.note("%s %s: the 0-byte row is left out (a transfer moves at least one byte)", o.tool, b.name)
 		}
 	}
-	if len(skipped) > 0 {
-		o.note("%s: left out, no table holds them: %s", o.tool, strings.Join(skipped, ", "))
-	}
+	o.noteLeftOut(p.skipped)
 	if o.rows() == 0 {
-		return nil, inputErr(Location{File: r.path}, "", ErrUnsupported,
+		return nil, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
 			"an IMB output with only %s: none has a table; commcal reads PingPong, PingPing, Sendrecv and Exchange on 2 processes, and Scatter and Gather",
-			strings.Join(skipped, ", "))
+			strings.Join(p.skipped, ", "))
 	}
 	return o, nil
+}
+
+// imbRows says, for a note, what the rows of a block of kind are; root is the collectives'
+// root.
+func imbRows(kind, root string) string {
+	return map[string]string{
+		"pingpong": "p2p_sweep transfers of one-way time t[usec] (half the round trip)",
+		"pingping": "bidirectional transfers, one flow each way taking t[usec]",
+		"sendrecv": "bidirectional transfers, one flow each way taking t_avg",
+		"exchange": "bidirectional transfers, two flows each way taking t_avg",
+		"scatter":  "scatter collectives of t_max (root " + root + " for IMB's rotating root)",
+		"gather":   "gather collectives of t_max (root " + root + " for IMB's rotating root)",
+	}[kind]
 }
 
 var (

@@ -171,6 +171,42 @@ func (ing *ingester) emit(t *Table, rb *rowBuilder, loc batchLoc, src int32) (in
 	return rec.NumRows(), ing.put(t, rec, nil, loc, src)
 }
 
+// batcher writes the rows of a file as they are built, in batches of BatchRows, with the
+// input line of each row for messages.
+type batcher struct {
+	ing   *ingester
+	t     *Table
+	rb    *rowBuilder
+	file  string
+	idx   int32
+	first int64   // the 1-based row of the batch's first row
+	lines []int64 // the input line of each row of the batch
+}
+
+// add records the line of the row just built, and writes the batch when it is full.
+func (b *batcher) add(line int64) error {
+	b.lines = append(b.lines, line)
+	if len(b.lines) == b.ing.opts.BatchRows {
+		return b.flush()
+	}
+	return nil
+}
+
+// finish writes the rows of the last batch, if any.
+func (b *batcher) finish() error {
+	if len(b.lines) > 0 {
+		return b.flush()
+	}
+	return nil
+}
+
+func (b *batcher) flush() error {
+	n, err := b.ing.emit(b.t, b.rb, batchLoc{file: b.file, firstRow: b.first, lines: b.lines}, b.idx)
+	b.first += n
+	b.lines = b.lines[:0]
+	return err
+}
+
 // put checks and writes one record (dicts as DirWriter.write says), reports progress, and
 // stops when the context is done.
 func (ing *ingester) put(t *Table, rec arrow.Record, dicts []*array.Dictionary, loc batchLoc, src int32) error {

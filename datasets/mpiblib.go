@@ -26,124 +26,163 @@ import (
 // A row whose wtick column is 0 was timed by a clock too coarse for it (MPI_Wtick ≥ T) and is
 // refused. Every row is one repetition-0 row, a mean over its reps.
 func readMPIBlib(r *textReader, lines []textLine) (*textOut, error) {
-	o := newTextOut("MPIBlib")
-	var (
-		hosts      []string
-		inHosts    bool
-		header     int64
-		nodes      int64
-		root       = int64(-1)
-		op         string
-		p2p        bool
-		reps       counts
-		ciMax      float64
-		src, dst   string
-		collective string
-	)
+	p := &mpibParser{r: r, o: newTextOut("MPIBlib"), root: -1}
 	for _, l := range lines {
 		text := strings.TrimSpace(l.text)
 		if text == "" {
 			continue
 		}
+		var err error
 		if body, ok := strings.CutPrefix(text, "#"); ok {
-			f := strings.Fields(body)
-			switch {
-			case len(f) == 0:
-				inHosts = false
-			case f[0] == "Processors":
-				inHosts = true
-			case inHosts && f[0] == "rank":
-			case inHosts && len(f) == 2 && isInt(f[0]):
-				hosts = append(hosts, f[1])
-			case f[0] == "p2p" && len(f) > 1 && f[1] == "time":
-				return nil, r.errAt(l.n, "", ErrUnsupported, "an MPIBlib table of every pair at one message size: not read; run the p2p benchmark for one pair over a range of sizes")
-			case strings.HasPrefix(f[0], "p2p"):
-				p2p = true
-			case f[0] == "nodes" && len(f) == 2:
-				n, err := r.parseCount(l.n, "nodes", f[1])
-				if err != nil {
-					return nil, err
-				}
-				nodes = n
-			case f[0] == "root" && len(f) == 2:
-				n, err := r.parseSize(l.n, "root", f[1])
-				if err != nil {
-					return nil, err
-				}
-				root = n
-			case f[0] == "operation" && len(f) >= 2:
-				op = f[1]
-			case f[0] == "msg" && len(f) >= 2 && f[1] == "time":
-				header = l.n
-			}
-			continue
+			err = p.comment(l.n, strings.Fields(body))
+		} else {
+			err = p.row(l.n, text)
 		}
-		if header == 0 {
-			return nil, r.errAt(l.n, "", ErrMissingColumn, `a data row before the "#msg time wtick reps ci" header`)
-		}
-		f := strings.Fields(text)
-		if len(f) != 5 {
-			return nil, r.errAt(l.n, "", ErrRaggedRow, "%d fields, want 5: msg, time, wtick, reps, ci", len(f))
-		}
-		size, err := r.parseSize(l.n, "msg", f[0])
 		if err != nil {
 			return nil, err
-		}
-		t, err := r.parsePositive(l.n, "time", "time in seconds", f[1])
-		if err != nil {
-			return nil, err
-		}
-		if f[2] != "1" {
-			return nil, r.errAt(l.n, "wtick", ErrCorrupt, "wtick %s: the clock's resolution (MPI_Wtick) is not below the measured time, which is then meaningless", f[2])
-		}
-		n, err := r.parseCount(l.n, "reps", f[3])
-		if err != nil {
-			return nil, err
-		}
-		reps.add(n)
-		ci, err := r.parseFloat(l.n, "ci", f[4])
-		if err != nil {
-			return nil, err
-		}
-		ciMax = max(ciMax, ci/t)
-		switch {
-		case op != "":
-			kind := mpibCollective(op)
-			if kind == "" {
-				return nil, r.errAt(l.n, "", ErrUnsupported, "an MPIBlib benchmark of %s: no table holds it; commcal reads scatter and gather (collectives) and the p2p benchmark", op)
-			}
-			if nodes < 2 {
-				return nil, r.errAt(l.n, "nodes", ErrMissingColumn, `a collective benchmark without "#nodes N" (N ≥ 2)`)
-			}
-			if collective == "" {
-				collective = hostOr(hosts, root, r.src)
-				if collective == "" || (r.src == "" && !r.hasNode(collective)) {
-					return nil, inputErr(Location{File: r.path}, "", ErrUnsupported, "an MPIBlib %s output whose root host %s is no node of cluster %s; give the root's node (--src)", op, quote(collective), r.cl.Name())
-				}
-			}
-			r.collective(o, l.n, kind, collective, nodes, size, t)
-		case p2p:
-			if len(hosts) > 2 {
-				return nil, r.errAt(l.n, "", ErrUnsupported, "an MPIBlib p2p benchmark over %d processes: pairs run in parallel and the size is their sum; run it on two", len(hosts))
-			}
-			if size == 0 {
-				continue
-			}
-			if src, dst, err = r.nodes("an MPIBlib p2p", hosts); err != nil {
-				return nil, err
-			}
-			r.sweep(o, l.n, src, dst, size, t/2)
-		default:
-			return nil, r.errAt(l.n, "", ErrUnsupported, `MPIBlib results without "#p2p" or "#operation" lines: cannot tell what they measured`)
 		}
 	}
+	return p.finish()
+}
+
+// mpibParser is what readMPIBlib has read so far: the run's description from the "#" lines
+// and what the notes will say of the rows.
+type mpibParser struct {
+	r          *textReader
+	o          *textOut
+	hosts      []string // the host of each rank, from the "#Processors" list
+	inHosts    bool
+	header     int64 // the line of "#msg time wtick reps ci"
+	nodes      int64
+	root       int64
+	op         string // a collective's "#operation"
+	p2p        bool
+	reps       counts
+	ciMax      float64 // the widest confidence interval, relative to T
+	src, dst   string
+	collective string // the collective's root node, settled by its first row
+}
+
+// comment reads the fields of a "#" line: the host list, the benchmark ("#p2p …", or a
+// collective's "#nodes", "#root" and "#operation") and the results' header.
+func (p *mpibParser) comment(n int64, f []string) error {
+	switch {
+	case len(f) == 0:
+		p.inHosts = false
+	case f[0] == "Processors":
+		p.inHosts = true
+	case p.inHosts && f[0] == "rank":
+	case p.inHosts && len(f) == 2 && isInt(f[0]):
+		p.hosts = append(p.hosts, f[1])
+	case f[0] == "p2p" && len(f) > 1 && f[1] == "time":
+		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib table of every pair at one message size: not read; run the p2p benchmark for one pair over a range of sizes")
+	case strings.HasPrefix(f[0], "p2p"):
+		p.p2p = true
+	case f[0] == "nodes" && len(f) == 2:
+		nodes, err := p.r.parseCount(n, "nodes", f[1])
+		if err != nil {
+			return err
+		}
+		p.nodes = nodes
+	case f[0] == "root" && len(f) == 2:
+		root, err := p.r.parseSize(n, "root", f[1])
+		if err != nil {
+			return err
+		}
+		p.root = root
+	case f[0] == "operation" && len(f) >= 2:
+		p.op = f[1]
+	case f[0] == "msg" && len(f) >= 2 && f[1] == "time":
+		p.header = n
+	}
+	return nil
+}
+
+// row reads one MPIB_result (msg, time, wtick, reps, ci) and adds it as what the benchmark
+// makes of it. A row timed by a clock too coarse for it is refused.
+func (p *mpibParser) row(n int64, text string) error {
+	if p.header == 0 {
+		return p.r.errAt(n, "", ErrMissingColumn, `a data row before the "#msg time wtick reps ci" header`)
+	}
+	f := strings.Fields(text)
+	if len(f) != 5 {
+		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, want 5: msg, time, wtick, reps, ci", len(f))
+	}
+	size, err := p.r.parseSize(n, "msg", f[0])
+	if err != nil {
+		return err
+	}
+	t, err := p.r.parsePositive(n, "time", "time in seconds", f[1])
+	if err != nil {
+		return err
+	}
+	if f[2] != "1" {
+		return p.r.errAt(n, "wtick", ErrCorrupt, "wtick %s: the clock's resolution (MPI_Wtick) is not below the measured time, which is then meaningless", f[2])
+	}
+	if err := p.r.addCount(&p.reps, n, "reps", f[3]); err != nil {
+		return err
+	}
+	ci, err := p.r.parseFloat(n, "ci", f[4])
+	if err != nil {
+		return err
+	}
+	p.ciMax = max(p.ciMax, ci/t)
+	switch {
+	case p.op != "":
+		return p.addCollective(n, size, t)
+	case p.p2p:
+		return p.addP2P(n, size, t)
+	}
+	return p.r.errAt(n, "", ErrUnsupported, `MPIBlib results without "#p2p" or "#operation" lines: cannot tell what they measured`)
+}
+
+// addCollective adds a scatter or gather row of t seconds, rooted at the host of rank
+// "#root" (or --src); other operations are refused.
+func (p *mpibParser) addCollective(n, size int64, t float64) error {
+	kind := mpibCollective(p.op)
+	if kind == "" {
+		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib benchmark of %s: no table holds it; commcal reads scatter and gather (collectives) and the p2p benchmark", p.op)
+	}
+	if p.nodes < 2 {
+		return p.r.errAt(n, "nodes", ErrMissingColumn, `a collective benchmark without "#nodes N" (N ≥ 2)`)
+	}
+	if p.collective == "" {
+		p.collective = hostOr(p.hosts, p.root, p.r.src)
+		if p.collective == "" || (p.r.src == "" && !p.r.hasNode(p.collective)) {
+			return inputErr(Location{File: p.r.path}, "", ErrUnsupported, "an MPIBlib %s output whose root host %s is no node of cluster %s; give the root's node (--src)", p.op, quote(p.collective), p.r.cl.Name())
+		}
+	}
+	p.r.collective(p.o, n, kind, p.collective, p.nodes, size, t)
+	return nil
+}
+
+// addP2P adds a p2p_sweep transfer taking half the round trip t; a 0-byte row is left out,
+// and a run over more than two processes is refused.
+func (p *mpibParser) addP2P(n, size int64, t float64) error {
+	if len(p.hosts) > 2 {
+		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib p2p benchmark over %d processes: pairs run in parallel and the size is their sum; run it on two", len(p.hosts))
+	}
+	if size == 0 {
+		return nil
+	}
+	var err error
+	if p.src, p.dst, err = p.r.nodes("an MPIBlib p2p", p.hosts); err != nil {
+		return err
+	}
+	p.r.sweep(p.o, n, p.src, p.dst, size, t/2)
+	return nil
+}
+
+// finish refuses an output without rows above 0 bytes and notes what the rows are.
+func (p *mpibParser) finish() (*textOut, error) {
+	o := p.o
 	if o.rows() == 0 {
-		return nil, inputErr(Location{File: r.path}, "", ErrEmptyFile, "no result rows with a message size above 0")
+		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "no result rows with a message size above 0")
 	}
-	if op != "" {
-		o.note("%s %s: each row is MPIBlib's mean time T in seconds over %s repetitions (confidence interval up to ±%.3g%% of T), root %s", o.tool, op, reps, 100*ciMax, collective)
+	if p.op != "" {
+		o.note("%s %s: each row is MPIBlib's mean time T in seconds over %s repetitions (confidence interval up to ±%.3g%% of T), root %s", o.tool, p.op, p.reps, 100*p.ciMax, p.collective)
 	} else {
-		o.note("%s p2p: each row is half of MPIBlib's mean round trip T from %s to %s (one-way), over %s repetitions (confidence interval up to ±%.3g%% of T)", o.tool, src, dst, reps, 100*ciMax)
+		o.note("%s p2p: each row is half of MPIBlib's mean round trip T from %s to %s (one-way), over %s repetitions (confidence interval up to ±%.3g%% of T)", o.tool, p.src, p.dst, p.reps, 100*p.ciMax)
 	}
 	return o, nil
 }

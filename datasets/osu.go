@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -29,149 +30,197 @@ import (
 //   - osu_mbw_mr: with one pair ("# [ pairs: 1 ]"), as osu_bw (Messages/s is not read).
 //     With more, the rate is the pairs' aggregate on nodes the file does not name: refused.
 func readOSU(r *textReader, lines []textLine) (*textOut, error) {
-	title := -1
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l.text), "# OSU ") {
-			title = i
-			break
-		}
-	}
+	title := slices.IndexFunc(lines, func(l textLine) bool { return strings.HasPrefix(strings.TrimSpace(l.text), "# OSU ") })
 	if title < 0 {
 		return nil, inputErr(Location{File: r.path}, "", ErrUnknownFormat, `no "# OSU ... Test" title line: not an OSU Micro-Benchmarks output`)
 	}
-	tl := lines[title]
+	p, err := newOSUParser(r, lines[title])
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines[title+1:] {
+		if err := p.line(l); err != nil {
+			return nil, err
+		}
+	}
+	return p.finish()
+}
+
+// osuParser is what readOSU has read so far of one OSU output: the benchmark its title names,
+// the columns of the last header line, and what the notes will say of the rows.
+type osuParser struct {
+	r        *textReader
+	o        *textOut
+	kind     string   // the benchmark: "osu_latency", "osu_bw", …
+	cols     []string // normalised header names
+	colLine  int64
+	pairs    int64 // from "# [ pairs: N ]", -1 until then
+	iters    counts
+	zeros    int
+	src, dst string
+}
+
+// newOSUParser reads the title line: the benchmark and its version. A test that no table
+// holds (a collective, a one-sided test) is refused here.
+func newOSUParser(r *textReader, tl textLine) (*osuParser, error) {
 	name, version := osuTitle(strings.TrimSpace(tl.text))
 	kind, ok := osuKinds[name]
 	if !ok {
 		return nil, r.errAt(tl.n, "", ErrUnsupported, "an OSU %q test: no table holds it; commcal reads osu_latency, osu_multi_lat, osu_bw, osu_bibw and osu_mbw_mr", name)
 	}
-	o := newTextOut("OSU " + kind + " " + version)
-	var (
-		cols    []string // normalised header names
-		colLine int64
-		pairs   int64 = -1
-		iters   counts
-		zeros   int
-		src     string
-		dst     string
-	)
-	col := func(names ...string) int {
-		for _, n := range names {
-			for i, c := range cols {
-				if c == n {
-					return i
-				}
-			}
-		}
-		return -1
+	return &osuParser{r: r, o: newTextOut("OSU " + kind + " " + version), kind: kind, pairs: -1}, nil
+}
+
+// col returns the index of the first of names (normalised) that the header has, or -1.
+func (p *osuParser) col(names ...string) int { return findColumn(p.cols, names...) }
+
+// line reads one line after the title: blank, a comment (the pairs, the header) or a row.
+func (p *osuParser) line(l textLine) error {
+	text := strings.TrimSpace(l.text)
+	switch {
+	case text == "":
+		return nil
+	case strings.HasPrefix(text, "#"):
+		return p.comment(l.n, strings.TrimSpace(strings.TrimPrefix(text, "#")))
 	}
-	for _, l := range lines[title+1:] {
-		text := strings.TrimSpace(l.text)
-		switch {
-		case text == "":
-			continue
-		case strings.HasPrefix(text, "#"):
-			body := strings.TrimSpace(strings.TrimPrefix(text, "#"))
-			if m := osuPairs.FindStringSubmatch(body); m != nil {
-				n, err := r.parseCount(l.n, "pairs", m[1])
-				if err != nil {
-					return nil, err
-				}
-				pairs = n
-			}
-			if f := strings.Fields(body); len(f) > 0 && f[0] == "Size" {
-				cols, colLine = nil, l.n
-				for _, c := range osuColSep.Split(body, -1) {
-					cols = append(cols, strings.ToLower(strings.ReplaceAll(c, " ", "")))
-				}
-			}
-			continue
-		}
-		if cols == nil {
-			return nil, r.errAt(l.n, "", ErrMissingColumn, `a data row before the "# Size ..." header line`)
-		}
-		if kind == "osu_mbw_mr" && pairs != 1 {
-			if pairs < 0 {
-				return nil, r.errAt(l.n, "pairs", ErrMissingColumn, `osu_mbw_mr output without its "# [ pairs: N ]" line: cannot tell one pair from many`)
-			}
-			return nil, r.errAt(l.n, "pairs", ErrUnsupported,
-				"osu_mbw_mr with %d pairs: its rate is the pairs' aggregate, on nodes the file does not name; ingest a one-pair run (-np 2), or osu_bw", pairs)
-		}
-		f := strings.Fields(text)
-		if len(f) != len(cols) {
-			return nil, r.errAt(l.n, "", ErrRaggedRow, "%d fields, but the header of line %d names %d columns", len(f), colLine, len(cols))
-		}
-		if v := col("validation"); v >= 0 && !strings.EqualFold(f[v], "pass") {
-			return nil, r.errAt(l.n, "Validation", ErrCorrupt, "OSU's data check says %q at this size: the data arrived damaged", f[v])
-		}
-		size, err := r.parseSize(l.n, "Size", f[0])
+	return p.row(l.n, text)
+}
+
+// comment reads a "#" line: the number of pairs, or the header naming the columns (which
+// replaces any earlier one). Other comments say nothing the rows need.
+func (p *osuParser) comment(n int64, body string) error {
+	if m := osuPairs.FindStringSubmatch(body); m != nil {
+		pairs, err := p.r.parseCount(n, "pairs", m[1])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if it := col("iterations"); it >= 0 {
-			n, err := r.parseCount(l.n, "Iterations", f[it])
-			if err != nil {
-				return nil, err
-			}
-			iters.add(n)
-		}
-		var secs float64
-		perWay := 0 // 0: one-way sweep; 1: bidirectional
-		switch kind {
-		case "osu_latency", "osu_multi_lat":
-			c := col("avglatency(us)", "latency(us)")
-			if c < 0 {
-				return nil, r.errAt(colLine, "Avg Latency(us)", ErrMissingColumn, "the header names no latency column (Avg Latency(us) or Latency (us))")
-			}
-			us, err := r.parsePositive(l.n, "Avg Latency(us)", "latency in µs", f[c])
-			if err != nil {
-				return nil, err
-			}
-			secs = us * 1e-6
-		default:
-			c := col("bandwidth(mb/s)", "mb/s")
-			if c < 0 {
-				return nil, r.errAt(colLine, "Bandwidth (MB/s)", ErrMissingColumn, "the header names no bandwidth column (Bandwidth (MB/s) or MB/s)")
-			}
-			bw, err := r.parsePositive(l.n, "Bandwidth (MB/s)", "bandwidth in MB/s", f[c])
-			if err != nil {
-				return nil, err
-			}
-			secs = float64(size) / (bw * 1e6)
-			if kind == "osu_bibw" {
-				secs, perWay = 2*secs, 1
-			}
-		}
-		if size == 0 {
-			zeros++
-			continue
-		}
-		if src, dst, err = r.nodes("an OSU "+kind, nil); err != nil {
-			return nil, err
-		}
-		if perWay > 0 {
-			r.bidir(o, l.n, src, dst, size, perWay, secs)
-		} else {
-			r.sweep(o, l.n, src, dst, size, secs)
+		p.pairs = pairs
+	}
+	if f := strings.Fields(body); len(f) > 0 && f[0] == "Size" {
+		p.cols, p.colLine = nil, n
+		for _, c := range osuColSep.Split(body, -1) {
+			p.cols = append(p.cols, strings.ToLower(strings.ReplaceAll(c, " ", "")))
 		}
 	}
-	if cols == nil {
-		return nil, inputErr(Location{File: r.path}, "", ErrEmptyFile, `no "# Size ..." header line and no data rows`)
+	return nil
+}
+
+// row reads a data line: one message size and its time, which becomes a p2p_sweep transfer
+// or, for osu_bibw, a bidirectional pattern. A 0-byte row is counted and left out.
+func (p *osuParser) row(n int64, text string) error {
+	if err := p.rowAllowed(n); err != nil {
+		return err
 	}
-	if o.rows() == 0 {
-		return nil, inputErr(Location{File: r.path}, "", ErrEmptyFile, "no data rows with a message size above 0")
+	f := strings.Fields(text)
+	if len(f) != len(p.cols) {
+		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, but the header of line %d names %d columns", len(f), p.colLine, len(p.cols))
 	}
+	if v := p.col("validation"); v >= 0 && !strings.EqualFold(f[v], "pass") {
+		return p.r.errAt(n, "Validation", ErrCorrupt, "OSU's data check says %q at this size: the data arrived damaged", f[v])
+	}
+	size, err := p.r.parseSize(n, "Size", f[0])
+	if err != nil {
+		return err
+	}
+	if it := p.col("iterations"); it >= 0 {
+		if err := p.r.addCount(&p.iters, n, "Iterations", f[it]); err != nil {
+			return err
+		}
+	}
+	secs, perWay, err := p.rowTime(n, f, size)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		p.zeros++
+		return nil
+	}
+	if p.src, p.dst, err = p.r.nodes("an OSU "+p.kind, nil); err != nil {
+		return err
+	}
+	if perWay > 0 {
+		p.r.bidir(p.o, n, p.src, p.dst, size, perWay, secs)
+	} else {
+		p.r.sweep(p.o, n, p.src, p.dst, size, secs)
+	}
+	return nil
+}
+
+// rowAllowed refuses a data row before any header, and every row of an osu_mbw_mr run that
+// is not known to be of one pair: its rate would be an aggregate over unnamed nodes.
+func (p *osuParser) rowAllowed(n int64) error {
+	if p.cols == nil {
+		return p.r.errAt(n, "", ErrMissingColumn, `a data row before the "# Size ..." header line`)
+	}
+	if p.kind != "osu_mbw_mr" || p.pairs == 1 {
+		return nil
+	}
+	if p.pairs < 0 {
+		return p.r.errAt(n, "pairs", ErrMissingColumn, `osu_mbw_mr output without its "# [ pairs: N ]" line: cannot tell one pair from many`)
+	}
+	return p.r.errAt(n, "pairs", ErrUnsupported,
+		"osu_mbw_mr with %d pairs: its rate is the pairs' aggregate, on nodes the file does not name; ingest a one-pair run (-np 2), or osu_bw", p.pairs)
+}
+
+// rowTime returns a row's one-way time in seconds and its flows each way (0: a one-way
+// sweep, 1: bidirectional): the latency in µs, or bytes over the bandwidth in MB/s, doubled
+// for osu_bibw, whose bandwidth counts both directions.
+func (p *osuParser) rowTime(n int64, f []string, size int64) (secs float64, perWay int, err error) {
+	switch p.kind {
+	case "osu_latency", "osu_multi_lat":
+		us, err := p.positive(n, f, "Avg Latency(us)", "latency in µs",
+			"the header names no latency column (Avg Latency(us) or Latency (us))", "avglatency(us)", "latency(us)")
+		return us * 1e-6, 0, err
+	}
+	bw, err := p.positive(n, f, "Bandwidth (MB/s)", "bandwidth in MB/s",
+		"the header names no bandwidth column (Bandwidth (MB/s) or MB/s)", "bandwidth(mb/s)", "mb/s")
+	if err != nil {
+		return 0, 0, err
+	}
+	secs = float64(size) / (bw * 1e6)
+	if p.kind == "osu_bibw" {
+		return 2 * secs, 1, nil
+	}
+	return secs, 0, nil
+}
+
+// positive reads the value > 0 of a row in the first of the columns names; column and unit
+// name it in messages, and missing says what the header lacks when it has none of them.
+func (p *osuParser) positive(n int64, f []string, column, unit, missing string, names ...string) (float64, error) {
+	c := p.col(names...)
+	if c < 0 {
+		return 0, p.r.errAt(p.colLine, column, ErrMissingColumn, "%s", missing)
+	}
+	return p.r.parsePositive(n, column, unit, f[c])
+}
+
+// finish refuses an output without a header or without a row above 0 bytes, and notes what
+// the rows are.
+func (p *osuParser) finish() (*textOut, error) {
+	if p.cols == nil {
+		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, `no "# Size ..." header line and no data rows`)
+	}
+	if p.o.rows() == 0 {
+		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "no data rows with a message size above 0")
+	}
+	p.notes()
+	return p.o, nil
+}
+
+// notes says what each row is an average of, and which columns were not stored.
+func (p *osuParser) notes() {
+	o, src, dst := p.o, p.src, p.dst
 	avg := "the file does not say over how many iterations (-i)"
-	if iters.hi > 0 {
-		avg = "over " + iters.String() + " iterations (Iterations column)"
+	if p.iters.hi > 0 {
+		avg = "over " + p.iters.String() + " iterations (Iterations column)"
 	}
-	switch kind {
+	switch p.kind {
 	case "osu_latency", "osu_multi_lat":
 		o.note("%s: each row is OSU's average one-way latency (half the round trip; %s sends first), %s; µs read as 10⁻⁶ s", o.tool, src, avg)
-		if col("p50taillat(us)") >= 0 {
+		if p.col("p50taillat(us)") >= 0 {
 			o.note("%s: the percentile columns (-z) are not stored: a row holds one time, the average", o.tool)
 		}
-		if kind == "osu_multi_lat" {
+		if p.kind == "osu_multi_lat" {
 			o.note("%s: the latency is averaged over every pair that ran, and the file does not say how many: read as the one pair %s–%s", o.tool, src, dst)
 		}
 	case "osu_bibw":
@@ -179,10 +228,9 @@ func readOSU(r *textReader, lines []textLine) (*textOut, error) {
 	default:
 		o.note("%s: each row's time is bytes / bandwidth (MB = 10⁶ B), the per-message time of a window of back-to-back messages from %s to %s, %s: latency is hidden, so a Hockney fit's α is near zero", o.tool, src, dst, avg)
 	}
-	if zeros > 0 {
+	if p.zeros > 0 {
 		o.note("%s: the 0-byte row is left out (a transfer moves at least one byte)", o.tool)
 	}
-	return o, nil
 }
 
 var (

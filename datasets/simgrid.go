@@ -23,116 +23,121 @@ import (
 // row and the column: operation, size, start or duration). Files of other
 // operations (MPI_Isend, MPI_Recv alone) time single calls: readSimGridAux reads them.
 func (ing *ingester) simgrid(src Source, r io.Reader, idx int32) (*Table, int64, error) {
-	loc := Location{File: src.Path}
 	t := RoundTripsTable
 	cr := csv.NewReader(newBufReader(r))
 	cr.FieldsPerRecord = 4
 	cr.ReuseRecord = true
 	rb := newRowBuilder(t, ing.opts.Mem)
 	defer rb.release()
-	reps := map[int64]int64{}
-	var (
-		rows, first int64 = 0, 1
-		lines       []int64
-		pending     bool // an MPI_Send waits for its MPI_Recv
-		sendSize    int64
-		sendStart   float64
-		sendDur     float64
-		sendLine    int64
-	)
-	// field parses a time; every time must be finite, and a duration not negative. loc names
-	// the round trip being read (its row) and the line.
-	field := func(rec []string, i int, name string, loc Location) (float64, error) {
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
-		switch {
-		case err != nil && !errors.Is(err, strconv.ErrRange):
-			return 0, inputErr(loc, name, ErrWrongType, "%q is not a number", rec[i])
-		case math.IsNaN(v):
-			return 0, inputErr(loc, name, ErrNaN, "got NaN, want a number")
-		case math.IsInf(v, 0):
-			return 0, inputErr(loc, name, ErrInfinite, "got %s, want a finite number", strings.TrimSpace(rec[i]))
-		case name == "duration" && v < 0:
-			return 0, inputErr(loc, name, ErrNegative, "got %s, want ≥ 0", formatFloat(v))
-		}
-		return v, nil
+	p := &simgridPingPong{ing: ing, src: src, rb: rb, reps: map[int64]int64{},
+		batch: batcher{ing: ing, t: t, rb: rb, file: src.Path, idx: idx, first: 1}}
+	if err := eachRecord(cr, src.Path, p.record); err != nil {
+		return nil, 0, err
 	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, csvErr(src.Path, err)
-		}
-		l, _ := cr.FieldPos(0)
-		line := int64(l)
-		rowLoc := Location{File: src.Path, Line: line, Row: rows + 1}
-		op := strings.TrimSpace(rec[0])
-		size, err := strconv.ParseInt(strings.TrimSpace(rec[1]), 10, 64)
-		if err != nil {
-			return nil, 0, inputErr(rowLoc, "size", ErrWrongType, "%q is not an integer", rec[1])
-		}
-		start, err := field(rec, 2, "start", rowLoc)
-		if err != nil {
-			return nil, 0, err
-		}
-		dur, err := field(rec, 3, "duration", rowLoc)
-		if err != nil {
-			return nil, 0, err
-		}
-		switch {
-		case op == "MPI_Send" && !pending:
-			pending, sendSize, sendStart, sendDur, sendLine = true, size, start, dur, line
-			continue
-		case op == "MPI_Recv" && pending:
-			if size != sendSize || start != sendStart {
-				return nil, 0, inputErr(Location{File: src.Path, Line: line}, "", ErrUnpaired,
-					"MPI_Recv (size %d, start %s) does not match the MPI_Send of line %d (size %d, start %s)",
-					size, formatFloat(start), sendLine, sendSize, formatFloat(sendStart))
-			}
-			pending = false
-		case op == "MPI_Send" || op == "MPI_Recv":
-			return nil, 0, inputErr(Location{File: src.Path, Line: line}, "operation", ErrUnpaired,
-				"%s where a ping-pong needs %s", op, map[bool]string{true: "MPI_Recv", false: "MPI_Send"}[pending])
-		default:
-			return nil, 0, inputErr(Location{File: src.Path, Line: line}, "operation", ErrUnsupported,
-				"operation %q times a single call; only MPI_Send/MPI_Recv ping-pong files are ingested", op)
-		}
-		if src.Src == "" || src.Dst == "" {
-			return nil, 0, inputErr(loc, "", ErrUnsupported,
-				"a SimGrid ping-pong file does not name its nodes; give them (--src and --dst)")
-		}
-		rb.appendString(0, ing.opts.Cluster.Name())
-		rb.appendString(1, src.Src)
-		rb.appendString(2, src.Dst)
-		rb.appendInt(3, size)
-		rb.appendInt(4, size)
-		rb.appendInt(5, reps[size])
-		rb.appendFloat(6, sendDur+dur)
-		reps[size]++
-		rows++
-		lines = append(lines, sendLine)
-		if len(lines) == ing.opts.BatchRows {
-			n, err := ing.emit(t, rb, batchLoc{file: src.Path, firstRow: first, lines: lines}, idx)
-			if err != nil {
-				return nil, 0, err
-			}
-			first += n
-			lines = lines[:0]
-		}
+	if p.pending {
+		return nil, 0, inputErr(Location{File: src.Path, Line: p.sendLine}, "", ErrUnpaired, "MPI_Send without its MPI_Recv at the end of the file")
 	}
-	if pending {
-		return nil, 0, inputErr(Location{File: src.Path, Line: sendLine}, "", ErrUnpaired, "MPI_Send without its MPI_Recv at the end of the file")
+	if p.rows == 0 {
+		return nil, 0, inputErr(Location{File: src.Path}, "", ErrEmptyFile, "no ping-pong rows")
 	}
-	if rows == 0 {
-		return nil, 0, inputErr(loc, "", ErrEmptyFile, "no ping-pong rows")
+	if err := p.batch.finish(); err != nil {
+		return nil, 0, err
 	}
-	if len(lines) > 0 {
-		if _, err := ing.emit(t, rb, batchLoc{file: src.Path, firstRow: first, lines: lines}, idx); err != nil {
-			return nil, 0, err
+	return t, p.rows, nil
+}
+
+// simgridPingPong is what ingester.simgrid has read so far: the MPI_Send waiting for its
+// MPI_Recv, the round trips written, and each size's repetitions.
+type simgridPingPong struct {
+	ing       *ingester
+	src       Source
+	rb        *rowBuilder
+	batch     batcher
+	reps      map[int64]int64 // repetitions so far, by size
+	rows      int64
+	pending   bool // an MPI_Send waits for its MPI_Recv
+	sendSize  int64
+	sendStart float64
+	sendDur   float64
+	sendLine  int64
+}
+
+// record reads one call (operation, size, start, duration) at line: an MPI_Send is kept
+// until the MPI_Recv that completes its round trip, which is then appended as a row.
+func (p *simgridPingPong) record(rec []string, line int64) error {
+	rowLoc := Location{File: p.src.Path, Line: line, Row: p.rows + 1}
+	op := strings.TrimSpace(rec[0])
+	size, err := strconv.ParseInt(strings.TrimSpace(rec[1]), 10, 64)
+	if err != nil {
+		return inputErr(rowLoc, "size", ErrWrongType, "%q is not an integer", rec[1])
+	}
+	start, err := simgridTime(rec, 2, "start", rowLoc)
+	if err != nil {
+		return err
+	}
+	dur, err := simgridTime(rec, 3, "duration", rowLoc)
+	if err != nil {
+		return err
+	}
+	if done, err := p.pair(line, op, size, start, dur); err != nil || !done {
+		return err
+	}
+	if p.src.Src == "" || p.src.Dst == "" {
+		return inputErr(Location{File: p.src.Path}, "", ErrUnsupported,
+			"a SimGrid ping-pong file does not name its nodes; give them (--src and --dst)")
+	}
+	p.rb.appendString(0, p.ing.opts.Cluster.Name())
+	p.rb.appendString(1, p.src.Src)
+	p.rb.appendString(2, p.src.Dst)
+	p.rb.appendInt(3, size)
+	p.rb.appendInt(4, size)
+	p.rb.appendInt(5, p.reps[size])
+	p.rb.appendFloat(6, p.sendDur+dur)
+	p.reps[size]++
+	p.rows++
+	return p.batch.add(p.sendLine)
+}
+
+// pair matches an MPI_Send with the MPI_Recv that follows it (same size, same start) and
+// reports whether op completed a round trip. Any other operation, or a call out of turn, is
+// an error.
+func (p *simgridPingPong) pair(line int64, op string, size int64, start, dur float64) (bool, error) {
+	loc := Location{File: p.src.Path, Line: line}
+	switch {
+	case op == "MPI_Send" && !p.pending:
+		p.pending, p.sendSize, p.sendStart, p.sendDur, p.sendLine = true, size, start, dur, line
+		return false, nil
+	case op == "MPI_Recv" && p.pending:
+		if size != p.sendSize || start != p.sendStart {
+			return false, inputErr(loc, "", ErrUnpaired,
+				"MPI_Recv (size %d, start %s) does not match the MPI_Send of line %d (size %d, start %s)",
+				size, formatFloat(start), p.sendLine, p.sendSize, formatFloat(p.sendStart))
 		}
+		p.pending = false
+		return true, nil
+	case op == "MPI_Send" || op == "MPI_Recv":
+		return false, inputErr(loc, "operation", ErrUnpaired,
+			"%s where a ping-pong needs %s", op, map[bool]string{true: "MPI_Recv", false: "MPI_Send"}[p.pending])
 	}
-	return t, rows, nil
+	return false, inputErr(loc, "operation", ErrUnsupported,
+		"operation %q times a single call; only MPI_Send/MPI_Recv ping-pong files are ingested", op)
+}
+
+// simgridTime parses field i of a record, a time; every time must be finite, and a duration
+// not negative. loc names the round trip being read (its row) and the line.
+func simgridTime(rec []string, i int, name string, loc Location) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, inputErr(loc, name, ErrWrongType, "%q is not a number", rec[i])
+	case math.IsNaN(v):
+		return 0, inputErr(loc, name, ErrNaN, "got NaN, want a number")
+	case math.IsInf(v, 0):
+		return 0, inputErr(loc, name, ErrInfinite, "got %s, want a finite number", strings.TrimSpace(rec[i]))
+	case name == "duration" && v < 0:
+		return 0, inputErr(loc, name, ErrNegative, "got %s, want ≥ 0", formatFloat(v))
+	}
+	return v, nil
 }
 
 // SimGrid's calibration program (platform-calibration's `calibrate -d DIR -p PREFIX -s
@@ -175,7 +180,10 @@ var (
 // when it comes alone) and a note, and for breakpoints the breaks.
 func readSimGridAux(r *textReader, kind string, data []byte) (*textOut, error) {
 	o := newTextOut("SimGrid calibration")
-	var what string
+	var (
+		what string
+		err  error
+	)
 	switch kind {
 	case "breakpoints":
 		b, err := parseBreakpoints(r.path, data)
@@ -190,42 +198,45 @@ func readSimGridAux(r *textReader, kind string, data []byte) (*textOut, error) {
 		o.notes = append(o.notes, what)
 		return o, nil
 	case "sizes":
-		lines, err := splitLines(r.path, data)
-		if err != nil {
-			return nil, err
-		}
-		ops := map[string]int{}
-		var order []string
-		for _, l := range lines {
-			text := strings.TrimSpace(l.text)
-			if text == "" {
-				continue
-			}
-			m := simgridSizesLine.FindStringSubmatch(text)
-			if m == nil {
-				return nil, r.errAt(l.n, "", ErrWrongType, `%q: a list of calibration sizes has "Operation, size" lines`, truncate(text, 40))
-			}
-			if ops[m[1]] == 0 {
-				order = append(order, m[1])
-			}
-			ops[m[1]]++
-		}
-		parts := make([]string, len(order))
-		for i, op := range order {
-			parts[i] = fmt.Sprintf("%s %d", op, ops[op])
-		}
-		what = fmt.Sprintf("the list of operations and message sizes given to SimGrid's calibration program (%s): its input, not a measurement", strings.Join(parts, ", "))
+		what, err = readSimGridSizes(r, data)
 	case "calls":
-		s, err := readSimGridCalls(r, data)
-		if err != nil {
-			return nil, err
-		}
-		what = s
+		what, err = readSimGridCalls(r, data)
+	}
+	if err != nil {
+		return nil, err
 	}
 	o.aux = inputErr(Location{File: r.path}, "", ErrUnsupported,
 		"%s; it holds no transfer times: ingest it with the calibration's *_PingPong.csv (the whole output directory)", what)
 	o.notes = append(o.notes, what)
 	return o, nil
+}
+
+// readSimGridSizes reads the list of operations and sizes given to the calibration program
+// ("Recv, 26231" lines) and says what it is: how many sizes of each operation it lists.
+func readSimGridSizes(r *textReader, data []byte) (string, error) {
+	lines, err := splitLines(r.path, data)
+	if err != nil {
+		return "", err
+	}
+	ops := map[string]int{}
+	var order []string
+	for _, l := range lines {
+		text := strings.TrimSpace(l.text)
+		if text == "" {
+			continue
+		}
+		m := simgridSizesLine.FindStringSubmatch(text)
+		if m == nil {
+			return "", r.errAt(l.n, "", ErrWrongType, `%q: a list of calibration sizes has "Operation, size" lines`, truncate(text, 40))
+		}
+		order = appendNew(order, m[1])
+		ops[m[1]]++
+	}
+	parts := make([]string, len(order))
+	for i, op := range order {
+		parts[i] = fmt.Sprintf("%s %d", op, ops[op])
+	}
+	return fmt.Sprintf("the list of operations and message sizes given to SimGrid's calibration program (%s): its input, not a measurement", strings.Join(parts, ", ")), nil
 }
 
 // readSimGridCalls reads a file timing one MPI call alone and says what it is: its operation,
@@ -239,39 +250,34 @@ func readSimGridCalls(r *textReader, data []byte) (string, error) {
 		durs         []float64
 		minSz, maxSz int64 = math.MaxInt64, 0
 	)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", csvErr(r.path, err)
-		}
-		l, _ := cr.FieldPos(0)
-		line := int64(l)
+	err := eachRecord(cr, r.path, func(rec []string, line int64) error {
 		name := strings.TrimSpace(rec[0])
 		switch {
 		case op == "":
 			op = name
 		case name != op:
-			return "", r.errAt(line, "operation", ErrWrongType, "%s in a file of %s timings: a calibration file times one operation", name, op)
+			return r.errAt(line, "operation", ErrWrongType, "%s in a file of %s timings: a calibration file times one operation", name, op)
 		}
 		size, err := r.parseSize(line, "size", strings.TrimSpace(rec[1]))
 		if err != nil {
-			return "", err
+			return err
 		}
 		if _, err := r.parseFloat(line, "start", strings.TrimSpace(rec[2])); err != nil {
-			return "", err
+			return err
 		}
 		d, err := r.parseFloat(line, "duration", strings.TrimSpace(rec[3]))
 		if err != nil {
-			return "", err
+			return err
 		}
 		if d < 0 {
-			return "", r.errAt(line, "duration", ErrNegative, "got %s, want ≥ 0", formatFloat(d))
+			return r.errAt(line, "duration", ErrNegative, "got %s, want ≥ 0", formatFloat(d))
 		}
 		durs = append(durs, d)
 		minSz, maxSz = min(minSz, size), max(maxSz, size)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if len(durs) == 0 {
 		return "", inputErr(Location{File: r.path}, "", ErrEmptyFile, "no timings")

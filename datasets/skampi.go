@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -23,89 +22,105 @@ import (
 // Gigabit Ethernet only when halved). A size measured twice gives repetitions 0 and 1. Blocks
 // of other measurements (collectives, one-sided) have no table and are left out with a note.
 func readSKaMPI(r *textReader, lines []textLine) (*textOut, error) {
-	o := newTextOut("SKaMPI")
+	p := &skampiParser{r: r, o: newTextOut("SKaMPI")}
 	if m := skampiVersion.FindStringSubmatch(joinHead(lines, 40)); m != nil {
-		o.tool += " " + m[1]
+		p.o.tool += " " + m[1]
 	}
-	var (
-		block, src, dst string
-		used            []string // the Pingpong blocks read
-		skipped         = map[string]int{}
-		order           []string
-		reps            counts
-		zeros           int
-	)
 	for _, l := range lines {
-		text := strings.TrimSpace(l.text)
-		if m := skampiBegin.FindStringSubmatch(text); m != nil {
-			block = m[1]
-			continue
-		}
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		rest, ok := strings.CutPrefix(text, "count=")
-		if !ok {
-			return nil, r.errAt(l.n, "", ErrWrongType, `%q is neither a comment nor a "count=" row`, truncate(text, 40))
-		}
-		if block == "" {
-			return nil, r.errAt(l.n, "", ErrMissingColumn, `a "count=" row outside any "# begin result" block: cannot tell what it measured`)
-		}
-		if !strings.HasPrefix(block, "Pingpong") {
-			if skipped[block] == 0 {
-				order = append(order, block)
-			}
-			skipped[block]++
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) < 5 {
-			return nil, r.errAt(l.n, "", ErrRaggedRow, "%d values after count=, want at least 5 (count, bytes, time µs, standard error, repetitions)", len(f))
-		}
-		if _, err := r.parseSize(l.n, "count", f[0]); err != nil {
+		if err := p.line(l); err != nil {
 			return nil, err
 		}
-		size, err := r.parseSize(l.n, "bytes", f[1])
-		if err != nil {
-			return nil, err
-		}
-		us, err := r.parsePositive(l.n, "time", "round-trip time in µs", f[2])
-		if err != nil {
-			return nil, err
-		}
-		if _, err := r.parseFloat(l.n, "standard error", f[3]); err != nil {
-			return nil, err
-		}
-		n, err := r.parseCount(l.n, "repetitions", f[4])
-		if err != nil {
-			return nil, err
-		}
-		reps.add(n)
-		if size == 0 {
-			zeros++
-			continue
-		}
-		if src, dst, err = r.nodes("a SKaMPI "+block, nil); err != nil {
-			return nil, err
-		}
-		if !slices.Contains(used, block) {
-			used = append(used, block)
-		}
-		r.sweep(o, l.n, src, dst, size, us/2*1e-6)
 	}
+	return p.finish()
+}
+
+// skampiParser is what readSKaMPI has read so far: the block being read, the Pingpong blocks
+// read and the other blocks left out.
+type skampiParser struct {
+	r               *textReader
+	o               *textOut
+	block, src, dst string
+	used            []string // the Pingpong blocks read
+	skipped         []string // the other blocks, in the order first seen
+	reps            counts
+	zeros           int
+}
+
+// line reads one line: a block's start, a comment, or a "count=" row of the last block begun.
+func (p *skampiParser) line(l textLine) error {
+	text := strings.TrimSpace(l.text)
+	if m := skampiBegin.FindStringSubmatch(text); m != nil {
+		p.block = m[1]
+		return nil
+	}
+	if text == "" || strings.HasPrefix(text, "#") {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(text, "count=")
+	if !ok {
+		return p.r.errAt(l.n, "", ErrWrongType, `%q is neither a comment nor a "count=" row`, truncate(text, 40))
+	}
+	if p.block == "" {
+		return p.r.errAt(l.n, "", ErrMissingColumn, `a "count=" row outside any "# begin result" block: cannot tell what it measured`)
+	}
+	if !strings.HasPrefix(p.block, "Pingpong") {
+		p.skipped = appendNew(p.skipped, p.block)
+		return nil
+	}
+	return p.row(l.n, strings.Fields(rest))
+}
+
+// row reads the values of a Pingpong row (count, bytes, time µs, standard error,
+// repetitions) and adds half its round trip as a p2p_sweep transfer; a 0-byte row is
+// counted and left out.
+func (p *skampiParser) row(n int64, f []string) error {
+	if len(f) < 5 {
+		return p.r.errAt(n, "", ErrRaggedRow, "%d values after count=, want at least 5 (count, bytes, time µs, standard error, repetitions)", len(f))
+	}
+	if _, err := p.r.parseSize(n, "count", f[0]); err != nil {
+		return err
+	}
+	size, err := p.r.parseSize(n, "bytes", f[1])
+	if err != nil {
+		return err
+	}
+	us, err := p.r.parsePositive(n, "time", "round-trip time in µs", f[2])
+	if err != nil {
+		return err
+	}
+	if _, err := p.r.parseFloat(n, "standard error", f[3]); err != nil {
+		return err
+	}
+	if err := p.r.addCount(&p.reps, n, "repetitions", f[4]); err != nil {
+		return err
+	}
+	if size == 0 {
+		p.zeros++
+		return nil
+	}
+	if p.src, p.dst, err = p.r.nodes("a SKaMPI "+p.block, nil); err != nil {
+		return err
+	}
+	p.used = appendNew(p.used, p.block)
+	p.r.sweep(p.o, n, p.src, p.dst, size, us/2*1e-6)
+	return nil
+}
+
+// finish refuses an output without Pingpong rows above 0 bytes and notes what the rows are
+// and which blocks were left out.
+func (p *skampiParser) finish() (*textOut, error) {
+	o := p.o
 	if o.rows() == 0 {
-		if len(order) > 0 {
-			return nil, inputErr(Location{File: r.path}, "", ErrUnsupported,
-				"a SKaMPI output of %s only: no table holds them; commcal reads the Pingpong_* measurements", strings.Join(order, ", "))
+		if len(p.skipped) > 0 {
+			return nil, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
+				"a SKaMPI output of %s only: no table holds them; commcal reads the Pingpong_* measurements", strings.Join(p.skipped, ", "))
 		}
-		return nil, inputErr(Location{File: r.path}, "", ErrEmptyFile, `no "count=" rows with a message size above 0`)
+		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, `no "count=" rows with a message size above 0`)
 	}
 	o.note("%s %s: each row is half the measured round trip from %s to %s (one-way), a mean over %s repetitions; µs read as 10⁻⁶ s",
-		o.tool, strings.Join(used, ", "), src, dst, reps)
-	if len(order) > 0 {
-		o.note("%s: left out, no table holds them: %s", o.tool, strings.Join(order, ", "))
-	}
-	if zeros > 0 {
+		o.tool, strings.Join(p.used, ", "), p.src, p.dst, p.reps)
+	o.noteLeftOut(p.skipped)
+	if p.zeros > 0 {
 		o.note("%s: the 0-byte rows are left out (a transfer moves at least one byte)", o.tool)
 	}
 	return o, nil

@@ -216,6 +216,50 @@ func (r *textReader) parseCount(line int64, column, s string) (int64, error) {
 	return v, nil
 }
 
+// addCount reads an iteration or repetition count (an integer > 0) into c.
+func (r *textReader) addCount(c *counts, line int64, column, s string) error {
+	n, err := r.parseCount(line, column, s)
+	if err != nil {
+		return err
+	}
+	c.add(n)
+	return nil
+}
+
+// parseMicros reads a time in µs (a finite number > 0; unit names it in messages) and
+// returns it in seconds.
+func (r *textReader) parseMicros(line int64, column, unit, s string) (float64, error) {
+	us, err := r.parsePositive(line, column, unit, s)
+	return us * 1e-6, err
+}
+
+// findColumn returns the index in cols of the first of names that cols holds, or -1: the
+// adapters find columns by name, trying the names that versions of a tool gave them.
+func findColumn(cols []string, names ...string) int {
+	for _, n := range names {
+		if i := slices.Index(cols, n); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendNew appends s to list unless list holds it already, keeping the order in which
+// names are first seen.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// noteLeftOut notes the blocks of an output that no table holds, when there are any.
+func (o *textOut) noteLeftOut(blocks []string) {
+	if len(blocks) > 0 {
+		o.note("%s: left out, no table holds them: %s", o.tool, strings.Join(blocks, ", "))
+	}
+}
+
 // counts summarises the iteration counts of averaged rows for a note: "1000", or "40–200".
 type counts struct{ lo, hi int64 }
 
@@ -231,12 +275,6 @@ func (c counts) String() string {
 		return strconv.FormatInt(c.lo, 10)
 	}
 	return fmt.Sprintf("%d–%d", c.lo, c.hi)
-}
-
-// isNumber reports whether s parses as a number.
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
 }
 
 // text writes what a text adapter read: each table's rows, their repetitions numbered per

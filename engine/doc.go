@@ -1,4 +1,4 @@
-// Package engine is commcal's one benchmark engine (design §8): agents, one per node, run the
+// Package engine is commcal's one benchmark engine: agents, one per node, run the
 // transfers of a program on command, and a coordinator (rank 0 on a real cluster, commcal
 // measure on an emulated one) drives them through every experiment of the catalogue with the
 // papers' discipline — connections opened first, one common start scheduled in each agent's

@@ -216,103 +216,14 @@ func BuildSimGrid(cl *cluster.Cluster, cal *estimate.Calibration, opts SimGridOp
 		Latency: mode, MaxMinConfig: slices.Clone(MaxMinConfig), RouteLatencyS: map[cluster.PathClass]float64{}}}
 	sum := &s.Summary
 	warn := func(format string, a ...any) { sum.Warnings = append(sum.Warnings, fmt.Sprintf(format, a...)) }
-
-	// Latencies per link.
-	var nicLat, bbLat float64
-	if mode == LatencyHockney && len(net.Latency) > 0 {
-		sum.CommcalLatencyS = map[cluster.PathClass]float64{}
-		for k, v := range net.Latency {
-			sum.CommcalLatencyS[k] = v
-		}
-		intra, inter := net.Latency[cluster.IntraRack], net.Latency[cluster.InterRack]
-		nicLat = intra / 2
-		if _, ok := net.Latency[cluster.InterRack]; ok {
-			if bbLat = inter - intra; bbLat < 0 {
-				warn("hockney α inter-rack %g s is below intra-rack %g s: inter-rack routes get the intra-rack latency (the backbone's is 0)", inter, intra)
-				bbLat = 0
-			}
-		}
-	}
-
-	hostNames := map[string]bool{}
-	for _, n := range cl.Nodes() {
-		hostNames[n.Name] = true
-	}
-	nm := names{taken: hostNames}
-	zone := xmlZone{ID: cl.Name(), Routing: "DijkstraCache"}
-	for _, n := range cl.Nodes() {
-		zone.Hosts = append(zone.Hosts, xmlHost{ID: n.Name, Speed: HostSpeed})
-	}
-	racks := cl.Racks()
-	switches := make([]string, len(racks))
-	for i, r := range racks {
-		switches[i] = nm.router("switch-" + r)
-		zone.Routers = append(zone.Routers, xmlRouter{ID: switches[i]})
-	}
-	desc := cl.Description()
-	core := ""
-	if desc.Backbone != nil && desc.Backbone.Topology == cluster.TopologyCore {
-		core = nm.router("core")
-		zone.Routers = append(zone.Routers, xmlRouter{ID: core})
-	}
-
-	res := cl.Resources()
-	bytesPerS := func(id int) float64 { return net.Capacity[id] / 8 }
-	addLink := func(id, policy string, bw, lat float64, resources ...string) {
-		zone.Links = append(zone.Links, xmlLink{ID: id, Bandwidth: num(bw) + "Bps", Latency: num(lat) + "s", SharingPolicy: policy})
-		sum.Links = append(sum.Links, LinkSummary{ID: id, SharingPolicy: policy, BandwidthBytes: bw, LatencyS: lat, Resources: resources})
-	}
-	route := func(src, dst string, links ...xmlLinkCtn) {
-		zone.Routes = append(zone.Routes, xmlRoute{Src: src, Dst: dst, Symmetrical: "NO", Links: links})
-	}
-	ceiling := 0.0
-	for _, r := range res {
-		if r.Kind == cluster.NICOut && net.Ceiling < net.Capacity[r.ID] {
-			ceiling = net.Ceiling / 8
-		}
-	}
-	if ceiling > 0 {
-		sum.CeilingBytesPerS = ceiling
-		addLink(CeilingLink, "FATPIPE", ceiling, 0)
-	}
-	// Resources come in pairs (an ID and its Reverse, ID+1) in the order cluster.New lays
-	// them out: NICs in node order, then uplinks in rack order or the cable.
-	for _, r := range res {
-		if r.ID > r.Reverse {
-			continue
-		}
-		up, down := r, res[r.Reverse]
-		switch r.Kind {
-		case cluster.NICOut:
-			n, _ := cl.Node(r.Owner)
-			id := "nic-" + r.Owner
-			addLink(id, "SPLITDUPLEX", bytesPerS(r.ID), nicLat, up.Name(), down.Name())
-			out := []xmlLinkCtn{{ID: id, Direction: "UP"}}
-			if ceiling > 0 {
-				out = append(out, xmlLinkCtn{ID: CeilingLink})
-			}
-			route(n.Name, switches[n.RackIndex], out...)
-			route(switches[n.RackIndex], n.Name, xmlLinkCtn{ID: id, Direction: "DOWN"})
-		case cluster.UplinkUp:
-			ri := slices.Index(racks, r.Owner)
-			id := "uplink-" + r.Owner
-			addLink(id, "SPLITDUPLEX", bytesPerS(r.ID), bbLat/2, up.Name(), down.Name())
-			route(switches[ri], core, xmlLinkCtn{ID: id, Direction: "UP"})
-			route(core, switches[ri], xmlLinkCtn{ID: id, Direction: "DOWN"})
-		case cluster.BackboneAB:
-			id := "backbone"
-			addLink(id, "SPLITDUPLEX", bytesPerS(r.ID), bbLat, up.Name(), down.Name())
-			route(switches[0], switches[1], xmlLinkCtn{ID: id, Direction: "UP"})
-			route(switches[1], switches[0], xmlLinkCtn{ID: id, Direction: "DOWN"})
-		default:
-			panic(fmt.Sprintf("export: resource %s comes first in its pair", r.Name()))
-		}
-	}
+	nicLat, bbLat := sum.linkLatencies(mode, net, warn)
+	p := newPlatform(cl, sum)
+	p.ceilingLink(net)
+	p.links(net, nicLat, bbLat)
 	for _, cp := range cl.ClassPairs() {
 		sum.RouteLatencyS[cp.Class] = routeLatency(cp.Class, nicLat, bbLat)
 	}
-
-	if s.Platform, err = encodePlatform(zone); err != nil {
+	if s.Platform, err = encodePlatform(p.zone); err != nil {
 		return nil, err
 	}
 	var hosts bytes.Buffer
@@ -328,6 +239,128 @@ func BuildSimGrid(cl *cluster.Cluster, cal *estimate.Calibration, opts SimGridOp
 		"SMPI with the calibrated protocol regimes: smpirun $(cat " + SMPIFile + ") -platform " + PlatformFile + " -hostfile " + HostFile + " ./app",
 	}
 	return s, nil
+}
+
+// linkLatencies splits the calibration's Hockney α over the links (LatencyHockney): each NIC
+// direction α_intra/2, and bbLat = α_inter − α_intra for the backbone (an uplink direction
+// takes half of it). It records commcal's latencies in the summary; α_inter < α_intra leaves
+// the backbone at 0 with a warning. Without latencies, or with LatencyNone, both are 0.
+func (sum *Summary) linkLatencies(mode string, net *contention.Network, warn func(string, ...any)) (nicLat, bbLat float64) {
+	if mode != LatencyHockney || len(net.Latency) == 0 {
+		return 0, 0
+	}
+	sum.CommcalLatencyS = map[cluster.PathClass]float64{}
+	for k, v := range net.Latency {
+		sum.CommcalLatencyS[k] = v
+	}
+	intra, inter := net.Latency[cluster.IntraRack], net.Latency[cluster.InterRack]
+	nicLat = intra / 2
+	if _, ok := net.Latency[cluster.InterRack]; ok {
+		if bbLat = inter - intra; bbLat < 0 {
+			warn("hockney α inter-rack %g s is below intra-rack %g s: inter-rack routes get the intra-rack latency (the backbone's is 0)", inter, intra)
+			bbLat = 0
+		}
+	}
+	return nicLat, bbLat
+}
+
+// platform is the platform's zone as BuildSimGrid lays it out, with the summary whose link
+// list it keeps beside the zone's.
+type platform struct {
+	cl       *cluster.Cluster
+	sum      *Summary
+	zone     xmlZone
+	racks    []string
+	switches []string // the router of each rack's switch
+	core     string   // the core router, "" unless the backbone is TopologyCore
+	ceiling  float64  // the flow-ceiling link's bandwidth in bytes per second, 0 without it
+}
+
+// newPlatform starts the zone: a host per node, a router per rack switch and, for
+// TopologyCore, the core router, each router named apart from every host.
+func newPlatform(cl *cluster.Cluster, sum *Summary) *platform {
+	hostNames := map[string]bool{}
+	for _, n := range cl.Nodes() {
+		hostNames[n.Name] = true
+	}
+	nm := names{taken: hostNames}
+	p := &platform{cl: cl, sum: sum, zone: xmlZone{ID: cl.Name(), Routing: "DijkstraCache"}, racks: cl.Racks()}
+	for _, n := range cl.Nodes() {
+		p.zone.Hosts = append(p.zone.Hosts, xmlHost{ID: n.Name, Speed: HostSpeed})
+	}
+	p.switches = make([]string, len(p.racks))
+	for i, r := range p.racks {
+		p.switches[i] = nm.router("switch-" + r)
+		p.zone.Routers = append(p.zone.Routers, xmlRouter{ID: p.switches[i]})
+	}
+	if desc := cl.Description(); desc.Backbone != nil && desc.Backbone.Topology == cluster.TopologyCore {
+		p.core = nm.router("core")
+		p.zone.Routers = append(p.zone.Routers, xmlRouter{ID: p.core})
+	}
+	return p
+}
+
+// addLink adds a link to the zone and to the summary, with the commcal resources it carries.
+func (p *platform) addLink(id, policy string, bw, lat float64, resources ...string) {
+	p.zone.Links = append(p.zone.Links, xmlLink{ID: id, Bandwidth: num(bw) + "Bps", Latency: num(lat) + "s", SharingPolicy: policy})
+	p.sum.Links = append(p.sum.Links, LinkSummary{ID: id, SharingPolicy: policy, BandwidthBytes: bw, LatencyS: lat, Resources: resources})
+}
+
+// route adds the one-way route from src to dst over links.
+func (p *platform) route(src, dst string, links ...xmlLinkCtn) {
+	p.zone.Routes = append(p.zone.Routes, xmlRoute{Src: src, Dst: dst, Symmetrical: "NO", Links: links})
+}
+
+// ceilingLink adds the FATPIPE link of commcal's per-flow ceiling when the ceiling is below
+// some NIC's capacity, so that it binds a route.
+func (p *platform) ceilingLink(net *contention.Network) {
+	for _, r := range p.cl.Resources() {
+		if r.Kind == cluster.NICOut && net.Ceiling < net.Capacity[r.ID] {
+			p.ceiling = net.Ceiling / 8
+		}
+	}
+	if p.ceiling > 0 {
+		p.sum.CeilingBytesPerS = p.ceiling
+		p.addLink(CeilingLink, "FATPIPE", p.ceiling, 0)
+	}
+}
+
+// links adds a SPLITDUPLEX link per pair of directed resources and the routes that cross
+// it. Resources come in pairs (an ID and its Reverse, ID+1) in the order cluster.New lays
+// them out: NICs in node order, then uplinks in rack order or the cable.
+func (p *platform) links(net *contention.Network, nicLat, bbLat float64) {
+	res := p.cl.Resources()
+	for _, r := range res {
+		if r.ID > r.Reverse {
+			continue
+		}
+		up, down := r, res[r.Reverse]
+		bw := net.Capacity[r.ID] / 8
+		switch r.Kind {
+		case cluster.NICOut:
+			n, _ := p.cl.Node(r.Owner)
+			id := "nic-" + r.Owner
+			p.addLink(id, "SPLITDUPLEX", bw, nicLat, up.Name(), down.Name())
+			out := []xmlLinkCtn{{ID: id, Direction: "UP"}}
+			if p.ceiling > 0 {
+				out = append(out, xmlLinkCtn{ID: CeilingLink})
+			}
+			p.route(n.Name, p.switches[n.RackIndex], out...)
+			p.route(p.switches[n.RackIndex], n.Name, xmlLinkCtn{ID: id, Direction: "DOWN"})
+		case cluster.UplinkUp:
+			ri := slices.Index(p.racks, r.Owner)
+			id := "uplink-" + r.Owner
+			p.addLink(id, "SPLITDUPLEX", bw, bbLat/2, up.Name(), down.Name())
+			p.route(p.switches[ri], p.core, xmlLinkCtn{ID: id, Direction: "UP"})
+			p.route(p.core, p.switches[ri], xmlLinkCtn{ID: id, Direction: "DOWN"})
+		case cluster.BackboneAB:
+			p.addLink("backbone", "SPLITDUPLEX", bw, bbLat, up.Name(), down.Name())
+			p.route(p.switches[0], p.switches[1], xmlLinkCtn{ID: "backbone", Direction: "UP"})
+			p.route(p.switches[1], p.switches[0], xmlLinkCtn{ID: "backbone", Direction: "DOWN"})
+		default:
+			panic(fmt.Sprintf("export: resource %s comes first in its pair", r.Name()))
+		}
+	}
 }
 
 // routeLatency is a path class's route latency in the platform: two NIC directions, and

@@ -1,4 +1,4 @@
-// Package measure is the emulated deployment of the benchmark engine (design §8): it builds
+// Package measure is the emulated deployment of the benchmark engine: it builds
 // a cluster out of Linux network namespaces (one per node, one per rack switch with a
 // bridge, one for a core router), veth links shaped in both directions by token-bucket
 // filters (with the netlink libraries, no ip or tc processes), starts one `commcal agent`

@@ -75,142 +75,194 @@ const ResidualClip = 50
 func HockneyFit(name string, series []HockneySeries) (fig *Figure) {
 	defer recoverFigure(name, &fig)
 	fig = newFigure(name, "Hockney fit with residuals", 15*vg.Centimeter, 16*vg.Centimeter)
-	top := newPlot("Hockney fit", "message size (B)", "time (s)")
-	var xs, ys, rs span
-	var res []plotter.XYs
-	var clipped []plotter.XYs
-	nClipped, drawn := 0, 0
+	h := &hockneyFigure{fig: fig, top: newPlot("Hockney fit", "message size (B)", "time (s)")}
 	for k, s := range series {
-		class := label(s.Class)
-		n := min(len(s.Sizes), len(s.Times))
-		if len(s.Sizes) != len(s.Times) {
-			fig.warn("%s: %d sizes but %d times; the extra ones are left out", class, len(s.Sizes), len(s.Times))
-		}
-		var pts, r, edge plotter.XYs
-		var x span
-		noRes := 0
-		for i := 0; i < n; i++ {
-			m, t := s.Sizes[i], s.Times[i]
-			if !onLog(m) || !onLog(t) {
-				continue
-			}
-			pts = append(pts, plotter.XY{X: m, Y: t})
-			x.add(m)
-			ys.add(t)
-			a, b := s.piece(m)
-			pred := a + b*m
-			v := 100 * (t - pred) / pred
-			switch {
-			case !(pred > 0) || !onLin(v):
-				noRes++
-			case math.Abs(v) > ResidualClip:
-				edge = append(edge, plotter.XY{X: m, Y: math.Copysign(ResidualClip, v)})
-				rs.add(math.Copysign(ResidualClip, v))
-			default:
-				r = append(r, plotter.XY{X: m, Y: v})
-				rs.add(v)
-			}
-		}
-		if skipped := n - len(pts); skipped > 0 {
-			fig.warn("%s: %d of %d points have a size or time that a log axis cannot show (not positive, not finite, or beyond 1e±300) and are left out", class, skipped, n)
-		}
-		if noRes > 0 {
-			fig.warn("%s: %d residuals are left out: the fit α + β·m is not positive there, or the residual is not finite", class, noRes)
-		}
-		res, clipped = append(res, r), append(clipped, edge)
-		nClipped += len(edge)
-		if len(pts) == 0 {
-			fig.warn("%s: no point to draw; the class is left out", class)
-			continue
-		}
-		drawn++
-		xs.add(x.lo, x.hi)
-		c := palette[k%len(palette)]
-		sc := scatter(pts, c, vg.Points(1.5))
-		top.Add(sc)
-		// The fitted line where it is positive, one piece per segment. A negative α would
-		// plunge it towards zero at small sizes: it is drawn only where the latency takes less
-		// than half of β·m.
-		pieces := s.Segments
-		if len(pieces) == 0 {
-			pieces = []HockneyPiece{{FromBytes: x.lo, Alpha: s.Alpha, Beta: s.Beta}}
-		}
-		var lines []*plotter.Line
-		cutFrom := 0.0 // where a negative α made a piece start later
-
-		for i, p := range pieces {
-			lo, hi := math.Max(x.lo, p.FromBytes), x.hi
-			if i == 0 {
-				lo = x.lo
-			}
-			if i+1 < len(pieces) {
-				hi = math.Min(hi, pieces[i+1].FromBytes)
-			}
-			if p.Alpha < 0 && p.Beta > 0 && -2*p.Alpha/p.Beta > lo {
-				lo = -2 * p.Alpha / p.Beta
-				cutFrom = lo
-			}
-			var fit plotter.XYs
-			if hi > lo {
-				for _, m := range logSpaced(lo, hi, fitPoints) {
-					if y := p.Alpha + p.Beta*m; onLog(y) {
-						fit = append(fit, plotter.XY{X: m, Y: y})
-					}
-				}
-			}
-			if len(fit) > 1 {
-				line := lineOf(fit, c, nil)
-				top.Add(line)
-				lines = append(lines, line)
-			}
-		}
-		legend := fmt.Sprintf("%s: α = %s, β = %s", class, siUnit(s.Alpha, "s"), siUnit(s.Beta, "s/B"))
-		if len(s.Segments) > 1 {
-			legend = fmt.Sprintf("%s: %d segments (Hockney per protocol regime)", class, len(s.Segments))
-		}
-		switch {
-		case cutFrom > 0 && len(pieces) == 1:
-			legend += fmt.Sprintf("\n  (α < 0: line from %.0f B)", cutFrom)
-		case cutFrom > 0:
-			legend += "\n  (α < 0: a piece is cut where it would plunge)"
-		}
-		if len(lines) > 0 {
-			top.Legend.Add(legend, sc, lines[0])
-		} else {
-			top.Legend.Add(legend, sc)
-		}
+		h.add(k, s)
 	}
-	if drawn == 0 {
+	if h.drawn == 0 {
 		return fig.nothing()
 	}
+	top, bottom := h.top, h.residualPlot()
+	fig.legendBeside(top.Legend, top, bottom)
+	setLog(&top.X, h.xs)
+	setLog(&top.Y, h.ys)
+	setLog(&bottom.X, h.xs)
+	h.rs.add(0)
+	setLin(&bottom.Y, h.rs)
+	if h.nClipped > 0 {
+		bottom.Y.Min, bottom.Y.Max = math.Min(bottom.Y.Min, -ResidualClip*1.08), math.Max(bottom.Y.Max, ResidualClip*1.08)
+	}
+	return fig.grid([][]*plot.Plot{{top}, {bottom}})
+}
+
+// hockneyFigure is HockneyFit's figure as it is built class by class: the top panel, the
+// spans of its axes and of the residual axis, and each class's residuals for the bottom
+// panel.
+type hockneyFigure struct {
+	fig        *Figure
+	top        *plot.Plot
+	xs, ys, rs span
+	// res and clipped hold, per class, the residuals within ±ResidualClip and those drawn
+	// at the edge.
+	res, clipped []plotter.XYs
+	nClipped     int
+	drawn        int // classes with a point to draw
+}
+
+// hockneyPoints is what a log axis can show of one class: its points, the span of their
+// sizes, its relative residuals (within the clip, and at the edge) and how many residuals
+// are left out.
+type hockneyPoints struct {
+	pts, res, edge plotter.XYs
+	x              span
+	noRes          int
+}
+
+// add draws class k: its points and fitted line in the top panel, with its legend entry,
+// and keeps its residuals for the bottom one. What it leaves out is a warning.
+func (h *hockneyFigure) add(k int, s HockneySeries) {
+	class := label(s.Class)
+	n := min(len(s.Sizes), len(s.Times))
+	if len(s.Sizes) != len(s.Times) {
+		h.fig.warn("%s: %d sizes but %d times; the extra ones are left out", class, len(s.Sizes), len(s.Times))
+	}
+	p := h.points(s, n)
+	if skipped := n - len(p.pts); skipped > 0 {
+		h.fig.warn("%s: %d of %d points have a size or time that a log axis cannot show (not positive, not finite, or beyond 1e±300) and are left out", class, skipped, n)
+	}
+	if p.noRes > 0 {
+		h.fig.warn("%s: %d residuals are left out: the fit α + β·m is not positive there, or the residual is not finite", class, p.noRes)
+	}
+	h.res, h.clipped = append(h.res, p.res), append(h.clipped, p.edge)
+	h.nClipped += len(p.edge)
+	if len(p.pts) == 0 {
+		h.fig.warn("%s: no point to draw; the class is left out", class)
+		return
+	}
+	h.drawn++
+	h.xs.add(p.x.lo, p.x.hi)
+	c := palette[k%len(palette)]
+	sc := scatter(p.pts, c, vg.Points(1.5))
+	h.top.Add(sc)
+	lines, cutFrom := h.fitLines(s, p.x, c)
+	legend := hockneyLegend(class, s, cutFrom)
+	if len(lines) > 0 {
+		h.top.Legend.Add(legend, sc, lines[0])
+	} else {
+		h.top.Legend.Add(legend, sc)
+	}
+}
+
+// points keeps the first n points of s that a log axis can show, with their relative
+// residuals (T − T̂)/T̂ in percent, clipped to ±ResidualClip, and widens the time and
+// residual spans to them.
+func (h *hockneyFigure) points(s HockneySeries, n int) hockneyPoints {
+	var p hockneyPoints
+	for i := 0; i < n; i++ {
+		m, t := s.Sizes[i], s.Times[i]
+		if !onLog(m) || !onLog(t) {
+			continue
+		}
+		p.pts = append(p.pts, plotter.XY{X: m, Y: t})
+		p.x.add(m)
+		h.ys.add(t)
+		a, b := s.piece(m)
+		pred := a + b*m
+		v := 100 * (t - pred) / pred
+		switch {
+		case !(pred > 0) || !onLin(v):
+			p.noRes++
+		case math.Abs(v) > ResidualClip:
+			p.edge = append(p.edge, plotter.XY{X: m, Y: math.Copysign(ResidualClip, v)})
+			h.rs.add(math.Copysign(ResidualClip, v))
+		default:
+			p.res = append(p.res, plotter.XY{X: m, Y: v})
+			h.rs.add(v)
+		}
+	}
+	return p
+}
+
+// fitLines draws the fitted line of s over the sizes x spans, one piece per segment, where
+// it is positive. A negative α would plunge a piece towards zero at small sizes: it is drawn
+// only where the latency takes less than half of β·m, and cutFrom is where the last piece so
+// cut starts (0 when none is).
+func (h *hockneyFigure) fitLines(s HockneySeries, x span, c color.Color) (lines []*plotter.Line, cutFrom float64) {
+	pieces := s.Segments
+	if len(pieces) == 0 {
+		pieces = []HockneyPiece{{FromBytes: x.lo, Alpha: s.Alpha, Beta: s.Beta}}
+	}
+	for i, p := range pieces {
+		lo, hi := math.Max(x.lo, p.FromBytes), x.hi
+		if i == 0 {
+			lo = x.lo
+		}
+		if i+1 < len(pieces) {
+			hi = math.Min(hi, pieces[i+1].FromBytes)
+		}
+		if p.Alpha < 0 && p.Beta > 0 && -2*p.Alpha/p.Beta > lo {
+			lo = -2 * p.Alpha / p.Beta
+			cutFrom = lo
+		}
+		if fit := fitCurve(p, lo, hi); len(fit) > 1 {
+			line := lineOf(fit, c, nil)
+			h.top.Add(line)
+			lines = append(lines, line)
+		}
+	}
+	return lines, cutFrom
+}
+
+// fitCurve returns the points of α + β·m from lo to hi, log-spaced, that a log axis can show.
+func fitCurve(p HockneyPiece, lo, hi float64) plotter.XYs {
+	var fit plotter.XYs
+	if hi > lo {
+		for _, m := range logSpaced(lo, hi, fitPoints) {
+			if y := p.Alpha + p.Beta*m; onLog(y) {
+				fit = append(fit, plotter.XY{X: m, Y: y})
+			}
+		}
+	}
+	return fit
+}
+
+// hockneyLegend is a class's legend entry: its α and β, or its number of segments, and
+// where a negative α cut its line (cutFrom > 0).
+func hockneyLegend(class string, s HockneySeries, cutFrom float64) string {
+	legend := fmt.Sprintf("%s: α = %s, β = %s", class, siUnit(s.Alpha, "s"), siUnit(s.Beta, "s/B"))
+	if len(s.Segments) > 1 {
+		legend = fmt.Sprintf("%s: %d segments (Hockney per protocol regime)", class, len(s.Segments))
+	}
+	switch {
+	case cutFrom > 0 && len(s.Segments) <= 1:
+		legend += fmt.Sprintf("\n  (α < 0: line from %.0f B)", cutFrom)
+	case cutFrom > 0:
+		legend += "\n  (α < 0: a piece is cut where it would plunge)"
+	}
+	return legend
+}
+
+// residualPlot is the bottom panel: each class's residuals in its colour, those beyond the
+// clip as triangles at the edge (counted in the title), and a dashed line at 0.
+func (h *hockneyFigure) residualPlot() *plot.Plot {
 	title := "relative residuals"
-	if nClipped > 0 {
-		title = fmt.Sprintf("relative residuals (%d beyond ±%d%% drawn at the edge as triangles)", nClipped, ResidualClip)
+	if h.nClipped > 0 {
+		title = fmt.Sprintf("relative residuals (%d beyond ±%d%% drawn at the edge as triangles)", h.nClipped, ResidualClip)
 	}
 	bottom := newPlot(title, "message size (B)", "(T − T̂)/T̂ (%)")
-	for k := range res {
+	for k := range h.res {
 		c := palette[k%len(palette)]
-		if len(res[k]) > 0 {
-			bottom.Add(scatter(res[k], c, vg.Points(1.5)))
+		if len(h.res[k]) > 0 {
+			bottom.Add(scatter(h.res[k], c, vg.Points(1.5)))
 		}
-		if len(clipped[k]) > 0 {
-			e := scatter(clipped[k], c, vg.Points(2.5))
+		if len(h.clipped[k]) > 0 {
+			e := scatter(h.clipped[k], c, vg.Points(2.5))
 			e.GlyphStyle.Shape = draw.TriangleGlyph{}
 			bottom.Add(e)
 		}
 	}
-	zero := lineOf(plotter.XYs{{X: xs.lo, Y: 0}, {X: xs.hi, Y: 0}}, color.Gray{Y: 0x99}, dashed)
-	bottom.Add(zero)
-	fig.legendBeside(top.Legend, top, bottom)
-	setLog(&top.X, xs)
-	setLog(&top.Y, ys)
-	setLog(&bottom.X, xs)
-	rs.add(0)
-	setLin(&bottom.Y, rs)
-	if nClipped > 0 {
-		bottom.Y.Min, bottom.Y.Max = math.Min(bottom.Y.Min, -ResidualClip*1.08), math.Max(bottom.Y.Max, ResidualClip*1.08)
-	}
-	return fig.grid([][]*plot.Plot{{top}, {bottom}})
+	bottom.Add(lineOf(plotter.XYs{{X: h.xs.lo, Y: 0}, {X: h.xs.hi, Y: 0}}, color.Gray{Y: 0x99}, dashed))
+	return bottom
 }
 
 // siUnit prints a value with an SI prefix on its unit, 4 significant digits: -406.6 µs.

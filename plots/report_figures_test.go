@@ -72,7 +72,7 @@ func TestLegendsBesideData(t *testing.T) {
 	}
 }
 
-// TestHockneyResidualsClipped is the figure: a negative α makes the relative
+// TestHockneyResidualsClipped draws a fit whose negative α makes the relative
 // residuals of the small sizes run to thousands of percent. They are drawn at ±50%, counted in
 // the panel's title, and the residual axis stays within ±60%.
 func TestHockneyResidualsClipped(t *testing.T) {

@@ -42,27 +42,14 @@ func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 	if !(tr.Noise >= 0 && tr.Noise < 1.0/3) {
 		return nil, fmt.Errorf("simulate: truth: noise must be in [0, 1/3), got %g", tr.Noise)
 	}
-	nz := &noise{rng: rand.New(rand.NewPCG(tr.Seed, 0x6e6f697365000000)), sigma: tr.Noise}
-	g := &Generated{}
-	name := cl.Name()
-	reps := int64(tr.Reps)
-	clock := 0.0
-	for _, h := range tr.Hockney {
-		if _, err := cl.Path(h.Src, h.Dst); err != nil {
-			return nil, fmt.Errorf("simulate: truth: hockney %s: %w", h.Class, err)
-		}
-		for _, m := range h.Sizes {
-			for r := int64(0); r < reps; r++ {
-				t := (h.Alpha + h.Beta*float64(m)) * nz.factor()
-				g.Transfers = append(g.Transfers, datasets.Transfer{Cluster: name, Experiment: experiments.P2PSweep,
-					PatternID: contention.PairID(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
-					TStart: clock, TEnd: clock + t})
-				clock += t + 1e-3
-			}
-		}
+	gen := &generator{nz: &noise{rng: rand.New(rand.NewPCG(tr.Seed, 0x6e6f697365000000)), sigma: tr.Noise},
+		g: &Generated{}, name: cl.Name(), reps: int64(tr.Reps)}
+	clock, err := gen.hockney(cl, tr.Hockney)
+	if err != nil {
+		return nil, err
 	}
 	if tr.Contention != nil {
-		if err := generateContention(cl, tr, nz, clock, g); err != nil {
+		if err := generateContention(cl, tr, gen.nz, clock, gen.g); err != nil {
 			return nil, err
 		}
 	}
@@ -71,73 +58,128 @@ func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := len(lmo.Nodes)
-		m := lmo.MessageBytes
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				for _, out := range []int64{0, m} {
-					for r := int64(0); r < reps; r++ {
-						g.RoundTrips = append(g.RoundTrips, datasets.RoundTrip{Cluster: name, I: p.names[i], J: p.names[j],
-							BytesOut: out, BytesBack: 0, Rep: r, Seconds: p.roundTrip(i, j, out, 0) * nz.factor()})
-					}
-				}
-			}
-		}
-		for root := 0; root < n; root++ {
-			for j := 0; j < n; j++ {
-				for k := j + 1; k < n; k++ {
-					if j == root || k == root {
-						continue
-					}
-					for r := int64(0); r < reps; r++ {
-						g.OneToTwo = append(g.OneToTwo, datasets.OneToTwo{Cluster: name, Root: p.names[root], J: p.names[j], K: p.names[k],
-							Bytes: m, Rep: r, Seconds: p.oneToTwo(root, j, k, m) * nz.factor()})
-					}
-				}
-			}
-		}
+		gen.lmo(p, lmo.MessageBytes)
 		if s := tr.Scatter; s != nil {
-			for _, m := range s.Sizes {
-				for r := int64(0); r < reps; r++ {
-					g.Collectives = append(g.Collectives, datasets.Collective{Cluster: name, Op: "scatter", Root: p.names[0],
-						Procs: int64(n), Bytes: m, Rep: r, Seconds: p.fanOut(m, m > s.S) * nz.factor()})
-				}
-			}
+			gen.scatter(p, s)
 		}
 		if ga := tr.Gather; ga != nil {
-			for _, m := range ga.Sizes {
-				var t float64
-				switch {
-				case m < ga.M1:
-					t = p.fanOut(m, false) + ga.Kappa1*float64(m)
-				case m <= ga.M2:
-					t = ga.EscalationS
-				default:
-					t = p.fanOut(m, true) + ga.Kappa2*float64(m)
-				}
-				for r := int64(0); r < reps; r++ {
-					g.Collectives = append(g.Collectives, datasets.Collective{Cluster: name, Op: "gather", Root: p.names[0],
-						Procs: int64(n), Bytes: m, Rep: r, Seconds: t * nz.factor()})
-				}
-			}
+			gen.gather(p, ga)
 		}
 	}
 	if l := tr.L; l != nil {
-		for _, pairs := range l.Pairs {
-			for _, m := range l.Sizes {
-				fm, fp := float64(m), float64(pairs)
-				lat := l.A + l.B*fm + l.C*fp + l.D*fm*fp
-				os := l.Os[0] + l.Os[1]*fm
-				or := l.Or[0] + l.Or[1]*fm
-				ur := l.Ur[0] + l.Ur[1]*fm
-				for r := int64(0); r < reps; r++ {
-					g.PingPongPairs = append(g.PingPongPairs, datasets.PingPongPairs{Cluster: name, Pairs: pairs, Bytes: m, Rep: r,
-						RTT: 2 * (os + lat + or + ur) * nz.factor(), Os: os * nz.factor(), Or: or * nz.factor(), Ur: ur * nz.factor()})
+		gen.l(l)
+	}
+	return gen.g, nil
+}
+
+// generator draws the rows of one truth into g, every time multiplied by a draw of nz, in
+// the order Generate says: the same truth gives the same draws, so the same rows.
+type generator struct {
+	nz   *noise
+	g    *Generated
+	name string // the cluster's
+	reps int64
+}
+
+// hockney draws the point-to-point sweeps, one transfer after another on a common clock
+// (1 ms apart), and returns the clock at their end. A sweep between nodes the cluster does
+// not have is an error.
+func (gen *generator) hockney(cl *cluster.Cluster, sweeps []HockneyTruth) (float64, error) {
+	clock := 0.0
+	for _, h := range sweeps {
+		if _, err := cl.Path(h.Src, h.Dst); err != nil {
+			return 0, fmt.Errorf("simulate: truth: hockney %s: %w", h.Class, err)
+		}
+		for _, m := range h.Sizes {
+			for r := int64(0); r < gen.reps; r++ {
+				t := (h.Alpha + h.Beta*float64(m)) * gen.nz.factor()
+				gen.g.Transfers = append(gen.g.Transfers, datasets.Transfer{Cluster: gen.name, Experiment: experiments.P2PSweep,
+					PatternID: contention.PairID(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
+					TStart: clock, TEnd: clock + t})
+				clock += t + 1e-3
+			}
+		}
+	}
+	return clock, nil
+}
+
+// lmo draws the LMO experiments: round trips with empty messages and with m-byte messages
+// (empty replies) between every pair, then one-to-two experiments of m bytes for every root
+// and every pair of other nodes.
+func (gen *generator) lmo(p *lmoParams, m int64) {
+	n := len(p.names)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			for _, out := range []int64{0, m} {
+				for r := int64(0); r < gen.reps; r++ {
+					gen.g.RoundTrips = append(gen.g.RoundTrips, datasets.RoundTrip{Cluster: gen.name, I: p.names[i], J: p.names[j],
+						BytesOut: out, BytesBack: 0, Rep: r, Seconds: p.roundTrip(i, j, out, 0) * gen.nz.factor()})
 				}
 			}
 		}
 	}
-	return g, nil
+	for root := 0; root < n; root++ {
+		for j := 0; j < n; j++ {
+			for k := j + 1; k < n; k++ {
+				if j == root || k == root {
+					continue
+				}
+				for r := int64(0); r < gen.reps; r++ {
+					gen.g.OneToTwo = append(gen.g.OneToTwo, datasets.OneToTwo{Cluster: gen.name, Root: p.names[root], J: p.names[j], K: p.names[k],
+						Bytes: m, Rep: r, Seconds: p.oneToTwo(root, j, k, m) * gen.nz.factor()})
+				}
+			}
+		}
+	}
+}
+
+// scatter draws the scatter sweep from the first LMO node (ScatterTruth): the receivers'
+// legs in parallel (their max) up to S bytes, serialised (their sum) above.
+func (gen *generator) scatter(p *lmoParams, s *ScatterTruth) {
+	for _, m := range s.Sizes {
+		for r := int64(0); r < gen.reps; r++ {
+			gen.g.Collectives = append(gen.g.Collectives, datasets.Collective{Cluster: gen.name, Op: "scatter", Root: p.names[0],
+				Procs: int64(len(p.names)), Bytes: m, Rep: r, Seconds: p.fanOut(m, m > s.S) * gen.nz.factor()})
+		}
+	}
+}
+
+// gather draws the gather sweep to the first LMO node (GatherTruth): the parallel form plus
+// κ1·m below M1, the escalation time from M1 to M2, and the serialised form plus κ2·m above.
+func (gen *generator) gather(p *lmoParams, ga *GatherTruth) {
+	for _, m := range ga.Sizes {
+		var t float64
+		switch {
+		case m < ga.M1:
+			t = p.fanOut(m, false) + ga.Kappa1*float64(m)
+		case m <= ga.M2:
+			t = ga.EscalationS
+		default:
+			t = p.fanOut(m, true) + ga.Kappa2*float64(m)
+		}
+		for r := int64(0); r < gen.reps; r++ {
+			gen.g.Collectives = append(gen.g.Collectives, datasets.Collective{Cluster: gen.name, Op: "gather", Root: p.names[0],
+				Procs: int64(len(p.names)), Bytes: m, Rep: r, Seconds: t * gen.nz.factor()})
+		}
+	}
+}
+
+// l draws the L benchmark: for each number of pairs and size, the round trip
+// 2·(os + L + or + ur) and the overheads, each with its own noise.
+func (gen *generator) l(l *LTruth) {
+	for _, pairs := range l.Pairs {
+		for _, m := range l.Sizes {
+			fm, fp := float64(m), float64(pairs)
+			lat := l.A + l.B*fm + l.C*fp + l.D*fm*fp
+			os := l.Os[0] + l.Os[1]*fm
+			or := l.Or[0] + l.Or[1]*fm
+			ur := l.Ur[0] + l.Ur[1]*fm
+			for r := int64(0); r < gen.reps; r++ {
+				gen.g.PingPongPairs = append(gen.g.PingPongPairs, datasets.PingPongPairs{Cluster: gen.name, Pairs: pairs, Bytes: m, Rep: r,
+					RTT: 2 * (os + lat + or + ur) * gen.nz.factor(), Os: os * gen.nz.factor(), Or: or * gen.nz.factor(), Ur: ur * gen.nz.factor()})
+			}
+		}
+	}
 }
 
 // lmoParams indexes an LMOTruth for evaluation.
