@@ -63,7 +63,7 @@ type Collective struct {
 }
 
 // PingPongPairs is one measurement of the L-parameter benchmark: Pairs concurrent ping-pong
-// pairs across the bisection, with the decomposition of the round trip of seed 003
+// pairs across the bisection, with the decomposition of the round trip of the L micro-benchmark (thesis appendix §A.5)
 // (L = RTT/2 − Os − Or − Ur).
 type PingPongPairs struct {
 	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`

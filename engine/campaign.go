@@ -433,7 +433,7 @@ func bisection(cl *cluster.Cluster) (a, b []string) {
 	return a[:n], b[:n]
 }
 
-// pingPongMeasurement measures the L benchmark of seed 003 for one pair count and size: every
+// pingPongMeasurement measures the L micro-benchmark (thesis appendix §A.5) for one pair count and size: every
 // pair a[i] ↔ b[i] ping-pongs the message at once; each side unpacks what it receives before
 // going on. A repetition gives the round trip (the initiator's send to the end of its
 // unpacking of the reply) and the overheads, each the mean over the pairs and the two

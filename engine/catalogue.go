@@ -47,7 +47,7 @@ type CollectiveDesign struct {
 	Sizes []int64
 }
 
-// PingPongDesign sets up the concurrent ping-pong pairs across the bisection (seed 003).
+// PingPongDesign sets up the concurrent ping-pong pairs across the bisection (the L micro-benchmark of a thesis appendix, §A.5).
 type PingPongDesign struct {
 	Pairs []int   // pair counts
 	Sizes []int64 // message sizes (at least 1 byte)

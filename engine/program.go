@@ -19,7 +19,7 @@ const (
 	// Recv reads Bytes from a connection; its end is the arrival of the last byte.
 	Recv OpKind = "recv"
 	// Unpack copies Bytes from the receive buffer into a second buffer: the receive-side
-	// unpacking of seed 003 (Ur), which an MPI library does for a message it received.
+	// unpacking of the L micro-benchmark (Ur), which an MPI library does for a message it received.
 	Unpack OpKind = "unpack"
 )
 
@@ -145,7 +145,7 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 }
 
 // sendAll writes n bytes, timing the write system calls alone (waits for buffer space are
-// not counted): the send overhead Os of seed 003.
+// not counted): the send overhead Os of the L micro-benchmark.
 func sendAll(rc syscall.RawConn, buf []byte, n int64) (busy int64, err error) {
 	return moveAll(rc.Write, unix.Write, buf, n)
 }

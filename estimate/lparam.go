@@ -11,7 +11,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 )
 
-// LFit is the L parameter of the ping-pong benchmark (seed 003, A.5): L(m) per pair count and
+// LFit is the L parameter of the ping-pong benchmark (thesis appendix §A.5): L(m) per pair count and
 // the bilinear surface L(m, P) = a + b·m + c·P + d·m·P.
 type LFit struct {
 	Points []LPoint `json:"points"`

@@ -71,7 +71,7 @@ func setLog(a *plot.Axis, s span) {
 }
 
 // setLin sets a linear axis to a span of values accepted by onLin, widened by 10% of the
-// value each side (or by 1 around 0) when it is too narrow to draw; with no values it shows
+// value each side (or by 1 either side of 0) when it is too narrow to draw; with no values it shows
 // 0 to 1.
 func setLin(a *plot.Axis, s span) {
 	lo, hi := 0.0, 1.0

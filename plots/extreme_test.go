@@ -125,7 +125,7 @@ func TestHockneyOfTinyTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The time axis is labelled around the data, not around 1.
+	// The time axis is labelled for the data, not for the value 1.
 	if !bytes.Contains(svg, []byte(">1e-100<")) {
 		t.Error("the time axis has no 1e-100 tick")
 	}

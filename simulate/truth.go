@@ -97,7 +97,7 @@ type GatherTruth struct {
 }
 
 // LTruth is the L-parameter benchmark: L(m, P) = A + B·m + C·P + D·m·P for P concurrent
-// pairs, overheads Os, Or, Ur linear in m, and RTT = 2(Os + L + Or + Ur) (seed 003, A.3).
+// pairs, overheads Os, Or, Ur linear in m, and RTT = 2(Os + L + Or + Ur) (the L micro-benchmark of a thesis appendix, eq. A.3).
 type LTruth struct {
 	A     float64    `json:"a_s"`
 	B     float64    `json:"b_s_per_byte"`
