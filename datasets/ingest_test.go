@@ -31,7 +31,7 @@ func writeCSV[R any](t *testing.T, path string, tab *Table, rows []R) {
 		v := reflect.ValueOf(r)
 		rec := make([]string, len(tab.Columns))
 		for i, c := range tab.Columns {
-			f := v.Field(c.field)
+			f := v.FieldByIndex(c.field)
 			switch c.Type {
 			case String:
 				rec[i] = f.String()

@@ -38,7 +38,7 @@ func (rb *rowBuilder) appendBool(col int, v bool) { rb.b.Field(col).(*array.Bool
 // appendStruct appends one row struct (a value of the table's row type).
 func (rb *rowBuilder) appendStruct(v reflect.Value) {
 	for i, c := range rb.t.Columns {
-		f := v.Field(c.field)
+		f := v.FieldByIndex(c.field)
 		switch c.Type {
 		case String:
 			rb.appendString(i, f.String())
@@ -88,7 +88,7 @@ func AppendRows[R any](t *Table, rec arrow.Record, dst []R) []R {
 	for i, c := range t.Columns {
 		col := rec.Column(i)
 		for r := 0; r < n; r++ {
-			f := reflect.ValueOf(&dst[start+r]).Elem().Field(c.field)
+			f := reflect.ValueOf(&dst[start+r]).Elem().FieldByIndex(c.field)
 			switch c.Type {
 			case String:
 				f.SetString(col.(*array.String).Value(r))

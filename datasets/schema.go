@@ -120,7 +120,7 @@ type Column struct {
 	Unit  string // "s", "B", "bit/s", "s/B", "1" (a count or a ratio); empty for strings and booleans
 	Doc   string
 	Check string // see check.go
-	field int    // index of the struct field
+	field []int  // index path of the struct field (reflect.Value.FieldByIndex)
 }
 
 // Table is one of the five tables: its columns (in on-disk order), its key and its row type.
@@ -179,7 +179,8 @@ func TableNames() []string {
 
 // DefineTable derives a table from its row struct's tags: col (name), unit, doc, and check
 // (input tables only; see check.go). Other packages use it for their output tables. Row
-// structs have string, int64, float64 and bool fields only. Every numeric column has a unit
+// structs have string, int64, float64 and bool fields only; an embedded struct's fields are
+// columns in their place, so that two tables can share a set of columns. Every numeric column has a unit
 // ("1" for counts, indices and ratios); TestEveryNumericColumnHasAUnit in cmd/commcal checks
 // every table of the program. The table is added to DefinedTables.
 func DefineTable[R any](name string, key ...string) *Table {
@@ -191,9 +192,11 @@ func DefineTable[R any](name string, key ...string) *Table {
 		definedMu.Unlock()
 	}()
 	var fields []arrow.Field
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		c := Column{Name: f.Tag.Get("col"), Unit: f.Tag.Get("unit"), Doc: f.Tag.Get("doc"), Check: f.Tag.Get("check"), field: i}
+	for _, f := range reflect.VisibleFields(rt) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue // an embedded struct: its fields follow it, columns in their own right
+		}
+		c := Column{Name: f.Tag.Get("col"), Unit: f.Tag.Get("unit"), Doc: f.Tag.Get("doc"), Check: f.Tag.Get("check"), field: f.Index}
 		var at arrow.DataType
 		switch f.Type.Kind() {
 		case reflect.String:

@@ -7,16 +7,7 @@ import "github.com/commcal/commcal/datasets"
 // is read, never written, so that the run directories written then can still be compared
 // (compare, run --previous); the models it knows are those it had columns for.
 type wideRow struct {
-	Experiment string  `col:"experiment" doc:"experiment of the pattern"`
-	PatternID  string  `col:"pattern_id" doc:"pattern"`
-	FlowID     int64   `col:"flow_id" unit:"1" doc:"transfer within the pattern"`
-	Src        string  `col:"src_node" doc:"sending node"`
-	Dst        string  `col:"dst_node" doc:"receiving node"`
-	Bytes      int64   `col:"bytes" unit:"B" doc:"message size"`
-	Setting    string  `col:"setting" doc:"setting (|N|, d) as N<n>-d<d>, or all"`
-	Asymmetric bool    `col:"asymmetric_pattern" doc:"true when the pattern has unequal traffic both ways on some link"`
-	Reps       int64   `col:"reps" unit:"1" doc:"repetitions measured"`
-	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
+	HeldOut
 
 	PredAsymmetric       float64 `col:"pred_asymmetric_s" unit:"s" doc:"asymmetric model"`
 	ErrAsymmetric        float64 `col:"err_asymmetric" unit:"1" doc:"signed relative error of asymmetric"`
@@ -65,8 +56,7 @@ func (r wideRow) long() []Row {
 	}
 	out := make([]Row, len(models))
 	for i, m := range models {
-		out[i] = Row{Experiment: r.Experiment, PatternID: r.PatternID, FlowID: r.FlowID, Src: r.Src, Dst: r.Dst, Bytes: r.Bytes,
-			Setting: r.Setting, Asymmetric: r.Asymmetric, Reps: r.Reps, Measured: r.Measured, Model: m.name, Predicted: m.pred, Err: m.err}
+		out[i] = Row{HeldOut: r.HeldOut, Model: m.name, Predicted: m.pred, Err: m.err}
 	}
 	return out
 }

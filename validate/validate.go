@@ -19,11 +19,9 @@ import (
 // Within is the error band of the share column, ±10% as in CCPE 2014 §7.2.
 const Within = 0.10
 
-// Row is one model's prediction of one held-out transfer: the transfer, its measured mean
-// time, the model, its prediction and its signed relative error ε = (predicted − measured) /
-// measured. predictions.parquet holds one row per transfer and model (long format), so that a
-// new model adds rows, not columns.
-type Row struct {
+// HeldOut is a held-out transfer as predictions.parquet describes it: its pattern, nodes,
+// size and setting, and its measured mean time over its repetitions.
+type HeldOut struct {
 	Experiment string  `col:"experiment" doc:"experiment of the pattern"`
 	PatternID  string  `col:"pattern_id" doc:"pattern"`
 	FlowID     int64   `col:"flow_id" unit:"1" doc:"transfer within the pattern"`
@@ -34,9 +32,17 @@ type Row struct {
 	Asymmetric bool    `col:"asymmetric_pattern" doc:"true when the pattern has unequal traffic both ways on some link"`
 	Reps       int64   `col:"reps" unit:"1" doc:"repetitions measured"`
 	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
-	Model      string  `col:"model" doc:"contention model (contention.Registry)"`
-	Predicted  float64 `col:"predicted_s" unit:"s" doc:"the model's predicted completion time"`
-	Err        float64 `col:"err" unit:"1" doc:"signed relative error (predicted − measured)/measured"`
+}
+
+// Row is one model's prediction of one held-out transfer: the transfer, the model, its
+// prediction and its signed relative error ε = (predicted − measured) / measured.
+// predictions.parquet holds one row per transfer and model (long format), so that a new
+// model adds rows, not columns.
+type Row struct {
+	HeldOut
+	Model     string  `col:"model" doc:"contention model (contention.Registry)"`
+	Predicted float64 `col:"predicted_s" unit:"s" doc:"the model's predicted completion time"`
+	Err       float64 `col:"err" unit:"1" doc:"signed relative error (predicted − measured)/measured"`
 }
 
 // PredictionsTable is the schema of predictions.parquet.
@@ -382,8 +388,8 @@ func (sc *scorer) pattern(cl *cluster.Cluster, p *datasets.MeasuredPattern, pred
 	for i, f := range p.Flows {
 		for j, m := range sc.models {
 			t := preds[j].Times[i]
-			out = append(out, Row{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src, Dst: f.Dst,
-				Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i],
+			out = append(out, Row{HeldOut: HeldOut{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src,
+				Dst: f.Dst, Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i]},
 				Model: m.Name(), Predicted: t, Err: SignedError(t, p.Mean[i])})
 		}
 	}

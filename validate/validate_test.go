@@ -413,8 +413,8 @@ func TestGroupTablesMedian(t *testing.T) {
 // has columns for; in the long format it reads back as written.
 func TestReadPredictionsBothFormats(t *testing.T) {
 	dir := t.TempDir()
-	wide := []wideRow{{Experiment: "random", PatternID: "N10-d1-000", FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100,
-		Setting: "N10-d1", Reps: 3, Measured: 2, PredMaxMin: 2.2, ErrMaxMin: 0.1, PredAckPathAlpha: 1.9, ErrAckPathAlpha: -0.05}}
+	wide := []wideRow{{HeldOut: HeldOut{Experiment: "random", PatternID: "N10-d1-000", FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100,
+		Setting: "N10-d1", Reps: 3, Measured: 2}, PredMaxMin: 2.2, ErrMaxMin: 0.1, PredAckPathAlpha: 1.9, ErrAckPathAlpha: -0.05}}
 	path := dir + "/wide.parquet"
 	if err := datasets.WriteParquetFile(path, widePredictionsTable, wide); err != nil {
 		t.Fatal(err)
