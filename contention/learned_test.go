@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/datasets/campaigns"
 )
 
 // randomTableIFlows draws n transfers between the Table I cluster's six nodes, each of 1 to sizes MB.
@@ -647,14 +648,18 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 
 // A sharing whose priced resources outnumber the classes whose rates still move (some at their
 // ceilings) converges by damped Newton steps (newtonDamping) instead of creeping: the held-out
-// pattern random/N10-d2-011 of data/tcp/two-rack-1g-seed9-nometrics on its cluster, at the
-// parameters a fit of round 12's trials gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
-// iterations (round 12: the prediction failed at the iteration cap) and then, with
+// pattern random/N10-d2-011 of the committed two-rack-1g-seed9-nometrics on its cluster, at
+// the parameters a trial fit gave, where the prices crept at 1.64·10⁻⁷ for 10⁵ iterations
+// (before the dampings the prediction failed at the iteration cap) and then, with
 // alphaLooseStall, for 1,020 iterations to that stall; with the dampings its seven steps take
 // 32 iterations in all. The transfers are all of 4 MiB; none finishes before a lone transfer
 // would.
 func TestAlphaFairKinkConverges(t *testing.T) {
-	cl, err := cluster.Load("../data/tcp/two-rack-1g.toml")
+	c, err := campaigns.CommittedCampaign("..", "two-rack-1g-seed9-nometrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cluster.Load(c.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
