@@ -648,9 +648,9 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 
 // A sharing whose priced resources outnumber the classes whose rates still move (some at their
 // ceilings) converges by damped Newton steps (newtonDamping) instead of creeping: the held-out
-// pattern random/N10-d2-011 of the committed two-rack-1g-seed9-nometrics on its cluster, at
-// the parameters a trial fit gave, where the prices crept at 1.64·10⁻⁷ for 10⁵ iterations
-// (before the dampings the prediction failed at the iteration cap) and then, with
+// pattern random/N10-d2-011 of data/tcp/two-rack-1g-seed9-nometrics on its cluster, at the
+// parameters a fit of round 12's trials gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
+// iterations (round 12: the prediction failed at the iteration cap) and then, with
 // alphaLooseStall, for 1,020 iterations to that stall; with the dampings its seven steps take
 // 32 iterations in all. The transfers are all of 4 MiB; none finishes before a lone transfer
 // would.

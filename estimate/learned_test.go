@@ -496,7 +496,7 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 // Where the α-fair prices do not converge at some α (this pattern, found by a random search,
 // defeats them for every α of the grid up to 0.27 with these factors), fitAlpha leaves those
 // grid points out and says so, rather than failing the whole model's calibration (as it did on
-// the committed two-rack-1g-heldout11 before: ackpath-alpha was skipped and predicted as max-min).
+// data/tcp/two-rack-1g-heldout11 before: ackpath-alpha was skipped and predicted as max-min).
 // The targets are the model's own times at α = 1, which the fit recovers.
 func TestFitAlphaSkipsNonConvergence(t *testing.T) {
 	cl, err := cluster.New(cluster.Description{Name: "ack", NICRateBps: 940e6,
