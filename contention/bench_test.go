@@ -83,7 +83,7 @@ func BenchmarkTwoRack10k(b *testing.B) {
 	}
 }
 
-// fittedLearned are learned parameters of the size the TCP datasets give (data/tcp/two-rack-1g:
+// fittedLearned are learned parameters of the size the TCP datasets give (two-rack-1g:
 // σ ≈ 0.1, κ ≈ 0.27, 18 surface cells, a ≈ 0.6, b ≈ 0.5 and c ≈ 0.1; α = 0.67, the sample's
 // fit: a fitted α is no round number), so that the learned models' benchmarks measure their
 // real cost: without parameters they are one run of max-min.

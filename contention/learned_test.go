@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/datasets/campaigns"
 )
 
 // randomTableIFlows draws n transfers between the Table I cluster's six nodes, each of 1 to sizes MB.
@@ -654,7 +655,11 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 // 32 iterations in all. The transfers are all of 4 MiB; none finishes before a lone transfer
 // would.
 func TestAlphaFairKinkConverges(t *testing.T) {
-	cl, err := cluster.Load("../data/tcp/two-rack-1g.toml")
+	c, err := campaigns.CommittedCampaign("..", "two-rack-1g-seed9-nometrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cluster.Load(c.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}

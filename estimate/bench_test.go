@@ -6,14 +6,19 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/datasets/campaigns"
 )
 
 // BenchmarkCalibrateTCP is `commcal estimate` on a committed real-TCP development dataset
-// (data/tcp/two-rack-1g-seed9-nometrics, whose catalogue has random calibration patterns):
+// (two-rack-1g-seed9-nometrics, whose catalogue has random calibration patterns):
 // every estimator, of which the fits of the learned models through their predictions take
 // nearly all the time. A nightly run pays this once, the cross-validation once per fold.
 func BenchmarkCalibrateTCP(b *testing.B) {
-	ds, err := datasets.Open("../data/tcp/two-rack-1g-seed9-nometrics")
+	c, err := campaigns.CommittedCampaign("..", "two-rack-1g-seed9-nometrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := datasets.Open(c.Path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package pipeline
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/datasets/campaigns"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/validate"
@@ -50,7 +50,11 @@ func TestInSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates a TCP dataset twice; not with -short")
 	}
-	ds, err := datasets.Open(filepath.Join("..", "data", "tcp", "two-rack-1g-heldout24"))
+	c, err := campaigns.CommittedCampaign("..", "two-rack-1g-heldout24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := datasets.Open(c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/datasets/campaigns"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/simulate"
 )
@@ -148,10 +149,11 @@ func TestLeaderboard(t *testing.T) {
 }
 
 // TestCommittedLeaderboard regenerates the tables of data/tcp/LEADERBOARD.md from the committed
-// TCP datasets with the command its header names, and wants the file to end with exactly
-// them: a change to a model, an estimator or a dataset that moves a number there comes with
-// the regenerated file. Not with -short (minutes on two cores for every committed dataset:
-// see README.md's make test).
+// TCP datasets of the index (data/tcp/campaigns.toml), in its order, which must be the datasets
+// its header's command names, and wants the file to end with exactly them: a change to a
+// model, an estimator or a dataset that moves a number there comes with the regenerated file.
+// Not with -short (minutes on two cores for every committed dataset: see README.md's make
+// test).
 func TestCommittedLeaderboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates and scores every committed TCP dataset; not with -short")
@@ -164,11 +166,21 @@ func TestCommittedLeaderboard(t *testing.T) {
 	if m == nil {
 		t.Fatal("LEADERBOARD.md names no `commcal leaderboard --markdown ...` command")
 	}
-	var dirs []string
-	for _, d := range strings.Fields(string(m[1])) {
-		dirs = append(dirs, filepath.Join("..", d))
+	ix, err := campaigns.LoadCommitted("..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), false, nil)
+	var named, indexed []string
+	for _, d := range strings.Fields(string(m[1])) {
+		named = append(named, filepath.Base(d))
+	}
+	for _, c := range ix.Campaigns {
+		indexed = append(indexed, c.Name)
+	}
+	if !slices.Equal(named, indexed) {
+		t.Fatalf("LEADERBOARD.md's command scores %q, the index has %q", named, indexed)
+	}
+	lb, err := BuildLeaderboard(context.Background(), ix.Paths(), datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +208,7 @@ func TestCommittedLeaderboard(t *testing.T) {
 			}
 			return "(end)"
 		}
-		t.Fatalf("LEADERBOARD.md is not what %s gives; first difference, line %d of the tables:\n file: %q\n  now: %q\n(regenerate it with that command, keeping the header)",
-			string(m[0]), i+1, at(fl), at(nl))
+		t.Fatalf("LEADERBOARD.md is not what the index's datasets give; first difference, line %d of the tables:\n file: %q\n  now: %q\n(regenerate it with `commcal leaderboard --markdown --index data/tcp/campaigns.toml`, keeping the header)",
+			i+1, at(fl), at(nl))
 	}
 }

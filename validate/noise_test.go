@@ -3,11 +3,11 @@ package validate
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	index "github.com/commcal/commcal/datasets/campaigns"
 	"github.com/commcal/commcal/experiments"
 )
 
@@ -34,7 +34,11 @@ func TestNoiseLimitAcrossCampaigns(t *testing.T) {
 	}
 	campaigns := make([]map[key]stats, len(dirs))
 	for i, dir := range dirs {
-		ds, err := datasets.Open(filepath.Join("..", "data", "tcp", dir))
+		c, err := index.CommittedCampaign("..", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := datasets.Open(c.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func TestCampaignCatalogueMustFitCluster(t *testing.T) {
 		cluster, catalogue string
 		want               []string
 	}{
-		{filepath.Join("..", "..", "data", "tcp", "two-rack-1g.toml"), catFile, []string{catFile, "cluster two-rack-1g", "racks", "(random[0])"}},
+		{filepath.Join("..", "..", "data", "tcp", "clusters", "two-rack-1g.toml"), catFile, []string{catFile, "cluster two-rack-1g", "racks", "(random[0])"}},
 		{tiny, "", []string{"built-in catalogue does not fit cluster tiny", "give a --catalogue"}},
 	} {
 		out := filepath.Join(dir, "out")

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/datasets/campaigns"
 	"github.com/commcal/commcal/pipeline"
 )
 
@@ -13,7 +14,7 @@ func leaderboardCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
 		Name:      "leaderboard",
 		Usage:     "every model on every dataset, beside each setting's noise limit",
-		ArgsUsage: "DATASET...",
+		ArgsUsage: "[DATASET...]",
 		Description: `Calibrates each dataset on its own calibration experiments (as "commcal estimate" does) and
 scores every model on its held-out transfers (as "commcal validate" does), then prints the
 models ranked by their share of transfers within ±10% over all the datasets (under them the
@@ -28,6 +29,10 @@ rest of the dataset. The model with the best cross-validated share within ±10% 
 datasets is "selected". Nothing is written; --json prints the leaderboard as JSON, --markdown
 its tables in Markdown.
 
+--index FILE scores every dataset of a campaign index (data/tcp/campaigns.toml: README.md
+beside it says what it holds), in its order, before the DATASET arguments; without it at least
+one DATASET is needed.
+
 --in-sample adds each model's in-sample reach (as "commcal validate --in-sample": calibrated
 once more on the held-out transfers too, then scored on them) to the ranking and to every
 setting: held out to in sample is what the calibration experiments cost, in sample to the
@@ -35,15 +40,20 @@ noise limit is the model's form. A diagnostic, never an accuracy; it takes a sec
 calibration of each dataset, on its calibration patterns and its held-out ones together.
 
 EXAMPLES:
-   commcal leaderboard data/tcp/two-rack-1g data/tcp/two-rack-100m
+   commcal leaderboard data/tcp/campaigns/two-rack-1g/two-rack-1g data/tcp/campaigns/two-rack-100m/two-rack-100m
    commcal leaderboard --json runs/*/dataset > leaderboard.json
-   commcal leaderboard --markdown data/tcp/*/ > LEADERBOARD.md
-   commcal leaderboard --in-sample data/tcp/two-rack-1g-heldout24 data/tcp/two-rack-100m-heldout24`,
+   commcal leaderboard --markdown --index data/tcp/campaigns.toml    # the tables of data/tcp/LEADERBOARD.md
+   commcal leaderboard --in-sample data/tcp/campaigns/*/*-heldout24`,
 		Flags: append(paramsFlags(), heldOutFlag(), noVerifyFlag(), &cli.BoolFlag{Name: "json", Usage: "print the leaderboard as JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print the leaderboard's tables in Markdown"},
+			&cli.StringFlag{Name: "index", EnvVars: []string{"COMMCAL_INDEX"}, Usage: "score every dataset of this campaign index `FILE`, in its order, before the DATASET arguments"},
 			&cli.BoolFlag{Name: "in-sample", EnvVars: []string{"COMMCAL_IN_SAMPLE"}, Usage: "add every model's in-sample reach beside its accuracy (as validate --in-sample; a diagnostic)"}),
 		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, -1, "DATASET...")
+			need := 1 // DATASET arguments, none with --index
+			if c.String("index") != "" {
+				need = 0
+			}
+			args, err := positional(c, need, -1, "DATASET...")
 			if err != nil {
 				return err
 			}
@@ -58,7 +68,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runLeaderboard(c.Context, e, leaderboardOptions{Datasets: args, Params: paramsFrom(c), HeldOut: held,
+			return runLeaderboard(c.Context, e, leaderboardOptions{Index: c.String("index"), Datasets: args, Params: paramsFrom(c), HeldOut: held,
 				NoVerify: c.Bool("no-verify"), JSON: c.Bool("json"), Markdown: c.Bool("markdown"),
 				InSample: c.Bool("in-sample")})
 		},
@@ -67,6 +77,8 @@ EXAMPLES:
 
 // leaderboardOptions are leaderboard's flags and arguments.
 type leaderboardOptions struct {
+	// Index is a campaign index whose datasets come before Datasets ("" for none).
+	Index    string
 	Datasets []string
 	Params   paramsOptions
 	HeldOut  []string
@@ -82,8 +94,12 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 	if err != nil {
 		return err
 	}
+	dirs, err := leaderboardDatasets(o.Index, o.Datasets)
+	if err != nil {
+		return err
+	}
 	progress, clear := e.datasetProgress()
-	lb, err := pipeline.BuildLeaderboard(ctx, o.Datasets, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut, o.InSample, progress)
+	lb, err := pipeline.BuildLeaderboard(ctx, dirs, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut, o.InSample, progress)
 	clear()
 	if err != nil {
 		return err
@@ -95,6 +111,19 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 		return lb.WriteMarkdown(e.stdout)
 	}
 	return lb.WriteText(e.stdout)
+}
+
+// leaderboardDatasets are the datasets of the campaign index file, in its order, then args;
+// args alone without a file.
+func leaderboardDatasets(file string, args []string) ([]string, error) {
+	if file == "" {
+		return args, nil
+	}
+	ix, err := campaigns.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	return append(ix.Paths(), args...), nil
 }
 
 // datasetProgress is the leaderboard's progress, a dataset at a time (each takes seconds to

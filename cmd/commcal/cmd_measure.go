@@ -42,8 +42,8 @@ with every repetition's skew and each transfer's own start).
 The nodes keep the kernel's per-destination TCP metrics, as real hosts do: a connection starts
 from the round-trip time and slow-start threshold the last one to the same node left.
 --forget-tcp-metrics sets net.ipv4.tcp_no_metrics_save = 1 in every node's namespace instead, so
-that no measurement starts from what the campaign measured before it (data/tcp/README.md has
-what that changed on its two-rack cluster).
+that no measurement starts from what the campaign measured before it
+(docs/journal/tcp-campaigns.md has what that changed on its two-rack cluster).
 Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
 are removed by the next, those of a run still going are left alone.
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """How much of a model's error is a function of a transfer's counts that other campaigns teach.
 
-An analysis of issue 12's error budget (data/tcp/README.md, round 19), run by hand, not by the
-test suite. It learns the log error log(measured/predicted) of a model on held-out random
-patterns from a transfer's counts in its pattern, with gradient-boosted trees trained on the
-other campaigns of the same cluster shape (never on one measured from the same catalogue, whose
-patterns are the same), and reports the share within ±10% and the mean |ε| before and after the
-learned correction. The trees are scikit-learn's HistGradientBoostingRegressor, an analysis
-tool here, not part of commcal.
+An analysis of issue 12's error budget (docs/journal/tcp-campaigns.md, round 19), run by hand,
+not by the test suite. It learns the log error log(measured/predicted) of a model on held-out
+random patterns from a transfer's counts in its pattern, with gradient-boosted trees trained on
+the other campaigns of the same cluster shape (never on one measured from the same catalogue,
+whose patterns are the same), and reports the share within ±10% and the mean |ε| before and
+after the learned correction. The trees are scikit-learn's HistGradientBoostingRegressor, an
+analysis tool here, not part of commcal.
 
 Input: directories named after the datasets, each holding csv/predictions.csv, written by
 
-    commcal validate --in-sample --out v/NAME data/tcp/NAME
+    commcal validate --in-sample --out v/NAME data/tcp/campaigns/SHAPE/NAME
     commcal export csv --out v/NAME/csv v/NAME/predictions.parquet
 
 for the held-out predictions, or, for the in-sample ones (the budget's "in sample + counts"),

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLeaderboardIndex: --index puts the index's datasets, in its order and relative to the
+// index's directory, before the DATASET arguments; a missing index is bad input, and without
+// --index a DATASET is needed.
+func TestLeaderboardIndex(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "campaigns.toml")
+	var b strings.Builder
+	for _, name := range []string{"b-seed2", "a-seed1"} {
+		b.WriteString(`[[campaign]]
+name = "` + name + `"
+path = "campaigns/a/` + name + `"
+shape = "a"
+cluster = "clusters/a.toml"
+catalogue = "catalogues/catalogue.toml"
+seed = 1
+role = "development"
+round = 1
+measured = "2026-11-24"
+use = "a test"
+`)
+	}
+	write(t, index, b.String())
+	got, err := leaderboardDatasets(index, []string{"runs/x/dataset"})
+	want := []string{filepath.Join(dir, "campaigns", "a", "b-seed2"), filepath.Join(dir, "campaigns", "a", "a-seed1"), "runs/x/dataset"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("datasets %q (%v), want %q", got, err, want)
+	}
+	none := filepath.Join(dir, "none.toml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"leaderboard", "--index", none}, none + ": campaigns: no such file"},
+		{[]string{"leaderboard", "--markdown"}, "missing DATASET..."},
+	} {
+		if code, _, stderr := runCLI(t, c.args...); code != exitBadInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %s; want %d saying %q", c.args, code, stderr, exitBadInput, c.want)
+		}
+	}
+}
