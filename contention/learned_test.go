@@ -648,7 +648,7 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 
 // A sharing whose priced resources outnumber the classes whose rates still move (some at their
 // ceilings) converges by damped Newton steps (newtonDamping) instead of creeping: the held-out
-// pattern random/N10-d2-011 of data/tcp/two-rack-1g-seed9-nometrics on its cluster, at the
+// pattern random/N10-d2-011 of data/tcp/campaigns/two-rack-1g/two-rack-1g-seed9-nometrics on its cluster, at the
 // parameters a fit during development gave, where the prices crept at 1.64·10⁻⁷ for 10⁵
 // iterations without damping (the prediction failed at the iteration cap) and then, with
 // alphaLooseStall, for 1,020 iterations to that stall; with the dampings its seven steps take

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -162,23 +161,12 @@ func TestCommittedLeaderboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("`commcal leaderboard --markdown ([^`]+)`").FindSubmatch(doc)
-	if m == nil {
-		t.Fatal("LEADERBOARD.md names no `commcal leaderboard --markdown ...` command")
+	if !bytes.Contains(doc, []byte("`commcal leaderboard --markdown --index data/tcp/campaigns.toml`")) {
+		t.Fatal("LEADERBOARD.md does not name the command that regenerates it, `commcal leaderboard --markdown --index data/tcp/campaigns.toml`")
 	}
 	ix, err := campaigns.LoadCommitted("..")
 	if err != nil {
 		t.Fatal(err)
-	}
-	var named, indexed []string
-	for _, d := range strings.Fields(string(m[1])) {
-		named = append(named, filepath.Base(d))
-	}
-	for _, c := range ix.Campaigns {
-		indexed = append(indexed, c.Name)
-	}
-	if !slices.Equal(named, indexed) {
-		t.Fatalf("LEADERBOARD.md's command scores %q, the index has %q", named, indexed)
 	}
 	lb, err := BuildLeaderboard(context.Background(), ix.Paths(), datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), false, nil)
 	if err != nil {

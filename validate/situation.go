@@ -8,7 +8,7 @@ import (
 )
 
 // A transfer's situation is what else its pattern sends where it goes, the causes the residuals
-// of the TCP datasets sort by (data/tcp/README.md): which resources of its data path it shares
+// of the TCP datasets sort by (docs/journal/tcp-campaigns.md): which resources of its data path it shares
 // with other transfers of the pattern going the same way — its sender's outgoing NIC direction,
 // the core (uplinks or backbone, between racks), its receiver's incoming NIC direction — and
 // whether its acknowledgements' path is busy: its sender receives, or its receiver sends, other
