@@ -25,10 +25,10 @@ run: build
 # CPU the emulation needs and make their rates wrong (a test failing 1 run in 4 under load).
 # Tests inside a package still run in parallel where they say so. On 2026-11-24 the same code
 # ran 1.6 times slower than the day before (BenchmarkCalibrateTCP 1.90 s against 1.21 s):
-# 15 minutes, pipeline's TestCommittedLeaderboard (every committed TCP dataset calibrated and
+# 15 minutes, TestCommittedLeaderboard (package selection; every committed TCP dataset calibrated and
 # scored) 11 of them, more than go test's default bound of 10 minutes a package, hence
 # -timeout 30m: the bound is for a hung test, not for a slow machine. Round 12 (datasets and
-# folds scored in parallel, a fit's α-fair prices warm-started) took pipeline to 6 minutes
+# folds scored in parallel, a fit's α-fair prices warm-started) took its package to 6 minutes
 # on such a day.
 test:
 	$(GO) vet ./...

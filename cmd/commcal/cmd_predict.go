@@ -17,7 +17,7 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/parallel"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
@@ -224,7 +224,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
 	if o.Calibration != "" {
-		cal, err := pipeline.ReadCalibration(o.Calibration)
+		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
 			return err
 		}

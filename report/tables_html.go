@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/validate"
+)
+
+// calRow is one line of the calibration as the terminal and the report show it: a parameter
+// with its interval in a display unit, or a line summarising an estimator (Summary set).
+type calRow struct {
+	Group string // the estimator: hockney, fairness, asymmetry, lmo, thresholds, l, penalties
+	Name  string
+	P     estimate.Param // scaled to Unit
+	Unit  string
+	// Summary holds the three cells of a summary line (estimate, interval, observations).
+	Summary []string
+	// Implausible marks a value the health panel lists as physically implausible.
+	Implausible bool
+}
+
+// calibrationRows lists a calibration's parameters in display units, in the order the
+// estimators run, with a summary line for the LMO fit, the thresholds and the penalty table.
+func calibrationRows(cal *estimate.Calibration) []calRow {
+	var rows []calRow
+	row := func(group, name string, p estimate.Param, scale float64, unit string) {
+		rows = append(rows, calRow{Group: group, Name: name, Unit: unit,
+			P: estimate.Param{Value: p.Value * scale, CILow: p.CILow * scale, CIHigh: p.CIHigh * scale, N: p.N}})
+	}
+	summary := func(group, name string, cells ...string) {
+		rows = append(rows, calRow{Group: group, Name: name, Summary: cells})
+	}
+	for _, h := range cal.Hockney {
+		row("hockney", "hockney "+string(h.Class)+" α", h.Alpha, 1e6, "µs")
+		row("hockney", "hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
+	}
+	for _, sh := range cal.HockneySegments {
+		for _, seg := range sh.Segments {
+			name := fmt.Sprintf("hockney %s %.0f–%.0f B", sh.Class, seg.FromBytes, seg.ToBytes)
+			row("hockney", name+" α", seg.Alpha, 1e6, "µs")
+			row("hockney", name+" β", seg.Beta, 1e9, "ns/B")
+		}
+	}
+	for _, f := range cal.Fairness {
+		row("fairness", f.Experiment+" ceiling", f.Ceiling, 1e-6, "Mbit/s")
+		row("fairness", f.Experiment+" capacity", f.Capacity, 1e-6, "Mbit/s")
+		row("fairness", f.Experiment+" saturation k", f.Saturation, 1, "")
+	}
+	if c := cal.Contra; c != nil {
+		row("asymmetry", "asymmetric-fitted φ", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
+	}
+	for _, f := range cal.Learned {
+		for _, e := range f.Estimates() {
+			name, scale, unit := e.Name, 1.0, ""
+			switch {
+			case strings.HasSuffix(name, "_bps"):
+				name, scale, unit = strings.TrimSuffix(name, "_bps"), 1e-6, "Mbit/s"
+			case strings.HasSuffix(name, "_s"):
+				name, scale, unit = strings.TrimSuffix(name, "_s"), 1e3, "ms"
+			}
+			row("learned", f.Model+" "+name, e.Param, scale, unit)
+		}
+	}
+	if l := cal.LMO; l != nil {
+		var cs, ts float64
+		for _, n := range l.Nodes {
+			cs += n.C.Value
+			ts += n.T.Value
+		}
+		summary("lmo", "lmo", fmt.Sprintf("%d nodes, %d links", len(l.Nodes), len(l.Links)),
+			fmt.Sprintf("mean C %s µs, mean t %s ns/B", num(cs/float64(len(l.Nodes))*1e6), num(ts/float64(len(l.Nodes))*1e9)),
+			fmt.Sprintf("%d reps", l.MinReps))
+	}
+	if th := cal.Thresholds; th != nil {
+		summary("thresholds", "thresholds", fmt.Sprintf("S %d B, M1 %d B, M2 %d B", th.S, th.M1, th.M2), "", "")
+		row("thresholds", "gather κ1", th.Kappa1, 1e9, "ns/B")
+		row("thresholds", "gather κ2", th.Kappa2, 1e9, "ns/B")
+	}
+	if l := cal.L; l != nil {
+		row("l", "L a", l.A, 1e6, "µs")
+		row("l", "L b", l.B, 1e9, "ns/B")
+		row("l", "L c", l.C, 1e6, "µs/pair")
+		row("l", "L d", l.D, 1e12, "ps/(B·pair)")
+	}
+	if p := cal.Penalties; p != nil {
+		summary("penalties", "penalty table", fmt.Sprintf("%d shapes from %d graphs", len(p.Table.Entries), len(p.Solved)),
+			fmt.Sprintf("α %s ns/B", num(p.Alpha*1e9)), fmt.Sprintf("%d unsolved", len(p.Unsolved)))
+	}
+	return rows
+}
+
+// markImplausible marks the rows the health panel lists.
+func markImplausible(rows []calRow, findings []Finding) []calRow {
+	bad := map[string]bool{}
+	for _, f := range findings {
+		bad[f.Parameter] = true
+	}
+	for i := range rows {
+		rows[i].Implausible = bad[rows[i].Name]
+	}
+	return rows
+}
+
+// accRow is one line of the accuracy table: one model on one setting. Columns that have no
+// transfers behind them are nil and show as n/a.
+type accRow struct {
+	Setting  string
+	Patterns int
+	First    bool // the setting's first line
+	validate.ModelAccuracy
+	// Best marks the model with the lowest mean |ε| on the setting (every one of them on a tie).
+	Best bool
+}
+
+// accuracyRows lists the accuracy per setting and model, the overall lines last, marking each
+// setting's best models.
+func accuracyRows(acc *validate.Accuracy) []accRow {
+	var rows []accRow
+	for _, s := range append(append([]validate.SettingAccuracy(nil), acc.Settings...), acc.Overall) {
+		best := math.Inf(1)
+		for _, m := range s.Models {
+			if m.Transfers > 0 {
+				best = math.Min(best, m.MeanAbsErr)
+			}
+		}
+		for i, m := range s.Models {
+			rows = append(rows, accRow{Setting: s.Setting, Patterns: s.Patterns, First: i == 0, ModelAccuracy: m,
+				Best: m.Transfers > 0 && m.MeanAbsErr <= best*(1+1e-12)})
+		}
+	}
+	return rows
+}
+
+// dataValue is a number as a table cell's data-v attribute, which the sorting script reads
+// with parseFloat: shortest round-trip form, infinities as JavaScript spells them.
+func dataValue(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

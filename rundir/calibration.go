@@ -1,0 +1,97 @@
+package rundir
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
+)
+
+// LMONodeRow is one node's LMO delays, as written to lmo_nodes.parquet.
+type LMONodeRow struct {
+	Node       string  `col:"node" doc:"node"`
+	C          float64 `col:"c_s" unit:"s" doc:"fixed processing delay"`
+	CLow       float64 `col:"c_ci_low_s" unit:"s" doc:"95% CI of C, lower bound"`
+	CHigh      float64 `col:"c_ci_high_s" unit:"s" doc:"95% CI of C, upper bound"`
+	CTripletSD float64 `col:"c_triplet_sd_s" unit:"s" doc:"spread of C over the node's triplets"`
+	T          float64 `col:"t_s_per_byte" unit:"s/B" doc:"per-byte processing delay"`
+	TLow       float64 `col:"t_ci_low_s_per_byte" unit:"s/B" doc:"95% CI of t, lower bound"`
+	THigh      float64 `col:"t_ci_high_s_per_byte" unit:"s/B" doc:"95% CI of t, upper bound"`
+}
+
+// LMOLinkRow is one link's LMO rate, as written to lmo_links.parquet.
+type LMOLinkRow struct {
+	I      string  `col:"i" doc:"node"`
+	J      string  `col:"j" doc:"node"`
+	Rate   float64 `col:"rate_bps" unit:"bit/s" doc:"transmission rate"`
+	Low    float64 `col:"ci_low_bps" unit:"bit/s" doc:"95% CI, lower bound"`
+	High   float64 `col:"ci_high_bps" unit:"bit/s" doc:"95% CI, upper bound (+Inf when unbounded)"`
+	Values int64   `col:"sizes" unit:"1" doc:"message sizes averaged"`
+}
+
+var (
+	lmoNodesTable = datasets.DefineTable[LMONodeRow]("lmo_nodes")
+	lmoLinksTable = datasets.DefineTable[LMOLinkRow]("lmo_links")
+)
+
+// WriteCalibration writes calibration.json and, when the LMO model was fitted, its per-node
+// and per-pair tables into dir.
+func WriteCalibration(dir string, cal *estimate.Calibration) error {
+	if err := datasets.WriteJSONFile(filepath.Join(dir, CalibrationFile), cal); err != nil {
+		return err
+	}
+	if cal.LMO == nil {
+		return nil
+	}
+	nodes := make([]LMONodeRow, len(cal.LMO.Nodes))
+	for i, n := range cal.LMO.Nodes {
+		nodes[i] = LMONodeRow{Node: n.Name, C: n.C.Value, CLow: n.C.CILow, CHigh: n.C.CIHigh, CTripletSD: n.CTripletSD,
+			T: n.T.Value, TLow: n.T.CILow, THigh: n.T.CIHigh}
+	}
+	links := make([]LMOLinkRow, len(cal.LMO.Links))
+	for i, l := range cal.LMO.Links {
+		links[i] = LMOLinkRow{I: l.I, J: l.J, Rate: l.RateBps.Value, Low: l.RateBps.CILow, High: l.RateBps.CIHigh, Values: int64(l.RateBps.N)}
+	}
+	if err := datasets.WriteParquetFile(filepath.Join(dir, LMONodesFile), lmoNodesTable, nodes); err != nil {
+		return err
+	}
+	return datasets.WriteParquetFile(filepath.Join(dir, LMOLinksFile), lmoLinksTable, links)
+}
+
+// ReadCalibration reads a calibration.json strictly; any problem is bad input naming the file.
+func ReadCalibration(path string) (*estimate.Calibration, error) {
+	var cal estimate.Calibration
+	if err := datasets.ReadJSONFile(path, &cal); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, badinput.Errorf(path, "no calibration here: %w", err)
+		}
+		return nil, badinput.Wrap(path, err)
+	}
+	if err := checkedCalibration(path, &cal); err != nil {
+		return nil, err
+	}
+	return &cal, nil
+}
+
+// checkedCalibration reports what is wrong with a calibration read from a file.
+func checkedCalibration(path string, cal *estimate.Calibration) error {
+	if !slices.Contains(estimate.CalibrationFormats, cal.Format) {
+		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
+	}
+	if cal.Cluster == "" {
+		return badinput.Errorf(path, "no cluster named")
+	}
+	if err := cal.Params.Validate(); err != nil {
+		return badinput.Errorf(path, "params: %w", err)
+	}
+	if t := cal.PenaltyTable(); t != nil {
+		if err := t.Validate(); err != nil {
+			return badinput.Errorf(path, "penalty table: %w", err)
+		}
+	}
+	return nil
+}
