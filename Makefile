@@ -23,7 +23,7 @@ run: build
 # Packages are tested one at a time (-p 1): the emulation tests measure real TCP through
 # shaped links, and another package's tests beside them on a 2-core machine take the CPU the
 # emulation needs and skew the rates it measures. Tests inside a package still run in
-# parallel where they say so. The pipeline package calibrates and scores every committed TCP
+# parallel where they say so. The selection package calibrates and scores every committed TCP
 # dataset, which on a slow machine takes longer than go test's default bound of 10 minutes a
 # package; -timeout 30m is there for a hung test, not for a slow machine. The measured times
 # are in docs/performance.md.

@@ -1,4 +1,3 @@
-// Package pipeline chains commcal's stages (ingest, and later estimate, validate and plot)
-// into run directories, and records what every output came from: tool version, creation time,
-// the embedded sample dataset that `commcal run` uses by default.
+// Package pipeline chains commcal's stages (ingest, summary, estimate, validate, report) into a
+// run directory, and holds the sample dataset that `commcal run` uses when given nothing.
 package pipeline

@@ -14,15 +14,10 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/provenance"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
-)
-
-// Files of a run directory.
-const (
-	RunDatasetDir       = "dataset"
-	RunSummaryJSON      = "summary.json"
-	RunSummaryText      = "summary.txt"
-	RunMeasurementsFile = "measurements.parquet"
 )
 
 // RunFormat is the format tag of what commcal run --json prints.
@@ -31,13 +26,13 @@ const RunFormat = "commcal-run/1"
 // RunResult is what a run found (commcal run --json prints it).
 type RunResult struct {
 	Format      string                `json:"format"`
-	Summary     *Summary              `json:"summary"`
+	Summary     *rundir.Summary       `json:"summary"`
 	Calibration *estimate.Calibration `json:"calibration"`
 	Accuracy    *validate.Accuracy    `json:"accuracy"`
 	Figures     []string              `json:"figures"`
-	Health      *Health               `json:"health"`
+	Health      *report.Health        `json:"health"`
 	// Drift compares the previous run (RunOptions.Previous) with this one; nil without one.
-	Drift *Comparison `json:"drift,omitempty"`
+	Drift *report.Comparison `json:"drift,omitempty"`
 }
 
 // RunOptions configures Run.
@@ -64,26 +59,14 @@ type RunOptions struct {
 	Thresholds []validate.Threshold
 	// Previous, when set, is an earlier run to compare this one with; the comparison is in
 	// the result and in the health panel.
-	Previous *RunDir
+	Previous *rundir.Run
 	// DPI is the resolution of the PNG figures (0: plots.DefaultDPI).
 	DPI float64
 }
 
-// Run ingests the sources and summarises the dataset into a run directory:
-//
-//	dataset/              the normalised dataset (Parquet tables + manifest.json)
-//	summary.json          tables, sources and per-experiment statistics
-//	summary.txt           the same, as the tables printed on the terminal
-//	measurements.parquet  every measurement's mean, 95% CI and stopping-rule status
-//	calibration.json      every fitted parameter with its 95% CI (and lmo_*.parquet)
-//	predictions.parquet   every held-out transfer, measured and predicted by every model
-//	accuracy.json         per setting (|N|, d) and model, the columns of CCPE 2014 Table II;
-//	                      per situation (what else a transfer's pattern sends where it goes)
-//	                      and per transfer size (powers of two)
-//	health.json           what the report's health panel shows: alarms, skipped estimators,
-//	                      implausible fits, stopping-rule status, start skew, drift
-//	figures/              every figure as PNG, SVG and PDF
-//	report.html           one file: health, tables, figures inline, provenance
+// Run chains the stages into a run directory (package rundir lists its files): it ingests the
+// sources into a dataset, summarises it, calibrates the models, scores them on the held-out
+// experiments, compares the calibration with the previous run's, and writes the report.
 //
 // The directory is built beside Out and renamed into place at the end, replacing an earlier
 // run; a failed or interrupted run leaves the earlier one untouched.
@@ -103,10 +86,10 @@ func Run(ctx context.Context, opts RunOptions) (*RunResult, error) {
 }
 
 func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
-	dsDir := filepath.Join(tmp, RunDatasetDir)
+	dsDir := filepath.Join(tmp, rundir.DatasetDir)
 	start := time.Now()
 	_, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: opts.Cluster, Sources: opts.Sources, Out: dsDir,
-		Version: Version, Created: opts.Created, Logger: opts.Logger, Progress: opts.Progress, Notes: opts.Notes})
+		Version: provenance.Version, Created: opts.Created, Logger: opts.Logger, Progress: opts.Progress, Notes: opts.Notes})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +104,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	in, err := LoadTables(ctx, ds)
+	in, err := rundir.LoadTables(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +112,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if in.HockneyBreaks == nil {
 		in.HockneyBreaks = ds.Manifest.HockneyBreaks // a SimGrid breakpoints file among the inputs
 	}
-	s, err := Summarize(ds, in, opts.Rule)
+	s, err := rundir.Summarize(ds, in, opts.Rule)
 	if err != nil {
 		return nil, err
 	}
@@ -141,18 +124,18 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if err := s.WriteText(&text); err != nil {
 		return nil, err
 	}
-	if err := atomicio.WriteFile(filepath.Join(tmp, RunSummaryText), []byte(text.String())); err != nil {
+	if err := atomicio.WriteFile(filepath.Join(tmp, rundir.SummaryText), []byte(text.String())); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	if err := datasets.WriteJSONFile(filepath.Join(tmp, RunSummaryJSON), s); err != nil {
+	if err := datasets.WriteJSONFile(filepath.Join(tmp, rundir.SummaryJSON), s); err != nil {
 		return nil, err
 	}
-	if err := datasets.WriteParquetFile(filepath.Join(tmp, RunMeasurementsFile), MeasurementsTable, s.Measurements()); err != nil {
+	if err := datasets.WriteParquetFile(filepath.Join(tmp, rundir.MeasurementsFile), rundir.MeasurementsTable, s.Measurements()); err != nil {
 		return nil, err
 	}
 	start = time.Now()
 	cal := Estimate(ds.Cluster, in, opts.Defaults, opts.Weighted, opts.Created)
-	if err := WriteCalibration(tmp, cal); err != nil {
+	if err := rundir.WriteCalibration(tmp, cal); err != nil {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "estimate", "seconds", time.Since(start).Seconds(), "skipped", len(cal.Skipped))
@@ -178,15 +161,13 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	}
 	start = time.Now()
 	res := &RunResult{Format: RunFormat, Summary: s, Calibration: cal, Accuracy: acc}
+	contents := &report.Contents{Dataset: ds, Inputs: in, Summary: s, Calibration: cal, Accuracy: acc, Predictions: preds,
+		Thresholds: report.Specs(opts.Thresholds), DPI: opts.DPI}
 	if opts.Previous != nil {
-		res.Drift = Contrast([]*RunDir{opts.Previous, {Dir: opts.Out, Calibration: cal, Accuracy: acc}})
+		res.Drift = report.Contrast([]*rundir.Run{opts.Previous, {Dir: opts.Out, Calibration: cal, Accuracy: acc}})
+		contents.Previous = res.Drift.PreviousRun()
 	}
-	res.Health = checkHealth(ds.Cluster, ds.Manifest, s, cal, acc, healthInputs{Thresholds: Specs(opts.Thresholds), Previous: previousRun(res.Drift)})
-	if err := datasets.WriteJSONFile(filepath.Join(tmp, RunHealthFile), res.Health); err != nil {
-		return nil, err
-	}
-	r := &runReport{ds: ds, in: in, summary: s, cal: cal, acc: acc, preds: preds, health: res.Health, dpi: opts.DPI}
-	if res.Figures, err = r.write(ctx, tmp); err != nil {
+	if res.Health, res.Figures, err = report.Write(ctx, tmp, contents); err != nil {
 		return nil, err
 	}
 	opts.Logger.Info("stage done", "stage", "plot", "seconds", time.Since(start).Seconds(), "figures", len(res.Figures))

@@ -248,7 +248,7 @@ type Accuracy struct {
 }
 
 // InSample is every model's score on the held-out transfers with parameters fitted on the
-// calibration experiments and those transfers together (pipeline.InSample), per setting and
+// calibration experiments and those transfers together (selection.InSample), per setting and
 // over all, with the noise limits of Settings and Overall.
 type InSample struct {
 	Params   contention.Params `json:"params"`

@@ -15,7 +15,7 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 )
 
 // Exit statuses, the same for every command, decided by exitCode alone.
@@ -211,7 +211,7 @@ func startDatasetJob(ctx context.Context, dataset string, noVerify bool, breaks 
 	ds, err := openDataset(dataset, noVerify)
 	if err == nil {
 		var in estimate.Inputs
-		if in, err = pipeline.LoadTables(ctx, ds); err == nil {
+		if in, err = rundir.LoadTables(ctx, ds); err == nil {
 			if breaks == nil {
 				breaks = ds.Manifest.HockneyBreaks // a SimGrid breakpoints file ingested with the data
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/engine"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
 )
 
 func agentCommand() *cli.Command {
@@ -186,7 +186,7 @@ func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch
 	defer clear()
 	m, _, err := engine.Coordinate(ctx, engine.CampaignRun{Cluster: cl, Size: launch.Size, Catalogue: cat, Token: tok, Listen: listen, JoinTimeout: o.JoinTimeout,
 		Socket: o.Campaign.Socket, Logger: e.log, Progress: prog,
-		Dataset: engine.DatasetOptions{Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Launcher: launch.Launcher,
+		Dataset: engine.DatasetOptions{Out: o.Output.Out, Force: true, Version: provenance.Version, Created: e.when, Launcher: launch.Launcher,
 			Provenance: fmt.Sprintf("commcal agent on %d nodes, started by %s", launch.Size, launch.Launcher)},
 		Started: func(port int) error {
 			if o.Rendezvous != "" {

@@ -6,7 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -77,15 +78,15 @@ func runCompare(ctx context.Context, e env, o compareOptions) error {
 		return err
 	}
 	defer out.Release()
-	var rds []*pipeline.RunDir
+	var rds []*rundir.Run
 	for _, r := range o.Runs {
-		rd, err := pipeline.ReadCalibratedRunDir(r)
+		rd, err := rundir.ReadCalibrated(r)
 		if err != nil {
 			return err
 		}
 		rds = append(rds, rd)
 	}
-	cmp, err := pipeline.CompareRuns(ctx, rds, o.Output.Out)
+	cmp, err := report.CompareRuns(ctx, rds, o.Output.Out)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 )
 
 func estimateCommand() *cli.Command {
@@ -81,12 +83,12 @@ func runEstimate(ctx context.Context, e env, o estimateOptions) error {
 	}
 	defer job.out.Release()
 	cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, o.Weighted, e.when)
-	if err := o.Output.build(func(tmp string) error { return pipeline.WriteCalibration(tmp, cal) }); err != nil {
+	if err := o.Output.build(func(tmp string) error { return rundir.WriteCalibration(tmp, cal) }); err != nil {
 		return err
 	}
 	if o.JSON {
 		return e.printJSON(cal)
 	}
 	fmt.Fprintf(e.stdout, "calibration of %s written to %s\n\n", o.Dataset, o.Output.Out)
-	return pipeline.WriteCalibrationText(e.stdout, cal)
+	return report.WriteCalibrationText(e.stdout, cal)
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/export"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
+	"github.com/commcal/commcal/rundir"
 )
 
 func exportCommand() *cli.Command {
@@ -94,14 +95,14 @@ type exportOptions struct {
 func runExportSimGrid(ctx context.Context, e env, o exportOptions) error {
 	calFile := o.Calibration
 	if o.RunDir != "" {
-		calFile = filepath.Join(o.RunDir, pipeline.CalibrationFile)
+		calFile = filepath.Join(o.RunDir, rundir.CalibrationFile)
 	}
 	out, err := o.Output.claim(ctx, replaceOutput, o.RunDir, calFile, o.Cluster)
 	if err != nil {
 		return err
 	}
 	defer out.Release()
-	cal, err := pipeline.ReadCalibration(calFile)
+	cal, err := rundir.ReadCalibration(calFile)
 	if err != nil {
 		return err
 	}
@@ -112,9 +113,9 @@ func runExportSimGrid(ctx context.Context, e env, o exportOptions) error {
 			return err
 		}
 	} else {
-		ds := filepath.Join(o.RunDir, pipeline.RunDatasetDir)
+		ds := filepath.Join(o.RunDir, rundir.DatasetDir)
 		if _, err := os.Stat(ds); err != nil {
-			return badinput.Errorf(o.RunDir, "no %s to take the cluster from; give --cluster", pipeline.RunDatasetDir)
+			return badinput.Errorf(o.RunDir, "no %s to take the cluster from; give --cluster", rundir.DatasetDir)
 		}
 		m, err := datasets.ReadManifest(ds)
 		if err != nil {
@@ -128,7 +129,7 @@ func runExportSimGrid(ctx context.Context, e env, o exportOptions) error {
 	if cal.Cluster != cl.Name() {
 		return badinput.Errorf(calFile, "a calibration of cluster %s, the cluster (%s) is %s", cal.Cluster, clusterFrom, cl.Name())
 	}
-	sg, err := export.BuildSimGrid(cl, cal, export.SimGridOptions{Latency: o.Latency, Version: pipeline.Version})
+	sg, err := export.BuildSimGrid(cl, cal, export.SimGridOptions{Latency: o.Latency, Version: provenance.Version})
 	if err != nil {
 		return badinput.Wrap(calFile, err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/export"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 )
 
 func exportCSVCommand() *cli.Command {
@@ -128,10 +128,10 @@ func csvTables(input string) ([]export.CSVTable, error) {
 	}
 	dsDir, run := input, false
 	if _, err := os.Stat(filepath.Join(input, datasets.ManifestFile)); err != nil {
-		dsDir, run = filepath.Join(input, pipeline.RunDatasetDir), true
+		dsDir, run = filepath.Join(input, rundir.DatasetDir), true
 		if _, err := os.Stat(filepath.Join(dsDir, datasets.ManifestFile)); err != nil {
 			return nil, badinput.Errorf(input, "neither a dataset directory (no %s) nor a run directory (no %s)",
-				datasets.ManifestFile, filepath.Join(pipeline.RunDatasetDir, datasets.ManifestFile))
+				datasets.ManifestFile, filepath.Join(rundir.DatasetDir, datasets.ManifestFile))
 		}
 	}
 	ds, err := datasets.Open(dsDir)
@@ -148,7 +148,7 @@ func csvTables(input string) ([]export.CSVTable, error) {
 		}})
 	}
 	if run {
-		for _, rt := range pipeline.RunTables() {
+		for _, rt := range rundir.Tables() {
 			path := filepath.Join(input, rt.File)
 			if _, err := os.Stat(path); err == nil {
 				tables = append(tables, fileTable(path, rt.Table))

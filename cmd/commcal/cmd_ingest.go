@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
 )
 
 func ingestCommand() *cli.Command {
@@ -93,7 +93,7 @@ func runIngest(ctx context.Context, e env, o ingestOptions) error {
 	defer out.Release()
 	prog, done := e.progress("ingest")
 	m, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out,
-		Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog})
+		Force: true, Version: provenance.Version, Created: e.when, Logger: e.log, Progress: prog})
 	done()
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/datasets/campaigns"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/selection"
 )
 
 func leaderboardCommand() *cli.Command {
@@ -85,7 +85,7 @@ type leaderboardOptions struct {
 	NoVerify bool
 	JSON     bool
 	Markdown bool
-	// InSample adds every model's in-sample reach (pipeline.InSample).
+	// InSample adds every model's in-sample reach (selection.InSample).
 	InSample bool
 }
 
@@ -99,7 +99,7 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 		return err
 	}
 	progress, clear := e.datasetProgress()
-	lb, err := pipeline.BuildLeaderboard(ctx, dirs, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut, o.InSample, progress)
+	lb, err := selection.BuildLeaderboard(ctx, dirs, func(dir string) (*datasets.Dataset, error) { return openDataset(dir, o.NoVerify) }, params, o.HeldOut, o.InSample, progress)
 	clear()
 	if err != nil {
 		return err

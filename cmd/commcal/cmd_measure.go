@@ -15,8 +15,8 @@ import (
 	"github.com/commcal/commcal/engine"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/measure"
-	"github.com/commcal/commcal/pipeline"
 )
 
 func measureCommand() *cli.Command {
@@ -192,7 +192,7 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	prog, clear := e.campaignProgress()
 	defer clear()
 	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Socket: o.Campaign.Socket, Catalogue: cat,
-		Out: o.Output.Out, Force: true, Version: pipeline.Version, Created: e.when, Logger: e.log, Progress: prog, Launcher: o.Launcher, ForgetTCPMetrics: o.ForgetTCPMetrics})
+		Out: o.Output.Out, Force: true, Version: provenance.Version, Created: e.when, Logger: e.log, Progress: prog, Launcher: o.Launcher, ForgetTCPMetrics: o.ForgetTCPMetrics})
 	clear()
 	if err != nil {
 		return err

@@ -10,8 +10,9 @@ import (
 
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/plots"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 )
 
 func plotCommand() *cli.Command {
@@ -97,13 +98,13 @@ func runPlot(ctx context.Context, e env, o plotOptions) error {
 		return err
 	}
 	defer claimed.Release()
-	figs, err := pipeline.Plot(ctx, o.Run, pipeline.PlotOptions{DPI: o.DPI})
+	figs, err := report.Plot(ctx, o.Run, report.PlotOptions{DPI: o.DPI})
 	if err != nil {
 		return err
 	}
 	for _, f := range figs {
-		fmt.Fprintln(e.stdout, filepath.Join(o.Run, pipeline.FiguresDir, f+".svg"))
+		fmt.Fprintln(e.stdout, filepath.Join(o.Run, rundir.FiguresDir, f+".svg"))
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(o.Run, pipeline.ReportFile))
+	fmt.Fprintln(e.stdout, filepath.Join(o.Run, rundir.ReportFile))
 	return nil
 }

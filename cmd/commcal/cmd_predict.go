@@ -17,7 +17,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
@@ -285,7 +285,7 @@ func predictNetwork(o predictOptions) (*contention.Network, error) {
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
 	if o.Calibration != "" {
-		cal, err := pipeline.ReadCalibration(o.Calibration)
+		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,10 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -139,7 +142,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 		cl, srcs, err = pipeline.Sample()
 		if err == nil {
 			notes, err = pipeline.SampleNotes() // the measurement's own notes, start skew among them
-			notes = append([]string{"the embedded sample dataset of commcal " + pipeline.Version}, notes...)
+			notes = append([]string{"the embedded sample dataset of commcal " + provenance.Version}, notes...)
 		}
 	} else {
 		cl, srcs, err = o.Sources.load(o.Paths)
@@ -156,9 +159,9 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 		return err
 	}
 	defer out.Release()
-	var prev *pipeline.RunDir
+	var prev *rundir.Run
 	if o.Previous != "" { // read under the claim: it may be the output about to be replaced
-		if prev, err = pipeline.ReadCalibratedRunDir(o.Previous); err != nil {
+		if prev, err = rundir.ReadCalibrated(o.Previous); err != nil {
 			return err
 		}
 	}
@@ -191,8 +194,8 @@ func printRun(w io.Writer, o runOptions, res *pipeline.RunResult) error {
 	if err := res.Summary.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\ncalibration (%s)\n", pipeline.CalibrationFile)
-	if err := pipeline.WriteCalibrationText(w, res.Calibration); err != nil {
+	fmt.Fprintf(w, "\ncalibration (%s)\n", rundir.CalibrationFile)
+	if err := report.WriteCalibrationText(w, res.Calibration); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nheld-out validation (%s), signed error ε = (predicted − measured)/measured\n", strings.Join(o.HeldOut, ","))
@@ -200,6 +203,6 @@ func printRun(w io.Writer, o runOptions, res *pipeline.RunResult) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d figures in %s, report: %s\n", len(res.Figures),
-		filepath.Join(o.Output.Out, pipeline.FiguresDir), filepath.Join(o.Output.Out, pipeline.ReportFile))
+		filepath.Join(o.Output.Out, rundir.FiguresDir), filepath.Join(o.Output.Out, rundir.ReportFile))
 	return err
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/simulate"
 )
 
@@ -112,7 +112,7 @@ func runSimulate(ctx context.Context, e env, o simulateOptions) error {
 	}
 	defer out.Release()
 	m, _, err := simulate.Run(ctx, simulate.Options{Cluster: cl, Truth: tr, Out: o.Output.Out,
-		Force: true, Version: pipeline.Version, Created: e.when})
+		Force: true, Version: provenance.Version, Created: e.when})
 	if err != nil {
 		return err
 	}

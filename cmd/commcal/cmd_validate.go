@@ -10,6 +10,8 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/selection"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -120,7 +122,7 @@ type validateOptions struct {
 	// HockneyBreaks are the sizes at which Hockney's segments start when calibrating.
 	HockneyBreaks []float64
 	JSON          bool
-	// InSample adds the in-sample reach (pipeline.InSample) to the accuracy.
+	// InSample adds the in-sample reach (selection.InSample) to the accuracy.
 	InSample bool
 }
 
@@ -130,7 +132,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	var cal *estimate.Calibration
 	if o.Calibration != "" {
 		var err error
-		if cal, err = pipeline.ReadCalibration(o.Calibration); err != nil {
+		if cal, err = rundir.ReadCalibration(o.Calibration); err != nil {
 			return err
 		}
 	}
@@ -149,7 +151,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	o.Params.override(&calibrated)
 	var reach *validate.InSample
 	if o.InSample {
-		if reach, err = pipeline.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override, e.when); err != nil {
+		if reach, err = selection.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override, e.when); err != nil {
 			return err
 		}
 	}

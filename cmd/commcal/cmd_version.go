@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
 )
 
 // buildInfo is what the binary knows of its build: the version set at link time and the
@@ -26,7 +26,7 @@ type buildInfo struct {
 }
 
 func readBuildInfo() buildInfo {
-	b := buildInfo{Format: versionFormat, Version: pipeline.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b := buildInfo{Format: versionFormat, Version: provenance.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -59,7 +59,7 @@ func versionCommand() *cli.Command {
 	return withUsageErrors(&cli.Command{
 		Name:  "version",
 		Usage: "print commcal's version, commit and Go version",
-		Description: `Prints the version (set at release with -ldflags "-X github.com/commcal/commcal/pipeline.Version=..."),
+		Description: `Prints the version (set at release with -ldflags "-X github.com/commcal/commcal/internal/provenance.Version=..."),
 the git commit and commit time the Go toolchain stamped into the binary when it was built
 from a checkout, the Go version and the platform; --json for scripts.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print as JSON"}},

@@ -17,7 +17,7 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -147,7 +147,7 @@ func TestExportCSVRunAndFile(t *testing.T) {
 	if code, _, stderr := runCLI(t, "export", "csv", "--out", out, run); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	preds, err := datasets.ReadParquetFile[validate.Row](filepath.Join(run, pipeline.PredictionsFile), validate.PredictionsTable)
+	preds, err := datasets.ReadParquetFile[validate.Row](filepath.Join(run, rundir.PredictionsFile), validate.PredictionsTable)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/export"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/rundir"
 )
 
 // TestExportSimGrid exports a calibration given as a file with its cluster, twice into two
@@ -27,10 +27,10 @@ func TestExportSimGrid(t *testing.T) {
 	if err := os.MkdirAll(calDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := pipeline.WriteCalibration(calDir, cal); err != nil {
+	if err := rundir.WriteCalibration(calDir, cal); err != nil {
 		t.Fatal(err)
 	}
-	calFile := filepath.Join(calDir, pipeline.CalibrationFile)
+	calFile := filepath.Join(calDir, rundir.CalibrationFile)
 	var first []byte
 	for _, out := range []string{"sg1", "sg2"} {
 		code, stdout, stderr := runCLI(t, "export", "simgrid", "--cluster", "testdata/table1.toml", "--calibration", calFile, "--out", filepath.Join(dir, out))

@@ -22,7 +22,7 @@ import (
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/internal/provenance"
 )
 
 // env is what every command's run function gets beside its options: where to print, the
@@ -42,7 +42,7 @@ func envFrom(c *cli.Context) (env, error) {
 	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return env{}, usagef("--log-level: %v", err)
 	}
-	when, err := pipeline.Created()
+	when, err := provenance.Created()
 	if err != nil {
 		return env{}, usagef("%v", err)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package report_test
 
 import (
 	"bytes"
@@ -17,6 +17,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/commcal/commcal/pipeline/pipelinetest"
+	"github.com/commcal/commcal/rundir"
 )
 
 // browser is headless Chromium, 1280 × 900, with what its pages logged as errors.
@@ -248,16 +251,16 @@ func TestReportInChromium(t *testing.T) {
 	b := openBrowser(t)
 	dir := t.TempDir()
 	prev := filepath.Join(dir, "last-night")
-	runSample(t, prev)
-	prd, err := ReadRunDir(prev)
+	pipelinetest.Sample(t, prev)
+	prd, err := rundir.Read(prev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
 	keep(t, filepath.Join(out, "report-top.png"), filepath.Join(out, "report-health.png"), filepath.Join(out, "report-figure.png"),
-		filepath.Join(out, ReportFile))
+		filepath.Join(out, rundir.ReportFile))
 	res := runSampleTonight(t, out, prd)
-	screen, print := b.open(t, filepath.Join(out, ReportFile))
+	screen, print := b.open(t, filepath.Join(out, rundir.ReportFile))
 	// Tables: the health panel's thresholds, skipped, implausible and stopping rule; the
 	// calibration, accuracy, measurements and sources.
 	checkLayout(t, "report", screen, 8, len(res.Figures))
@@ -304,7 +307,7 @@ func TestReportInChromium(t *testing.T) {
 func TestEveryFigureInChromium(t *testing.T) {
 	b := openBrowser(t)
 	out := simulatedRun(t, mustCluster(t, "ccpe-testbed"), t.TempDir())
-	screen, _ := b.open(t, filepath.Join(out, ReportFile))
+	screen, _ := b.open(t, filepath.Join(out, rundir.ReportFile))
 	checkLayout(t, "report", screen, 5, 10)
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)

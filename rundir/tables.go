@@ -1,4 +1,4 @@
-package pipeline
+package rundir
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/commcal/commcal/estimate"
 )
 
-// LoadTables reads every table of a dataset into memory once; the summary, estimation,
-// validation and plot stages all work from the one copy.
+// LoadTables reads every table of a dataset (a run directory's, or any other) into memory
+// once; the summary, estimation, validation and plot stages all work from the one copy.
 func LoadTables(ctx context.Context, ds *datasets.Dataset) (estimate.Inputs, error) {
 	var in estimate.Inputs
 	var err error

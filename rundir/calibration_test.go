@@ -1,4 +1,4 @@
-package pipeline
+package rundir
 
 import (
 	"math"
@@ -61,44 +61,5 @@ func TestCalibrationNonfiniteRoundTrip(t *testing.T) {
 	os.WriteFile(path, []byte(unflagged), 0o644)
 	if _, err := ReadCalibration(path); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "null without a nonfinite flag") {
 		t.Errorf("a null without its flag: %v", err)
-	}
-}
-
-// summary.json and health.json carry their format tags; another tag is refused, none (a run
-// of an earlier version) is read.
-func TestRunFileFormats(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		file, want string
-		read       func(path string) error
-	}{
-		{RunSummaryJSON, SummaryFormat, func(path string) error {
-			_, err := readSummary(filepath.Dir(path), nil, estimate.Inputs{})
-			return err
-		}},
-		{RunHealthFile, HealthFormat, func(path string) error { _, err := readHealth(path); return err }},
-	} {
-		path := filepath.Join(dir, c.file)
-		write := func(format string) {
-			doc := `{"format": "` + format + `"}`
-			if format == "" {
-				doc = `{}`
-			}
-			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		write(c.want)
-		if err := c.read(path); err != nil {
-			t.Errorf("%s with format %s: %v", c.file, c.want, err)
-		}
-		write("")
-		if err := c.read(path); err != nil {
-			t.Errorf("%s without a format: %v", c.file, err)
-		}
-		write("commcal-calibration/2")
-		if err := c.read(path); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s of another format: %v", c.file, err)
-		}
 	}
 }

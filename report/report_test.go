@@ -1,4 +1,4 @@
-package pipeline
+package report_test
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/pipeline/pipelinetest"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 )
 
 // svgShapes counts the drawing elements of an SVG document, checking that it parses.
@@ -40,7 +43,7 @@ func TestFiguresAndReport(t *testing.T) {
 	want := []string{"errors_by_setting", "errors_cdf", "predicted_vs_measured", "hockney", "bandwidth_vs_degree", "bandwidth_heatmap",
 		"rates_vs_nominal", "collectives", "l_parameter", "lmo_nodes"}
 	for _, name := range want {
-		pngData, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".png"))
+		pngData, err := os.ReadFile(filepath.Join(out, rundir.FiguresDir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +51,7 @@ func TestFiguresAndReport(t *testing.T) {
 		if err != nil || img.Bounds().Dx() < 300 || img.Bounds().Dy() < 200 {
 			t.Errorf("%s.png: %v, %v", name, err, img.Bounds())
 		}
-		svg, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".svg"))
+		svg, err := os.ReadFile(filepath.Join(out, rundir.FiguresDir, name+".svg"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,12 +64,12 @@ func TestFiguresAndReport(t *testing.T) {
 		if n := svgShapes(t, svg); n < least {
 			t.Errorf("%s.svg draws only %d shapes", name, n)
 		}
-		pdf, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".pdf"))
+		pdf, err := os.ReadFile(filepath.Join(out, rundir.FiguresDir, name+".pdf"))
 		if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 			t.Errorf("%s.pdf: %v", name, err)
 		}
 	}
-	page, err := os.ReadFile(filepath.Join(out, ReportFile))
+	page, err := os.ReadFile(filepath.Join(out, rundir.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,18 +81,18 @@ func TestFiguresAndReport(t *testing.T) {
 func TestReportEscapesInputText(t *testing.T) {
 	// Source paths and provenance come from the command line and input files.
 	out := filepath.Join(t.TempDir(), "run")
-	runSample(t, out)
-	ds := filepath.Join(out, RunDatasetDir)
+	pipelinetest.Sample(t, out)
+	ds := filepath.Join(out, rundir.DatasetDir)
 	m, err := os.ReadFile(filepath.Join(ds, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	evil := strings.Replace(string(m), "embedded:sample/measured/transfers.parquet", `<script>alert(1)</script>`, 1)
 	os.WriteFile(filepath.Join(ds, "manifest.json"), []byte(evil), 0o644)
-	if _, err := Plot(context.Background(), out, PlotOptions{}); err != nil {
+	if _, err := report.Plot(context.Background(), out, report.PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	page, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	page, _ := os.ReadFile(filepath.Join(out, rundir.ReportFile))
 	if strings.Contains(string(page), "<script>alert(1)</script>") || !strings.Contains(string(page), "&lt;script&gt;") {
 		t.Error("input text reached the report unescaped")
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package report_test
 
 import (
 	"context"
@@ -9,43 +9,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
-	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/estimate"
-	"github.com/commcal/commcal/simulate"
+	"github.com/commcal/commcal/pipeline/pipelinetest"
+	"github.com/commcal/commcal/report"
 )
 
 // simulatedRun simulates a cluster (seed 1, 1% noise, 10 repetitions) and runs the pipeline on
 // it into dir/run.
 func simulatedRun(t *testing.T, cl *cluster.Cluster, dir string) string {
 	t.Helper()
-	return simulatedNight(t, cl, dir, "run")
-}
-
-// simulatedNight simulates a cluster (seed 1, 1% noise, 10 repetitions) and runs the pipeline
-// on it into dir/name: one night of measurements.
-func simulatedNight(t *testing.T, cl *cluster.Cluster, dir, name string) string {
-	t.Helper()
-	sim := filepath.Join(dir, "sim-"+name)
-	tr := simulate.DefaultTruth(cl, 1)
-	tr.Noise = 0.01
-	when := time.Unix(0, 0)
-	if _, _, err := simulate.Run(context.Background(), simulate.Options{Cluster: cl, Truth: tr, Out: sim, Created: when}); err != nil {
-		t.Fatal(err)
-	}
-	srcs, err := datasets.ExpandSources([]string{sim}, datasets.Source{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, name)
-	if _, err := Run(context.Background(), RunOptions{Cluster: cl, Sources: srcs, Out: out, Rule: estimate.DefaultStoppingRule,
-		Created: when, Defaults: contention.DefaultParams(), Weighted: true}); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return pipelinetest.Simulated(t, cl, dir, "run")
 }
 
 // TestCompareFlagsNICChange compares two simulated clusters whose true NIC rates differ by 10%
@@ -61,7 +36,7 @@ func TestCompareFlagsNICChange(t *testing.T) {
 	}
 	a := simulatedRun(t, base, filepath.Join(t.TempDir(), "a"))
 	b := simulatedRun(t, faster, filepath.Join(t.TempDir(), "b"))
-	cmp, err := Compare(context.Background(), []string{a, b}, filepath.Join(t.TempDir(), "cmp"))
+	cmp, err := report.Compare(context.Background(), []string{a, b}, filepath.Join(t.TempDir(), "cmp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +68,7 @@ func TestCompareFlagsNICChange(t *testing.T) {
 	t.Logf("drifted: %v", cmp.Drifted)
 }
 
-// TestCompareFiveNights is the trend: five simulated nights of the CCPE testbed (1%
+// TestCompareFiveNights is a nightly trend: five simulated nights of the CCPE testbed (1%
 // noise), the NICs 10% slower on the fourth night only. The nights share their noise draws, so
 // that the NIC is all that changes: with draws of their own (seeds 1 to 5), one of some 80
 // parameters' intervals misses the first night's on night 2 (LMO C of Y1), the expected rate
@@ -116,10 +91,10 @@ func TestCompareFiveNights(t *testing.T) {
 		if night == 4 {
 			cl = slow
 		}
-		runs = append(runs, simulatedNight(t, cl, dir, fmt.Sprintf("night-%d", night)))
+		runs = append(runs, pipelinetest.Simulated(t, cl, dir, fmt.Sprintf("night-%d", night)))
 	}
 	out := filepath.Join(dir, "history")
-	cmp, err := Compare(context.Background(), runs, out)
+	cmp, err := report.Compare(context.Background(), runs, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +106,7 @@ func TestCompareFiveNights(t *testing.T) {
 			t.Errorf("NIC capacity on night 4: drift %v, change %.3f, truth -0.10", p.Drift[3], p.RelChange[3])
 		}
 	}
-	page, err := os.ReadFile(filepath.Join(out, CompareHTML))
+	page, err := os.ReadFile(filepath.Join(out, report.CompareHTML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +139,8 @@ func TestCompareFiveNights(t *testing.T) {
 	// The page in Chromium: every table and figure (9 trends, 10 overlaid error
 	// distributions: one per model) visible, nothing wider than the page, no console errors.
 	b := openBrowser(t)
-	keep(t, filepath.Join(out, "compare-trend.png"), filepath.Join(out, CompareHTML))
-	screen, _ := b.open(t, filepath.Join(out, CompareHTML))
+	keep(t, filepath.Join(out, "compare-trend.png"), filepath.Join(out, report.CompareHTML))
+	screen, _ := b.open(t, filepath.Join(out, report.CompareHTML))
 	checkLayout(t, "compare.html", screen, 3, 9+len(contention.Models()))
 	b.screenshot(t, "#trend_fairness", out, "compare-trend.png", 600)
 	if errs := b.consoleErrors(); len(errs) > 0 {

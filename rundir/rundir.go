@@ -1,10 +1,9 @@
-package pipeline
+package rundir
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
@@ -12,23 +11,23 @@ import (
 	"github.com/commcal/commcal/validate"
 )
 
-// RunDir is what a run directory holds beside its dataset, read strictly: calibration.json,
+// Run is what a run directory holds beside its dataset, read strictly: calibration.json,
 // and accuracy.json with predictions.parquet when the run validated. A file that is present
 // but unreadable, of another format, or inconsistent is an error naming it, never a silent
 // gap; a file that is absent is nil.
-type RunDir struct {
+type Run struct {
 	Dir         string
 	Calibration *estimate.Calibration
 	Accuracy    *validate.Accuracy
 	Predictions []validate.Row
 }
 
-// ReadRunDir reads a run directory.
-func ReadRunDir(dir string) (*RunDir, error) {
+// Read reads a run directory.
+func Read(dir string) (*Run, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, badinput.Errorf(dir, "not a run directory")
 	}
-	r := &RunDir{Dir: dir}
+	r := &Run{Dir: dir}
 	var err error
 	if _, err := os.Stat(filepath.Join(dir, CalibrationFile)); err == nil {
 		if r.Calibration, err = ReadCalibration(filepath.Join(dir, CalibrationFile)); err != nil {
@@ -50,10 +49,10 @@ func ReadRunDir(dir string) (*RunDir, error) {
 	return r, nil
 }
 
-// ReadCalibratedRunDir reads a run directory that must hold a calibration (what compare and
+// ReadCalibrated reads a run directory that must hold a calibration (what compare and
 // run --previous read).
-func ReadCalibratedRunDir(dir string) (*RunDir, error) {
-	rd, err := ReadRunDir(dir)
+func ReadCalibrated(dir string) (*Run, error) {
+	rd, err := Read(dir)
 	if err == nil && rd.Calibration == nil {
 		err = badinput.Errorf(dir, "not a run directory (one that commcal run writes): no %s", CalibrationFile)
 	}
@@ -76,48 +75,12 @@ func ReadAccuracy(path string) (*validate.Accuracy, error) {
 	return acc, nil
 }
 
-// checkFormat checks the format tag of a run file that commcal writes and reads back. An
-// absent tag is a file of a run written before commcal tagged it (the same layout); another
-// tag is another kind of file, or a later version, and bad input.
-func checkFormat(path, got, want string) error {
+// CheckFormat checks the format tag of a run file that commcal writes and reads back. A file
+// without a tag has the tagged layout and is read; another tag is another kind of file, or
+// another version of it, and bad input.
+func CheckFormat(path, got, want string) error {
 	if got != "" && got != want {
 		return badinput.Errorf(path, "format %q, want %q", got, want)
 	}
 	return nil
-}
-
-// checkedCalibration reports what is wrong with a calibration read from a file.
-func checkedCalibration(path string, cal *estimate.Calibration) error {
-	if !slices.Contains(estimate.CalibrationFormats, cal.Format) {
-		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
-	}
-	if cal.Cluster == "" {
-		return badinput.Errorf(path, "no cluster named")
-	}
-	if err := cal.Params.Validate(); err != nil {
-		return badinput.Errorf(path, "params: %w", err)
-	}
-	if t := cal.PenaltyTable(); t != nil {
-		if err := t.Validate(); err != nil {
-			return badinput.Errorf(path, "penalty table: %w", err)
-		}
-	}
-	return nil
-}
-
-// RunTable is a Parquet table file of a run directory, beside its dataset's.
-type RunTable struct {
-	File  string
-	Table *datasets.Table
-}
-
-// RunTables lists the Parquet files a run directory may hold besides its dataset's tables,
-// with their tables, in the order the run writes them.
-func RunTables() []RunTable {
-	return []RunTable{
-		{RunMeasurementsFile, MeasurementsTable},
-		{LMONodesFile, lmoNodesTable},
-		{LMOLinksFile, lmoLinksTable},
-		{PredictionsFile, validate.PredictionsTable},
-	}
 }

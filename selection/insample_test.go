@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/commcal/commcal/datasets/campaigns"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -58,7 +59,7 @@ func TestInSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := LoadTables(context.Background(), ds)
+	in, err := rundir.LoadTables(context.Background(), ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,19 @@
-package pipeline
+package rundir
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // MeasurementRow is one measured quantity of a dataset summarised over its repetitions: a
@@ -135,7 +139,7 @@ func Summarize(ds *datasets.Dataset, in estimate.Inputs, rule estimate.StoppingR
 	for _, gr := range groups {
 		m, err := estimate.Summarize(gr.vals, rule)
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: %s %s: %w", gr.table, gr.label, err)
+			return nil, fmt.Errorf("rundir: %s %s: %w", gr.table, gr.label, err)
 		}
 		s.rows = append(s.rows, MeasurementRow{Table: gr.table, Experiment: gr.experiment, Label: gr.label, Bytes: gr.bytes,
 			N: int64(m.N), Mean: m.Mean, SD: m.SD, CILow: m.CILow, CIHigh: m.CIHigh, RelWidth: m.RelWidth, Status: m.Status})
@@ -161,6 +165,25 @@ func Summarize(ds *datasets.Dataset, in estimate.Inputs, rule estimate.StoppingR
 		widths = append(widths, m.RelWidth)
 	}
 	finish()
+	return s, nil
+}
+
+// ReadSummary reads a run's summary.json strictly, or, in a directory without one, summarises
+// the dataset under the default stopping rule.
+func ReadSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary, error) {
+	path := filepath.Join(dir, SummaryJSON)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Summarize(ds, in, estimate.DefaultStoppingRule)
+	} else if err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	s := &Summary{}
+	if err := datasets.ReadJSONFile(path, s); err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	if err := CheckFormat(path, s.Format, SummaryFormat); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"context"
@@ -14,7 +14,9 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/plots"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -143,9 +145,9 @@ func overlap(a, b estimate.Param) bool {
 // compare.html and the figures into out. Every file of every run is read strictly: one that
 // cannot be read is an error naming it.
 func Compare(ctx context.Context, runs []string, out string) (*Comparison, error) {
-	var rds []*RunDir
+	var rds []*rundir.Run
 	for _, r := range runs {
-		rd, err := ReadCalibratedRunDir(r)
+		rd, err := rundir.ReadCalibrated(r)
 		if err != nil {
 			return nil, err
 		}
@@ -154,8 +156,8 @@ func Compare(ctx context.Context, runs []string, out string) (*Comparison, error
 	return CompareRuns(ctx, rds, out)
 }
 
-// CompareRuns is Compare on runs already read (ReadCalibratedRunDir).
-func CompareRuns(ctx context.Context, rds []*RunDir, out string) (*Comparison, error) {
+// CompareRuns is Compare on runs already read (rundir.ReadCalibrated).
+func CompareRuns(ctx context.Context, rds []*rundir.Run, out string) (*Comparison, error) {
 	runs := make([]string, len(rds))
 	for i, rd := range rds {
 		runs[i] = rd.Dir
@@ -177,7 +179,7 @@ func CompareRuns(ctx context.Context, rds []*RunDir, out string) (*Comparison, e
 
 // Contrast compares runs already read (each with a calibration), the first being the
 // reference: the work of Compare without the files.
-func Contrast(rds []*RunDir) *Comparison {
+func Contrast(rds []*rundir.Run) *Comparison {
 	cmp := &Comparison{Format: CompareFormat, Drifted: []string{}, Vanished: []string{}, NewlySkipped: []string{}, AccuracyLost: []string{},
 		RunDrift: make([]bool, len(rds))}
 	var flat []map[string]estimate.Param
@@ -261,7 +263,7 @@ func writeComparison(ctx context.Context, cmp *Comparison, figs []*plots.Figure,
 			return err
 		}
 		return writePage(filepath.Join(tmp, CompareHTML), "compare.html.tmpl", map[string]any{"Comparison": cmp,
-			"Figures": figureRows(shown), "Alarms": cmp.Alarms(), "Version": Version, "Cells": paramCells(cmp),
+			"Figures": figureRows(shown), "Alarms": cmp.Alarms(), "Version": provenance.Version, "Cells": paramCells(cmp),
 			"AccCells": accuracyTable(cmp), "RunRows": runTable(cmp)})
 	})
 }

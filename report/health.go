@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"fmt"
@@ -11,11 +11,9 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
-
-// RunHealthFile holds a run's health (health.json): what the report's health panel shows.
-const RunHealthFile = "health.json"
 
 // Threshold measures, as health.json names them.
 const (
@@ -138,24 +136,17 @@ func (s ThresholdSpec) threshold(model string) validate.Threshold {
 	return th
 }
 
-// healthInputs is what a run knows beside its directory's files: the thresholds it was given
-// and its comparison with the previous run.
-type healthInputs struct {
-	Thresholds []ThresholdSpec
-	Previous   *PreviousRun
+// PreviousRun summarises a comparison of the previous run (first) with this one for the health
+// panel.
+func (c *Comparison) PreviousRun() *PreviousRun {
+	return &PreviousRun{Dir: c.Runs[0], Compared: len(c.Params), Alarms: c.Alarms()}
 }
 
-// previousRun summarises a comparison of the previous run (first) with this one.
-func previousRun(cmp *Comparison) *PreviousRun {
-	if cmp == nil {
-		return nil
-	}
-	return &PreviousRun{Dir: cmp.Runs[0], Compared: len(cmp.Params), Alarms: cmp.Alarms()}
-}
-
-// checkHealth computes a run's health from what it measured, fitted and scored.
-func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *estimate.Calibration, acc *validate.Accuracy, hi healthInputs) *Health {
-	h := &Health{Format: HealthFormat, Thresholds: hi.Thresholds, Previous: hi.Previous, Checks: []ThresholdCheck{}, Skipped: []estimate.Skipped{},
+// checkHealth computes a run's health from what it measured, fitted and scored, against the
+// thresholds it was given and with what changed since the previous run.
+func checkHealth(c *Contents) *Health {
+	cl, s, cal, acc := c.Dataset.Cluster, c.Summary, c.Calibration, c.Accuracy
+	h := &Health{Format: HealthFormat, Thresholds: c.Thresholds, Previous: c.Previous, Checks: []ThresholdCheck{}, Skipped: []estimate.Skipped{},
 		Implausible: []Finding{}, Stopping: []StoppingStatus{}}
 	if h.Thresholds == nil {
 		h.Thresholds = []ThresholdSpec{}
@@ -166,19 +157,19 @@ func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *est
 			if spec.Model != validate.AllModels && spec.Model != name {
 				continue
 			}
-			c := ThresholdCheck{ThresholdSpec: spec}
+			check := ThresholdCheck{ThresholdSpec: spec}
 			if acc != nil {
 				if ma, ok := acc.Overall.Model(name); ok && ma.Transfers > 0 {
 					v := ma.Within10
 					if spec.Measure == MeasureMeanAbsErr {
 						v = ma.MeanAbsErr
 					}
-					c.Value = &v
+					check.Value = &v
 				}
-				c.Pass = len(acc.Check([]validate.Threshold{spec.threshold(name)})) == 0
+				check.Pass = len(acc.Check([]validate.Threshold{spec.threshold(name)})) == 0
 			}
-			c.Model = name
-			h.Checks = append(h.Checks, c)
+			check.Model = name
+			h.Checks = append(h.Checks, check)
 		}
 	}
 	if cal != nil {
@@ -205,7 +196,7 @@ func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *est
 			}
 			h.Stopping = append(h.Stopping, st)
 		}
-		h.StartSkew = startSkew(m, s)
+		h.StartSkew = startSkew(c.Dataset.Manifest, s)
 	}
 	return h
 }
@@ -213,10 +204,10 @@ func checkHealth(cl *cluster.Cluster, m *datasets.Manifest, s *Summary, cal *est
 // skewNote is how `commcal measure` records the largest start skew in a dataset's notes.
 var skewNote = regexp.MustCompile(`largest start skew ([0-9.eE+-]+) ms`)
 
-// startSkew reads the largest start skew from the dataset's measurement record (or, for
-// datasets measured before it existed, from its notes; other datasets have none) and sets it
+// startSkew reads the largest start skew from the dataset's measurement record, else from the
+// note `commcal measure` writes it in (datasets of other origins have neither), and sets it
 // beside the shortest concurrent transfer.
-func startSkew(m *datasets.Manifest, s *Summary) *StartSkew {
+func startSkew(m *datasets.Manifest, s *rundir.Summary) *StartSkew {
 	if m == nil {
 		return nil
 	}

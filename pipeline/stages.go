@@ -2,20 +2,26 @@ package pipeline
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/internal/provenance"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
-// Files of the validation stage.
-const (
-	PredictionsFile = "predictions.parquet"
-	AccuracyFile    = "accuracy.json"
-	// InSamplePredictionsFile holds the predictions of validate --in-sample's parameters.
-	InSamplePredictionsFile = "predictions_in_sample.parquet"
-)
+// The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
+
+// Estimate calibrates every model parameter a dataset's calibration experiments allow, and
+// stamps the calibration with the tool, its version and the creation time.
+func Estimate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) *estimate.Calibration {
+	cal := estimate.Calibrate(cl, in, defaults, weighted)
+	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
+	return cal
+}
 
 // Validate scores every model on a dataset's held-out transfers with the given parameters
 // and penalty table, writes predictions.parquet and accuracy.json (with inSample, when not
@@ -30,14 +36,14 @@ func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params content
 	if table == nil {
 		acc.Warnings = append(acc.Warnings, "no penalty table (no static_sync experiments): penalty-table equals penalty")
 	}
-	if err := datasets.WriteParquetFile(filepath.Join(dir, PredictionsFile), validate.PredictionsTable, preds); err != nil {
+	if err := datasets.WriteParquetFile(filepath.Join(dir, rundir.PredictionsFile), validate.PredictionsTable, preds); err != nil {
 		return nil, nil, err
 	}
-	if err := datasets.WriteJSONFile(filepath.Join(dir, AccuracyFile), acc); err != nil {
+	if err := datasets.WriteJSONFile(filepath.Join(dir, rundir.AccuracyFile), acc); err != nil {
 		return nil, nil, err
 	}
 	if inSample != nil {
-		if err := datasets.WriteParquetFile(filepath.Join(dir, InSamplePredictionsFile), validate.PredictionsTable, inSample.Rows); err != nil {
+		if err := datasets.WriteParquetFile(filepath.Join(dir, rundir.InSamplePredictionsFile), validate.PredictionsTable, inSample.Rows); err != nil {
 			return nil, nil, err
 		}
 	}

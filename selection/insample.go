@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -29,7 +30,7 @@ import (
 func InSample(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, heldOut []string, override func(*contention.Params), created time.Time) (*validate.InSample, error) {
 	all := in
 	all.Transfers = HeldOutAsCalibration(in.Transfers, heldOut)
-	cal := Estimate(cl, all, defaults, false, created)
+	cal := pipeline.Estimate(cl, all, defaults, false, created)
 	params := cal.Params
 	if override != nil {
 		override(&params)

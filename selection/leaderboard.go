@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/parallel"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -77,7 +78,7 @@ type LeaderboardRank struct {
 	Within10   float64 `json:"within_10pct"`
 	MeanAbsErr float64 `json:"mean_abs_err"`
 	// InSampleWithin10 and InSampleMeanAbsErr are the model's in-sample reach pooled alike
-	// (with --in-sample only; pipeline.InSample: a diagnostic, never an accuracy).
+	// (with --in-sample only; InSample: a diagnostic, never an accuracy).
 	InSampleWithin10   *float64 `json:"in_sample_within_10pct,omitempty"`
 	InSampleMeanAbsErr *float64 `json:"in_sample_mean_abs_err,omitempty"`
 }
@@ -193,7 +194,7 @@ func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.
 	if err != nil {
 		return nil, err
 	}
-	in, err := LoadTables(ctx, ds)
+	in, err := rundir.LoadTables(ctx, ds)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package report_test
 
 import (
 	"context"
@@ -14,6 +14,10 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/pipeline"
+	"github.com/commcal/commcal/pipeline/pipelinetest"
+	"github.com/commcal/commcal/report"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -26,8 +30,8 @@ import (
 func TestHealthOfTheSample(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first")
-	runSample(t, first)
-	prev, err := ReadRunDir(first)
+	pipelinetest.Sample(t, first)
+	prev, err := rundir.Read(first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +51,8 @@ func TestHealthOfTheSample(t *testing.T) {
 			failed = append(failed, c.Model+" "+c.Measure)
 		}
 	}
-	if len(h.Checks) != len(contention.Models())+1 || !slices.Equal(failed, []string{"asymmetric " + MeasureWithin10, "penalty " + MeasureMeanAbsErr,
-		"penalty-table " + MeasureMeanAbsErr, "hockney " + MeasureMeanAbsErr}) {
+	if len(h.Checks) != len(contention.Models())+1 || !slices.Equal(failed, []string{"asymmetric " + report.MeasureWithin10, "penalty " + report.MeasureMeanAbsErr,
+		"penalty-table " + report.MeasureMeanAbsErr, "hockney " + report.MeasureMeanAbsErr}) {
 		t.Errorf("%d checks, failed %v", len(h.Checks), failed)
 	}
 	var skipped []string
@@ -76,7 +80,7 @@ func TestHealthOfTheSample(t *testing.T) {
 	if h.Previous == nil || h.Previous.Dir != first || !slices.Contains(h.Previous.Alarms, "drifted: fairness/fair_intra/capacity_bps") {
 		t.Errorf("previous %+v", h.Previous)
 	}
-	page, err := os.ReadFile(filepath.Join(out, ReportFile))
+	page, err := os.ReadFile(filepath.Join(out, rundir.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +90,10 @@ func TestHealthOfTheSample(t *testing.T) {
 			t.Errorf("the report does not say %q", want)
 		}
 	}
-	if _, err := Plot(context.Background(), out, PlotOptions{}); err != nil {
+	if _, err := report.Plot(context.Background(), out, report.PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	again, _ := os.ReadFile(filepath.Join(out, rundir.ReportFile))
 	if string(again) != string(page) {
 		t.Error("plot on the run directory gives another report than the run wrote")
 	}
@@ -109,7 +113,7 @@ func TestHealthFindsImplausibleRates(t *testing.T) {
 		LMO: &estimate.LMOFit{Nodes: []estimate.LMONodeFit{{Name: "X1", C: estimate.Param{Value: -1e-6}, T: estimate.Param{Value: 1e-9}}}},
 	}
 	var got []string
-	for _, f := range implausible(cl, cal) {
+	for _, f := range report.Implausible(cl, cal) {
 		got = append(got, f.Parameter)
 	}
 	want := []string{"hockney intra-rack 8/β", "fair_intra capacity", "fair_inter saturation k", "lmo X1 C"}
@@ -121,9 +125,9 @@ func TestHealthFindsImplausibleRates(t *testing.T) {
 // runSampleTonight runs the embedded sample into out as a nightly job does, dated 2026-11-22:
 // with the accuracy thresholds asymmetric:0.8 (--fail-below) and all:25% (--fail-above-error)
 // and the previous run prev.
-func runSampleTonight(t *testing.T, out string, prev *RunDir) *RunResult {
+func runSampleTonight(t *testing.T, out string, prev *rundir.Run) *pipeline.RunResult {
 	t.Helper()
-	return sampleRun(t, out, RunOptions{Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Previous: prev,
+	return pipelinetest.SampleWith(t, out, pipeline.RunOptions{Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Previous: prev,
 		Thresholds: []validate.Threshold{mustThreshold(t, "asymmetric:0.8", true), mustThreshold(t, "all:25%", false)}})
 }
 
@@ -144,8 +148,8 @@ func mustThreshold(t *testing.T, spec string, below bool) validate.Threshold {
 // has a table of contents.
 func TestReportTables(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
-	runSample(t, out)
-	data, err := os.ReadFile(filepath.Join(out, ReportFile))
+	pipelinetest.Sample(t, out)
+	data, err := os.ReadFile(filepath.Join(out, rundir.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,28 +1,14 @@
-package pipeline
+package rundir
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
-	"time"
+	"slices"
 
-	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
-)
-
-// Files of the estimation stage.
-const (
-	CalibrationFile = "calibration.json"
-	LMONodesFile    = "lmo_nodes.parquet"
-	LMOLinksFile    = "lmo_links.parquet"
 )
 
 // LMONodeRow is one node's LMO delays, as written to lmo_nodes.parquet.
@@ -51,14 +37,6 @@ var (
 	lmoNodesTable = datasets.DefineTable[LMONodeRow]("lmo_nodes")
 	lmoLinksTable = datasets.DefineTable[LMOLinkRow]("lmo_links")
 )
-
-// Estimate calibrates every model parameter a dataset's calibration experiments allow, and
-// stamps the calibration with the tool, its version and the creation time.
-func Estimate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) *estimate.Calibration {
-	cal := estimate.Calibrate(cl, in, defaults, weighted)
-	cal.Tool, cal.Version, cal.Created = "commcal", Version, created.UTC().Format(time.RFC3339)
-	return cal
-}
 
 // WriteCalibration writes calibration.json and, when the LMO model was fitted, its per-node
 // and per-pair tables into dir.
@@ -99,36 +77,21 @@ func ReadCalibration(path string) (*estimate.Calibration, error) {
 	return &cal, nil
 }
 
-// WriteCalibrationText prints a calibration's parameters with their intervals.
-func WriteCalibrationText(w io.Writer, cal *estimate.Calibration) error {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "parameter\testimate\t95% CI\tn")
-	for _, r := range calibrationRows(cal) {
-		if r.Summary != nil {
-			fmt.Fprintf(tw, "%s\t%s\n", r.Name, strings.Join(r.Summary, "\t"))
-			continue
+// checkedCalibration reports what is wrong with a calibration read from a file.
+func checkedCalibration(path string, cal *estimate.Calibration) error {
+	if !slices.Contains(estimate.CalibrationFormats, cal.Format) {
+		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
+	}
+	if cal.Cluster == "" {
+		return badinput.Errorf(path, "no cluster named")
+	}
+	if err := cal.Params.Validate(); err != nil {
+		return badinput.Errorf(path, "params: %w", err)
+	}
+	if t := cal.PenaltyTable(); t != nil {
+		if err := t.Validate(); err != nil {
+			return badinput.Errorf(path, "penalty table: %w", err)
 		}
-		fmt.Fprintf(tw, "%s\t%s %s\t[%s, %s]\t%d\n", r.Name, num(r.P.Value), r.Unit, num(r.P.CILow), num(r.P.CIHigh), r.P.N)
 	}
-	tw.Flush()
-	for _, s := range cal.Skipped {
-		fmt.Fprintf(&b, "skipped %s: %s\n", s.Estimator, s.Reason)
-	}
-	for _, warn := range cal.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// num prints a number in 4 significant digits, and infinities as ∞.
-func num(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return "-∞"
-	}
-	return fmt.Sprintf("%.4g", v)
+	return nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package rundir
 
 import (
 	"encoding/json"
@@ -21,10 +21,10 @@ func seedJSON(f *testing.F, v any) []byte {
 	return b
 }
 
-// FuzzReadRunDir feeds arbitrary calibration.json and accuracy.json contents to the strict
+// FuzzRead feeds arbitrary calibration.json and accuracy.json contents to the strict
 // run-directory reader (what compare and plot read): it must return the run or bad input
 // naming a file, never panic and never an error of another kind.
-func FuzzReadRunDir(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	cal := seedJSON(f, estimate.Calibration{Format: estimate.CalibrationFormat, Cluster: "ccpe-testbed", Params: contention.DefaultParams()})
 	acc := seedJSON(f, validate.Accuracy{Format: validate.AccuracyFormat, HeldOut: []string{"random"}, Params: contention.DefaultParams()})
 	f.Add(cal, acc)
@@ -37,7 +37,7 @@ func FuzzReadRunDir(f *testing.F) {
 		if len(accData) > 0 {
 			os.WriteFile(filepath.Join(dir, AccuracyFile), accData, 0o644)
 		}
-		rd, err := ReadRunDir(dir)
+		rd, err := Read(dir)
 		if err != nil {
 			if !badinput.Is(err) {
 				t.Fatalf("error that is not bad input: %v", err)

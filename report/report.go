@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"bytes"
@@ -23,14 +23,10 @@ import (
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/plots"
+	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
-)
-
-// Files of the plot stage.
-const (
-	FiguresDir = "figures"
-	ReportFile = "report.html"
 )
 
 //go:embed templates
@@ -119,53 +115,30 @@ type PlotOptions struct {
 // provenance. The thresholds and the comparison with a previous run that the run recorded in
 // health.json are shown again. It returns the figures' names.
 func Plot(ctx context.Context, dir string, opts PlotOptions) ([]string, error) {
-	ds, err := datasets.Open(filepath.Join(dir, RunDatasetDir))
+	ds, err := datasets.Open(filepath.Join(dir, rundir.DatasetDir))
 	if err != nil {
 		return nil, badinput.Wrap(dir, err)
 	}
-	rd, err := ReadRunDir(dir)
+	rd, err := rundir.Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	in, err := LoadTables(ctx, ds)
+	in, err := rundir.LoadTables(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
-	s, err := readSummary(dir, ds, in)
+	s, err := rundir.ReadSummary(dir, ds, in)
 	if err != nil {
 		return nil, err
 	}
-	var hi healthInputs
-	if prev, err := readHealth(filepath.Join(dir, RunHealthFile)); err != nil {
+	c := &Contents{Dataset: ds, Inputs: in, Summary: s, Calibration: rd.Calibration, Accuracy: rd.Accuracy, Predictions: rd.Predictions, DPI: opts.DPI}
+	if prev, err := readHealth(filepath.Join(dir, rundir.HealthFile)); err != nil {
 		return nil, err
 	} else if prev != nil {
-		hi = healthInputs{Thresholds: prev.Thresholds, Previous: prev.Previous}
+		c.Thresholds, c.Previous = prev.Thresholds, prev.Previous
 	}
-	r := &runReport{ds: ds, in: in, summary: s, cal: rd.Calibration, acc: rd.Accuracy, preds: rd.Predictions, dpi: opts.DPI}
-	r.health = checkHealth(ds.Cluster, ds.Manifest, s, r.cal, r.acc, hi)
-	if err := datasets.WriteJSONFile(filepath.Join(dir, RunHealthFile), r.health); err != nil {
-		return nil, err
-	}
-	return r.write(ctx, dir)
-}
-
-// readSummary reads a run's summary.json strictly, or, in a directory without one, summarises
-// the dataset under the default stopping rule.
-func readSummary(dir string, ds *datasets.Dataset, in estimate.Inputs) (*Summary, error) {
-	path := filepath.Join(dir, RunSummaryJSON)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return Summarize(ds, in, estimate.DefaultStoppingRule) // a run directory of an earlier version
-	} else if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	s := &Summary{}
-	if err := datasets.ReadJSONFile(path, s); err != nil {
-		return nil, badinput.Wrap(path, err)
-	}
-	if err := checkFormat(path, s.Format, SummaryFormat); err != nil {
-		return nil, err
-	}
-	return s, nil
+	_, names, err := Write(ctx, dir, c)
+	return names, err
 }
 
 // readHealth reads a run's health.json strictly; an absent file is nil.
@@ -177,34 +150,53 @@ func readHealth(path string) (*Health, error) {
 	if err := datasets.ReadJSONFile(path, h); err != nil {
 		return nil, badinput.Wrap(path, err)
 	}
-	if err := checkFormat(path, h.Format, HealthFormat); err != nil {
+	if err := rundir.CheckFormat(path, h.Format, HealthFormat); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// runReport is what the report of a run shows; cal, acc and preds are nil when the run has
-// not made them.
-type runReport struct {
-	ds      *datasets.Dataset
-	in      estimate.Inputs
-	summary *Summary
-	cal     *estimate.Calibration
-	acc     *validate.Accuracy
-	preds   []validate.Row
-	health  *Health
-	dpi     float64
+// Contents is what the report of a run shows: its dataset and tables, their summary, and its
+// calibration, accuracy and predictions (nil when the run has not made them), with what its
+// health is checked against beside them: the accuracy thresholds the run was given and what
+// changed since the previous run (nil: no previous run).
+type Contents struct {
+	Dataset     *datasets.Dataset
+	Inputs      estimate.Inputs
+	Summary     *rundir.Summary
+	Calibration *estimate.Calibration
+	Accuracy    *validate.Accuracy
+	Predictions []validate.Row
+	Thresholds  []ThresholdSpec
+	Previous    *PreviousRun
+	// DPI is the resolution of the PNG figures (0: plots.DefaultDPI).
+	DPI float64
 }
 
-// write draws the figures into <dir>/figures and writes <dir>/report.html, and returns the
+// Write checks a run's health and writes it to <dir>/health.json, draws the figures into
+// <dir>/figures (PNG, SVG and PDF) and writes <dir>/report.html; it returns the health and the
 // figures' names.
-func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
-	figs := figures(r.ds.Cluster, r.in, r.cal, r.preds)
-	figDir := filepath.Join(dir, FiguresDir)
-	if err := os.MkdirAll(figDir, 0o755); err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
+func Write(ctx context.Context, dir string, c *Contents) (*Health, []string, error) {
+	h := checkHealth(c)
+	if err := datasets.WriteJSONFile(filepath.Join(dir, rundir.HealthFile), h); err != nil {
+		return nil, nil, err
 	}
-	shown, err := writeFigures(ctx, figDir, figs, r.dpi)
+	names, err := c.write(ctx, dir, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, names, nil
+}
+
+// write draws the figures into <dir>/figures and writes <dir>/report.html with the run's
+// health, and returns the figures' names.
+func (c *Contents) write(ctx context.Context, dir string, health *Health) ([]string, error) {
+	figs := figures(c.Dataset.Cluster, c.Inputs, c.Calibration, c.Predictions)
+	figDir := filepath.Join(dir, rundir.FiguresDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	shown, err := writeFigures(ctx, figDir, figs, c.DPI)
 	if err != nil {
 		return nil, err
 	}
@@ -212,18 +204,18 @@ func (r *runReport) write(ctx context.Context, dir string) ([]string, error) {
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	data := map[string]any{"Cluster": r.ds.Cluster.Name(), "Manifest": r.ds.Manifest, "Figures": figureRows(shown), "Version": Version,
-		"Health": r.health, "Summary": r.summary}
-	if r.cal != nil {
-		data["Calibration"] = r.cal
-		data["CalRows"] = markImplausible(calibrationRows(r.cal), r.health.Implausible)
+	data := map[string]any{"Cluster": c.Dataset.Cluster.Name(), "Manifest": c.Dataset.Manifest, "Figures": figureRows(shown), "Version": provenance.Version,
+		"Health": health, "Summary": c.Summary}
+	if c.Calibration != nil {
+		data["Calibration"] = c.Calibration
+		data["CalRows"] = markImplausible(calibrationRows(c.Calibration), health.Implausible)
 	}
-	if r.acc != nil {
-		data["Accuracy"] = r.acc
-		data["AccRows"] = accuracyRows(r.acc)
-		data["GroupTables"] = r.acc.GroupTables()
+	if c.Accuracy != nil {
+		data["Accuracy"] = c.Accuracy
+		data["AccRows"] = accuracyRows(c.Accuracy)
+		data["GroupTables"] = c.Accuracy.GroupTables()
 	}
-	err = writePage(filepath.Join(dir, ReportFile), "report.html.tmpl", data)
+	err = writePage(filepath.Join(dir, rundir.ReportFile), "report.html.tmpl", data)
 	if err != nil {
 		return nil, err
 	}
@@ -252,10 +244,10 @@ func writeFigures(ctx context.Context, dir string, figs []*plots.Figure, dpi flo
 func writePage(path, page string, data map[string]any) error {
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, page, data); err != nil {
-		return fmt.Errorf("pipeline: %s: %w", page, err)
+		return fmt.Errorf("report: %s: %w", page, err)
 	}
 	if err := atomicio.WriteFile(path, b.Bytes()); err != nil {
-		return fmt.Errorf("pipeline: %w", err)
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
@@ -272,7 +264,11 @@ func inlineSVG(svg []byte) string {
 // errorFigures are the figures of the held-out predictions: error histograms by setting (the
 // default model, then the paper's models), every model's error CDF, and predicted against
 // measured.
-func errorFigures(models []string, preds []validate.Row) []*plots.Figure {
+func errorFigures(preds []validate.Row) []*plots.Figure {
+	var models []string
+	for _, m := range contention.Models() {
+		models = append(models, m.Name())
+	}
 	settings := map[string]bool{}
 	for _, r := range preds {
 		settings[r.Setting] = true
@@ -315,15 +311,11 @@ func errorFigures(models []string, preds []validate.Row) []*plots.Figure {
 	return append(figs, plots.PredictedVsMeasured("predicted_vs_measured", models, measured, predicted))
 }
 
-// figures builds every figure the data allow.
+// figures builds every figure the data allow: the predictions' first, then the calibration's.
 func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration, preds []validate.Row) []*plots.Figure {
 	var figs []*plots.Figure
-	models := []string{}
-	for _, m := range contention.Models() {
-		models = append(models, m.Name())
-	}
 	if len(preds) > 0 {
-		figs = append(figs, errorFigures(models, preds)...)
+		figs = errorFigures(preds)
 	}
 	if cal == nil {
 		return figs
@@ -437,7 +429,8 @@ func rateShares(cl *cluster.Cluster, cal *estimate.Calibration) []plots.RateShar
 			rates[i] = ln.RateBps.Value
 		}
 		sort.Float64s(rates)
-		add("lmo link rates (median, min–max)", estimate.Param{Value: median(rates), CILow: rates[0], CIHigh: rates[len(rates)-1]}, nic)
+		median := (rates[(len(rates)-1)/2] + rates[len(rates)/2]) / 2 // the middle rate, or the mean of the two middle ones
+		add("lmo link rates (median, min–max)", estimate.Param{Value: median, CILow: rates[0], CIHigh: rates[len(rates)-1]}, nic)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 )
 
 // Version is commcal's version, written into every output. Release builds set it with
-// -ldflags "-X github.com/commcal/commcal/pipeline.Version=v1.2.3".
+// -ldflags "-X github.com/commcal/commcal/internal/provenance.Version=v1.2.3".
 var Version = "0.1.0-dev"
 
 // Created is the creation time written into outputs: now, or SOURCE_DATE_EPOCH (seconds since
@@ -21,7 +21,7 @@ func Created() (time.Time, error) {
 	}
 	sec, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("pipeline: SOURCE_DATE_EPOCH=%q is not a whole number of seconds", v)
+		return time.Time{}, fmt.Errorf("provenance: SOURCE_DATE_EPOCH=%q is not a whole number of seconds", v)
 	}
 	return time.Unix(sec, 0).UTC(), nil
 }
