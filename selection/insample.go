@@ -3,14 +3,12 @@ package selection
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
-	"github.com/commcal/commcal/pipeline"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -27,10 +25,10 @@ import (
 // On a dataset without random calibration patterns the fit leaves ackpath's ceiling relief ρ
 // at 0 (nothing tells it from the slowdowns there); with the held-out patterns read as such it
 // fits ρ too, so there the reach also has a parameter the held-out model has not.
-func InSample(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, heldOut []string, override func(*contention.Params), created time.Time) (*validate.InSample, error) {
+func InSample(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, heldOut []string, override func(*contention.Params)) (*validate.InSample, error) {
 	all := in
 	all.Transfers = HeldOutAsCalibration(in.Transfers, heldOut)
-	cal := pipeline.Estimate(cl, all, defaults, false, created)
+	cal := estimate.Calibrate(cl, all, defaults, false)
 	params := cal.Params
 	if override != nil {
 		override(&params)

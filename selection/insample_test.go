@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
@@ -70,7 +69,7 @@ func TestInSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, nil, time.Unix(0, 0))
+	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

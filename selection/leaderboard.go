@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
@@ -210,7 +209,7 @@ func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.
 	}
 	d := &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}
 	if inSample {
-		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, nil, time.Time{}); err != nil {
+		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
 	}

@@ -148,11 +148,10 @@ func TestLeaderboard(t *testing.T) {
 }
 
 // TestCommittedLeaderboard regenerates the tables of data/tcp/LEADERBOARD.md from the committed
-// TCP datasets of the index (data/tcp/campaigns.toml), in its order, which must be the datasets
-// its header's command names, and wants the file to end with exactly them: a change to a
-// model, an estimator or a dataset that moves a number there comes with the regenerated file.
-// Not with -short (minutes on two cores for every committed dataset: see README.md's make
-// test).
+// TCP datasets of the index (data/tcp/campaigns.toml), in its order, the command its header
+// names, and wants the file to end with exactly them: a change to a model, an estimator or a
+// dataset that moves a number there comes with the regenerated file. Not with -short (minutes
+// on two cores for every committed dataset: docs/performance.md).
 func TestCommittedLeaderboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates and scores every committed TCP dataset; not with -short")

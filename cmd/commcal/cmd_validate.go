@@ -151,7 +151,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	o.Params.override(&calibrated)
 	var reach *validate.InSample
 	if o.InSample {
-		if reach, err = selection.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override, e.when); err != nil {
+		if reach, err = selection.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override); err != nil {
 			return err
 		}
 	}
