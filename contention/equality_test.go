@@ -1,4 +1,4 @@
-package contention
+package contention_test
 
 import (
 	"fmt"
@@ -11,21 +11,21 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/experiments"
 )
 
 // The incremental models (Algorithm 2's engine in steps.go and the rate rules on top of it)
 // must give what the reference implementation (reference_test.go, the code before the
 // rewrite) gives: every completion time and every first-step rate within equalTol relative,
-// the same number of steps, and an error exactly when the reference has one. equalTol is the
-// issue's bar (1e-9); the differences seen are a few ulps, because the rewrite adds the same
-// rates in another order (a class of m parallel transfers adds m·rate at once).
-const equalTol = 1e-9
+// the same number of steps, and an error exactly when the reference has one.
+const equalTol = contention.EqualTol
 
 // equalityCase is one pattern on one network.
 type equalityCase struct {
 	name  string
-	net   *Network
-	flows []Flow
+	net   *contention.Network
+	flows []contention.Flow
 }
 
 // equalityModels are the models compared, with asymmetric-fitted at three contra-flow
@@ -33,18 +33,18 @@ type equalityCase struct {
 // φ = 0.4 (in between, where they do not: each is served on its own).
 var equalityModels = []struct {
 	name  string
-	model Model
+	model contention.Model
 	phi   float64
 }{
-	{"asymmetric", Asymmetric{}, 1},
-	{"asymmetric-fitted φ=1", AsymmetricFitted{}, 1},
-	{"asymmetric-fitted φ=0.4", AsymmetricFitted{}, 0.4},
-	{"asymmetric-fitted φ=0", AsymmetricFitted{}, 0},
-	{"fair", Fair{}, 1},
-	{"maxmin", MaxMin{}, 1},
-	{"penalty", Penalty{}, 1},
-	{"penalty-table", PenaltyTableModel{}, 1},
-	{"hockney", Hockney{}, 1},
+	{"asymmetric", contention.Asymmetric{}, 1},
+	{"asymmetric-fitted φ=1", contention.AsymmetricFitted{}, 1},
+	{"asymmetric-fitted φ=0.4", contention.AsymmetricFitted{}, 0.4},
+	{"asymmetric-fitted φ=0", contention.AsymmetricFitted{}, 0},
+	{"fair", contention.Fair{}, 1},
+	{"maxmin", contention.MaxMin{}, 1},
+	{"penalty", contention.Penalty{}, 1},
+	{"penalty-table", contention.PenaltyTableModel{}, 1},
+	{"hockney", contention.Hockney{}, 1},
 }
 
 // checkEqual predicts c with every model, new and reference, and reports differences; it
@@ -56,7 +56,7 @@ func checkEqual(t *testing.T, c equalityCase, failures map[string]int) float64 {
 		net := *c.net
 		net.ContraFactor = m.phi
 		got, err1 := m.model.Predict(&net, c.flows)
-		want, err2 := referencePredict(m.model.Name(), &net, c.flows)
+		want, err2 := contention.ReferencePredict(m.model.Name(), &net, c.flows)
 		report := func(format string, a ...any) {
 			failures[m.name]++
 			if failures[m.name] <= 3 {
@@ -92,26 +92,26 @@ func checkEqual(t *testing.T, c equalityCase, failures map[string]int) float64 {
 // testPenaltyTable is a penalty table for cl with entries that differ from the closed form:
 // the static-synchronous graphs of the cluster with their closed-form penalties scaled by
 // 1.1, 1.2 or 1.3 (graph by graph), so that penalty-table's lookups change the predictions.
-func testPenaltyTable(cl *cluster.Cluster) *PenaltyTable {
-	t := NewPenaltyTable()
-	for i, p := range StaticSyncPatterns(cl, 12, 4, 1<<20, 9) {
-		edges := make([]Edge, len(p.Flows))
+func testPenaltyTable(cl *cluster.Cluster) *contention.PenaltyTable {
+	t := contention.NewPenaltyTable()
+	for i, p := range experiments.StaticSyncPatterns(cl, 12, 4, 1<<20, 9) {
+		edges := make([]contention.Edge, len(p.Flows))
 		for j, f := range p.Flows {
-			edges[j] = Edge{Src: f.Src, Dst: f.Dst}
+			edges[j] = contention.Edge{Src: f.Src, Dst: f.Dst}
 		}
-		rho := ClosedFormPenalties(edges)
+		rho := contention.ClosedFormPenalties(edges)
 		for j := range rho {
 			rho[j] *= 1 + 0.1*float64(1+i%3)
 		}
-		t.Add(Shape(cl, edges), edges, rho)
+		t.Add(contention.Shape(cl, edges), edges, rho)
 	}
 	return t
 }
 
 // equalityNetwork is the network of a cluster as the equality tests use it: the default
 // efficiency, a penalty table, and, when withLatency, Hockney latencies and a penalty α.
-func equalityNetwork(cl *cluster.Cluster, withLatency bool) *Network {
-	net := NewNetwork(cl, DefaultEfficiency)
+func equalityNetwork(cl *cluster.Cluster, withLatency bool) *contention.Network {
+	net := contention.NewNetwork(cl, contention.DefaultEfficiency)
 	net.PenaltyTable = testPenaltyTable(cl)
 	if withLatency {
 		net.Latency = map[cluster.PathClass]float64{cluster.IntraRack: 3e-5, cluster.InterRack: 5e-5}
@@ -120,7 +120,7 @@ func equalityNetwork(cl *cluster.Cluster, withLatency bool) *Network {
 	return net
 }
 
-// randomEqualityCases draws count patterns on a cluster, one RandomPatterns call each with a
+// randomEqualityCases draws count patterns on a cluster, one experiments.RandomPatterns call each with a
 // setting drawn from rng: |N| from 2 to 30 (or what the racks hold), d from 1 to 4, two racks
 // or all of them, and sizes either all equal (10 MB: transfers that tie), the paper's four,
 // or eight sizes 1–8 MB.
@@ -130,7 +130,7 @@ func randomEqualityCases(t *testing.T, name string, count int, seed uint64) []eq
 	if err != nil {
 		t.Fatal(err)
 	}
-	nets := []*Network{equalityNetwork(cl, false), equalityNetwork(cl, true)}
+	nets := []*contention.Network{equalityNetwork(cl, false), equalityNetwork(cl, true)}
 	sizes := [][]int64{{10e6}, {1e6, 5e6, 10e6, 20e6}, {1e6, 2e6, 3e6, 4e6, 5e6, 6e6, 7e6, 8e6}}
 	rng := rand.New(rand.NewPCG(seed, 13))
 	var out []equalityCase
@@ -140,11 +140,11 @@ func randomEqualityCases(t *testing.T, name string, count int, seed uint64) []eq
 			racks = len(cl.Racks())
 		}
 		perRack := 1 + rng.IntN(min(15, len(cl.RackNodes(0))))
-		spec := RandomSpec{Nodes: racks * perRack, D: 1 + rng.IntN(4), Racks: racks, Sizes: sizes[rng.IntN(len(sizes))]}
+		spec := experiments.RandomSpec{Nodes: racks * perRack, D: 1 + rng.IntN(4), Racks: racks, Sizes: sizes[rng.IntN(len(sizes))]}
 		if spec.Nodes < 2 {
 			continue
 		}
-		ps, err := RandomPatterns(cl, spec, 1, rng.Uint64())
+		ps, err := experiments.RandomPatterns(cl, spec, 1, rng.Uint64())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func symmetricEqualityCases(t *testing.T, name string) []equalityCase {
 		t.Fatal(err)
 	}
 	net := equalityNetwork(cl, false)
-	cat := Catalogue{Bytes: 1 << 20, FairnessMaxK: 8, BidirMax: 5, StaticSync: StaticSyncDesign{Graphs: 10, MaxEdges: 5}, Seed: 3}
+	cat := experiments.Designs{Bytes: 1 << 20, FairnessMaxK: 8, BidirMax: 5, StaticSync: experiments.StaticSyncDesign{Graphs: 10, MaxEdges: 5}, Seed: 3}
 	pats, err := cat.Patterns(cl)
 	if err != nil {
 		t.Fatal(err)
@@ -184,14 +184,14 @@ func symmetricEqualityCases(t *testing.T, name string) []equalityCase {
 				sizes[i][j] = 4e6
 			}
 		}
-		a2a, err := Alltoallv(fmt.Sprintf("a2a-%d", len(nodes)), nodes, sizes)
+		a2a, err := experiments.AlltoallvPattern(fmt.Sprintf("a2a-%d", len(nodes)), nodes, sizes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, equalityCase{name: name + " " + a2a.ID, net: net, flows: a2a.Flows})
-		var ring []Flow
+		var ring []contention.Flow
 		for i, n := range nodes {
-			ring = append(ring, Flow{Src: n, Dst: nodes[(i+1)%len(nodes)], Bytes: 2e6}, Flow{Src: nodes[(i+1)%len(nodes)], Dst: n, Bytes: 2e6})
+			ring = append(ring, contention.Flow{Src: n, Dst: nodes[(i+1)%len(nodes)], Bytes: 2e6}, contention.Flow{Src: nodes[(i+1)%len(nodes)], Dst: n, Bytes: 2e6})
 		}
 		out = append(out, equalityCase{name: fmt.Sprintf("%s ring-%d", name, len(nodes)), net: net, flows: ring})
 	}
@@ -201,27 +201,27 @@ func symmetricEqualityCases(t *testing.T, name string) []equalityCase {
 // paperEqualityCases are the worked examples: Table I of the CCPE 2014 paper, its one-NIC
 // asymmetric property (§5.2), and the Euro-Par 2011 Fig. 3 communications.
 func paperEqualityCases(t *testing.T) []equalityCase {
-	out := []equalityCase{{name: "CCPE 2014 Table I", net: tableICluster(t), flows: tableIFlows}}
+	out := []equalityCase{{name: "CCPE 2014 Table I", net: contention.TableICluster(t), flows: contention.TableIFlows}}
 	cl, err := cluster.New(cluster.Description{Name: "nic", NICRateBps: 940e6,
 		Racks: []cluster.Rack{{Name: "R", NodePrefix: "n", NodeFirst: 0, NodeCount: 14}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, in := range []int{2, 12} {
-		var flows []Flow
+		var flows []contention.Flow
 		for i := 1; i <= in; i++ {
-			flows = append(flows, Flow{Src: nodeName(i), Dst: "n0", Bytes: 1e6})
+			flows = append(flows, contention.Flow{Src: contention.NodeName(i), Dst: "n0", Bytes: 1e6})
 		}
-		flows = append(flows, Flow{Src: "n0", Dst: "n13", Bytes: 1e6})
-		out = append(out, equalityCase{name: fmt.Sprintf("CCPE 2014 §5.2 %d in 1 out", in), net: NewNetwork(cl, 1), flows: flows})
+		flows = append(flows, contention.Flow{Src: "n0", Dst: "n13", Bytes: 1e6})
+		out = append(out, equalityCase{name: fmt.Sprintf("CCPE 2014 §5.2 %d in 1 out", in), net: contention.NewNetwork(cl, 1), flows: flows})
 	}
 	ib, err := cluster.New(cluster.Description{Name: "ib", NICRateBps: 1, Racks: []cluster.Rack{{Name: "s", NodePrefix: "v", NodeFirst: 0, NodeCount: 12}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	net := NewNetwork(ib, 1)
+	net := contention.NewNetwork(ib, 1)
 	net.Penalty.Alpha = 5.105e-10
-	out = append(out, equalityCase{name: "Euro-Par 2011 Fig. 3", net: net, flows: []Flow{{"v0", "v1", 20 << 20}, {"v0", "v2", 20 << 20},
+	out = append(out, equalityCase{name: "Euro-Par 2011 Fig. 3", net: net, flows: []contention.Flow{{"v0", "v1", 20 << 20}, {"v0", "v2", 20 << 20},
 		{"v0", "v3", 20 << 20}, {"v4", "v5", 20 << 20}, {"v4", "v6", 20 << 20}, {"v7", "v8", 20 << 20}}})
 	return out
 }
@@ -231,8 +231,8 @@ func paperEqualityCases(t *testing.T) []equalityCase {
 // from the ceiling), sizes 1–8 MB or all equal.
 func largerEqualityCases(t *testing.T) []equalityCase {
 	t.Helper()
-	two := benchTwoRack()
-	d := treeDescription(20, 5)
+	two := contention.BenchTwoRack()
+	d := contention.TreeDescription(20, 5)
 	d.Racks[3].UplinkRateBps = 2e9
 	d.Node = []cluster.NodeSettings{{Name: "r1n0", NICRateBps: 10e9}}
 	tree, err := cluster.New(d)
@@ -241,9 +241,9 @@ func largerEqualityCases(t *testing.T) []equalityCase {
 	}
 	var out []equalityCase
 	for i, n := range []int{150, 300, 600} {
-		out = append(out, equalityCase{name: fmt.Sprintf("two-rack %d", n), net: equalityNetwork(two, i == 1), flows: randomFlows(two, n, 8, uint64(i))})
-		out = append(out, equalityCase{name: fmt.Sprintf("tree %d", n), net: equalityNetwork(tree, i == 2), flows: randomFlows(tree, n, 8, uint64(i))})
-		out = append(out, equalityCase{name: fmt.Sprintf("tree %d equal sizes", n), net: equalityNetwork(tree, false), flows: randomFlows(tree, n, 1, uint64(i))})
+		out = append(out, equalityCase{name: fmt.Sprintf("two-rack %d", n), net: equalityNetwork(two, i == 1), flows: contention.RandomFlows(two, n, 8, uint64(i))})
+		out = append(out, equalityCase{name: fmt.Sprintf("tree %d", n), net: equalityNetwork(tree, i == 2), flows: contention.RandomFlows(tree, n, 8, uint64(i))})
+		out = append(out, equalityCase{name: fmt.Sprintf("tree %d equal sizes", n), net: equalityNetwork(tree, false), flows: contention.RandomFlows(tree, n, 1, uint64(i))})
 	}
 	return out
 }
@@ -300,16 +300,16 @@ func TestClosedFormEqualToReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for g := 0; g < 2000; g++ {
 		n := 2 + rng.IntN(8)
-		edges := make([]Edge, 1+rng.IntN(15))
+		edges := make([]contention.Edge, 1+rng.IntN(15))
 		for i := range edges {
 			s := rng.IntN(n)
 			d := (s + 1 + rng.IntN(n-1)) % n
-			edges[i] = Edge{Src: nodeName(s), Dst: nodeName(d)}
+			edges[i] = contention.Edge{Src: contention.NodeName(s), Dst: contention.NodeName(d)}
 		}
-		got, want := ClosedFormPenalties(edges), refClosedFormPenalties(edges)
+		got, want := contention.ClosedFormPenalties(edges), contention.RefClosedFormPenalties(edges)
 		for i := range edges {
 			if !scalar.EqualWithinRel(got[i], want[i], equalTol) {
-				t.Fatalf("%s: edge %d penalty %.17g, reference %.17g", Describe(edges), i, got[i], want[i])
+				t.Fatalf("%s: edge %d penalty %.17g, reference %.17g", contention.Describe(edges), i, got[i], want[i])
 			}
 		}
 	}
@@ -342,10 +342,10 @@ func TestEqualToReferenceBenchPattern(t *testing.T) {
 	if os.Getenv("COMMCAL_SLOW_TESTS") == "" {
 		t.Skip("COMMCAL_SLOW_TESTS not set: the reference takes about a minute on this pattern")
 	}
-	net, flows := benchPattern()
-	for _, m := range Models() {
+	net, flows := contention.BenchPattern()
+	for _, m := range contention.Models() {
 		got, err1 := m.Predict(net, flows)
-		want, err2 := referencePredict(m.Name(), net, flows)
+		want, err2 := contention.ReferencePredict(m.Name(), net, flows)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}

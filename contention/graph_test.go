@@ -49,29 +49,3 @@ func TestPenaltyTableLookupAndFallback(t *testing.T) {
 		t.Errorf("nil table: %v %d", r, h)
 	}
 }
-
-func TestStaticSyncPatterns(t *testing.T) {
-	cl, _ := cluster.LoadNamed("ccpe-testbed")
-	ps := StaticSyncPatterns(cl, 8, 4, 1e6, 1)
-	seen := map[string]bool{}
-	for i, p := range ps {
-		if i > 0 && len(p.Flows) < len(ps[i-1].Flows) {
-			t.Fatal("graphs not ordered by size")
-		}
-		edges := make([]Edge, len(p.Flows))
-		for k, f := range p.Flows {
-			edges[k] = Edge{f.Src, f.Dst}
-		}
-		if len(Components(edges)) != 1 {
-			t.Errorf("%s is not connected", p.ID)
-		}
-		key := Shape(cl, edges).Key
-		if seen[key] {
-			t.Errorf("%s repeats a shape", p.ID)
-		}
-		seen[key] = true
-	}
-	if len(ps) < 8 || len(ps[0].Flows) != 1 {
-		t.Errorf("%d graphs, smallest has %d edges", len(ps), len(ps[0].Flows))
-	}
-}

@@ -20,6 +20,15 @@ import (
 	"github.com/commcal/commcal/internal/strictjson"
 )
 
+// Pattern is a set of transfers that start together.
+type Pattern struct {
+	// ID names the pattern within its experiment; random patterns encode their setting in it
+	// (see RandomSetting).
+	ID         string
+	Experiment string
+	Flows      []Flow
+}
+
 // ReadPatterns reads one or several patterns, each a set of transfers that start together,
 // from a file:
 //
@@ -299,4 +308,54 @@ func nodeNameProblem(s string) string {
 // oneLine keeps a library's message on one line.
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// ReadSizeMatrix reads an Alltoallv size matrix, a pattern of the given experiment: a CSV
+// header "src,<node>,<node>,..." and a row "<node>,<bytes>,<bytes>,..." per sending node (0: no
+// transfer). Its ID is the file's base name.
+func ReadSizeMatrix(path, experiment string) (Pattern, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Pattern{}, badinput.Errorf(path, "contention: %v", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	recs, err := r.ReadAll()
+	if err != nil {
+		return Pattern{}, badinput.Errorf(path, "contention: %s", csvProblem(err, 0))
+	}
+	if len(recs) < 2 || len(recs[0]) < 2 {
+		return Pattern{}, badinput.Errorf(path, "contention: want a header \"src,<node>,...\" and a row per sending node")
+	}
+	dsts := recs[0][1:]
+	seen := map[string]int{}
+	for i := range dsts {
+		dsts[i] = strings.TrimSpace(strings.TrimPrefix(dsts[i], "\ufeff"))
+		if prev, ok := seen[dsts[i]]; ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line 1: node %q heads columns %d and %d; name each destination once", dsts[i], prev+2, i+2)
+		}
+		seen[dsts[i]] = i
+	}
+	p := Pattern{ID: patternName(path), Experiment: experiment}
+	rows := map[string]int{}
+	for row, rec := range recs[1:] {
+		src := strings.TrimSpace(rec[0])
+		if prev, ok := rows[src]; ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line %d: node %q already sends on line %d; give each source one row", row+2, src, prev)
+		}
+		rows[src] = row + 2
+		for c, cell := range rec[1:] {
+			b, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+			if err != nil || b < 0 || math.IsInf(b, 0) {
+				return Pattern{}, badinput.Errorf(path, "contention: line %d, column %q: %q is not a number of bytes", row+2, dsts[c], cell)
+			}
+			if b > 0 && src != dsts[c] {
+				p.Flows = append(p.Flows, Flow{Src: src, Dst: dsts[c], Bytes: b})
+			}
+		}
+	}
+	if len(p.Flows) == 0 {
+		return Pattern{}, badinput.Errorf(path, "contention: the matrix has no transfer")
+	}
+	return p, nil
 }

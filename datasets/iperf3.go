@@ -8,7 +8,7 @@ import (
 	"math"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/experiments"
 )
 
 // iperf3Result is the part of the JSON that `iperf3 --json` prints (client or server side)
@@ -293,7 +293,7 @@ func (ing *ingester) appendIperf3(rb *rowBuilder, src Source, trs []iperf3Transf
 		}
 	}
 	if pattern == "" {
-		pattern = contention.PairID(trs[0].src, trs[0].dst, trs[0].bytes)
+		pattern = experiments.PairID(trs[0].src, trs[0].dst, trs[0].bytes)
 		if len(trs) == 2 {
 			pattern = fmt.Sprintf("%s<>%s:%d", trs[0].src, trs[0].dst, trs[0].bytes)
 		}

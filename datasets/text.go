@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/experiments"
 )
 
 // The text outputs of MPI benchmarks (OSU, IMB, SKaMPI, NetPIPE, MPIBlib) are small tables
@@ -108,7 +108,7 @@ func (r *textReader) hasNode(name string) bool {
 // sweep appends a p2p_sweep transfer of bytes taking seconds one way.
 func (r *textReader) sweep(o *textOut, line int64, src, dst string, bytes int64, seconds float64) {
 	o.transfers = append(o.transfers, Transfer{Cluster: r.cl.Name(), Experiment: "p2p_sweep",
-		PatternID: contention.PairID(src, dst, bytes), Src: src, Dst: dst, Bytes: bytes, TEnd: seconds})
+		PatternID: experiments.PairID(src, dst, bytes), Src: src, Dst: dst, Bytes: bytes, TEnd: seconds})
 	o.lines[TransfersTable] = append(o.lines[TransfersTable], line)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Results are a campaign's rows, one slice per table, and what the manifest reports.
@@ -43,7 +44,7 @@ type RepInfo struct {
 // Campaign is what Measure runs.
 type Campaign struct {
 	Cluster   *cluster.Cluster
-	Catalogue Catalogue
+	Catalogue experiments.Catalogue
 	Logger    *slog.Logger
 	// Progress is told after every measurement how many are done, of how many, and how long
 	// the rest should take at the pace so far.
@@ -74,7 +75,7 @@ func (c *Coordinator) Measure(ctx context.Context, camp Campaign) (*Results, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ms, err := camp.Catalogue.measurements(camp.Cluster)
+	ms, err := measurements(&camp.Catalogue, camp.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +151,11 @@ func allConverged(series [][]float64, w float64) bool {
 }
 
 // measurements compiles the catalogue into measurements, in a fixed order: the transfer
-// patterns of contention.Catalogue (sweeps, fairness, bidirectional, static-synchronous,
+// patterns of experiments.Designs (sweeps, fairness, bidirectional, static-synchronous,
 // random), then the LMO round trips and one-to-two experiments, the scatter and gather
 // sweeps, and the ping-pong pairs.
-func (cat *Catalogue) measurements(cl *cluster.Cluster) ([]measurement, error) {
-	pats, err := cat.Catalogue.Patterns(cl)
+func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measurement, error) {
+	pats, err := cat.Designs.Patterns(cl)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func (cat *Catalogue) measurements(cl *cluster.Cluster) ([]measurement, error) {
 		ms = append(ms, transferMeasurement(cl.Name(), p))
 	}
 	if cat.LMO.Bytes > 0 || len(cat.Collectives.Sizes) > 0 {
-		nodes := cat.lmoNodes(cl)
+		nodes := cat.LMONodes(cl)
 		if len(nodes) < 3 {
 			return nil, fmt.Errorf("engine: the LMO experiments and collective sweeps need at least 3 nodes, the cluster has %d", len(nodes))
 		}
@@ -276,7 +277,7 @@ func roundRobin(nodes []string, sequential bool) [][][2]string {
 // roundTripMeasurements measures, round by round, the round trips i → j → i of the LMO
 // model: empty ones, and ones with the message out and an empty reply. Each pair's time is
 // its initiator's, on its own clock (a round trip needs no clock agreement).
-func roundTripMeasurements(clusterName string, nodes []string, d LMODesign) []measurement {
+func roundTripMeasurements(clusterName string, nodes []string, d experiments.LMODesign) []measurement {
 	var ms []measurement
 	for _, out := range []int64{0, d.Bytes} {
 		for ri, round := range roundRobin(nodes, d.Sequential) {
@@ -311,7 +312,7 @@ func roundTripMeasurements(clusterName string, nodes []string, d LMODesign) []me
 // the message to j and to k at once (a thread each, as non-blocking sends) and waits for an
 // empty reply from both; its time runs from the first send to the last reply. Triplets with
 // no node in common run together unless the design is sequential.
-func oneToTwoMeasurements(clusterName string, nodes []string, d LMODesign) []measurement {
+func oneToTwoMeasurements(clusterName string, nodes []string, d experiments.LMODesign) []measurement {
 	var triplets [][3]string
 	for _, root := range nodes {
 		for j := range nodes {
@@ -464,4 +465,12 @@ func pingPongMeasurement(clusterName string, a, b []string, size int64) measurem
 			r.PingPongPairs = append(r.PingPongPairs, datasets.PingPongPairs{Cluster: clusterName, Pairs: int64(len(a)), Bytes: size,
 				Rep: int64(rep), RTT: rtt, Os: os, Or: or, Ur: ur})
 		}}
+}
+
+// Fits says whether the catalogue can be measured on cl (every random design's |N| nodes
+// taken from the racks it names, the LMO and collective nodes): the error of compiling its
+// measurements, which a campaign would otherwise meet only once the agents have joined.
+func Fits(c *experiments.Catalogue, cl *cluster.Cluster) error {
+	_, err := measurements(c, cl)
+	return err
 }

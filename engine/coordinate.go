@@ -7,6 +7,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 )
 
 // CampaignRun is a whole measurement as its coordinator runs it, whichever way the agents
@@ -16,7 +17,7 @@ type CampaignRun struct {
 	Cluster *cluster.Cluster
 	// Size is the number of agents launched (0: one per node, as the emulator starts them).
 	Size        int
-	Catalogue   Catalogue
+	Catalogue   experiments.Catalogue
 	Token       Token
 	Listen      string
 	JoinTimeout time.Duration

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/experiments"
 )
 
 func oneRack(t testing.TB, nodes ...string) *cluster.Cluster {
@@ -87,12 +87,12 @@ func TestLoopbackCampaign(t *testing.T) {
 			t.Errorf("%s: no kernel in the host info %v", a.Node, a.Info)
 		}
 	}
-	cat := Catalogue{
-		Catalogue:   contention.Catalogue{SweepSizes: []int64{1 << 10, 256 << 10}, Bytes: 64 << 10, FairnessMaxK: 2},
-		LMO:         LMODesign{Bytes: 32 << 10},
-		Collectives: CollectiveDesign{Sizes: []int64{1 << 10, 128 << 10}},
-		PingPong:    PingPongDesign{Pairs: []int{1, 2}, Sizes: []int64{100, 64 << 10}},
-		Reps:        Repetitions{Min: 2, Max: 3, MaxRelWidth: 0.02, Timeout: 20 * time.Second},
+	cat := experiments.Catalogue{
+		Designs:     experiments.Designs{SweepSizes: []int64{1 << 10, 256 << 10}, Bytes: 64 << 10, FairnessMaxK: 2},
+		LMO:         experiments.LMODesign{Bytes: 32 << 10},
+		Collectives: experiments.CollectiveDesign{Sizes: []int64{1 << 10, 128 << 10}},
+		PingPong:    experiments.PingPongDesign{Pairs: []int{1, 2}, Sizes: []int64{100, 64 << 10}},
+		Reps:        experiments.Repetitions{Min: 2, Max: 3, MaxRelWidth: 0.02, Timeout: 20 * time.Second},
 	}
 	res, err := lr.co.Measure(context.Background(), Campaign{Cluster: cl, Catalogue: cat})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/simulate"
 )
 
@@ -18,7 +19,7 @@ func bidirectionalCampaign(t testing.TB, phi float64, seed uint64) (*cluster.Clu
 	}
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 5,
 		Contention: &simulate.ContentionTruth{Model: "asymmetric-fitted", Efficiency: contention.DefaultEfficiency,
-			ContraFactor: phi, Catalogue: contention.Catalogue{Bytes: 10_000_000, BidirMax: 4}}}
+			ContraFactor: phi, Designs: experiments.Designs{Bytes: 10_000_000, BidirMax: 4}}}
 	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/simulate"
 )
 
@@ -16,7 +17,7 @@ func fairnessCampaign(t testing.TB, seed uint64) []datasets.Transfer {
 	}
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 10,
 		Contention: &simulate.ContentionTruth{Model: "asymmetric", Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-			Catalogue: contention.Catalogue{Bytes: 10_000_000, FairnessMaxK: 15}}}
+			Designs: experiments.Designs{Bytes: 10_000_000, FairnessMaxK: 15}}}
 	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)

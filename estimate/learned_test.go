@@ -39,7 +39,7 @@ func shareCampaign(t *testing.T, sigma, ceiling, capacity float64, reps int, see
 	const m = 4 << 20
 	for _, size := range []int64{1 << 20, 4 << 20, 8 << 20} {
 		for r := range reps {
-			add(experiments.P2PSweep, contention.PairID(src, dst, size), r, []float64{float64(size) * 8 / ceiling * (1 + 0.003*rng.NormFloat64())}, size)
+			add(experiments.P2PSweep, experiments.PairID(src, dst, size), r, []float64{float64(size) * 8 / ceiling * (1 + 0.003*rng.NormFloat64())}, size)
 		}
 	}
 	for k := 1; k <= 6; k++ {
@@ -191,7 +191,7 @@ func bidirCampaign(t *testing.T, cl *cluster.Cluster, a, b, c, c1, ceiling, capa
 	rng := rand.New(rand.NewPCG(seed, 11))
 	node := cl.RackNodes(0)[0]
 	var rows []datasets.Transfer
-	for _, p := range contention.BidirectionalPatterns(cl, 3, 3, m) {
+	for _, p := range experiments.BidirectionalPatterns(cl, 3, 3, m) {
 		if p.Experiment != experiments.BidirNIC {
 			continue
 		}
@@ -586,7 +586,7 @@ func TestFitLearnedRecoversAckRamp(t *testing.T) {
 	net.Learned = map[string]*contention.LearnedParams{contention.AckPath.Name(): &truth}
 	rng := rand.New(rand.NewPCG(4, 17))
 	var pats []contention.Pattern
-	for _, p := range contention.BidirectionalPatterns(cl, 3, 3, 4<<20) {
+	for _, p := range experiments.BidirectionalPatterns(cl, 3, 3, 4<<20) {
 		if p.Experiment == experiments.BidirNIC {
 			pats = append(pats, p)
 		}

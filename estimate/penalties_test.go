@@ -9,6 +9,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/simulate"
 )
 
@@ -50,7 +51,7 @@ func staticSyncCampaign(t *testing.T, model string) (*cluster.Cluster, []dataset
 	}
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: 5, Noise: 0, Reps: 1,
 		Contention: &simulate.ContentionTruth{Model: model, Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-			Catalogue: contention.Catalogue{Bytes: 10_000_000, StaticSync: contention.StaticSyncDesign{Graphs: 10, MaxEdges: 4}}}}
+			Designs: experiments.Designs{Bytes: 10_000_000, StaticSync: experiments.StaticSyncDesign{Graphs: 10, MaxEdges: 4}}}}
 	g, err := simulate.Generate(cl, tr)
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestCeilingFromPointToPoint(t *testing.T) {
 		for rep := range 3 {
 			for _, pair := range [][2]string{{"X1", "X2"}, {"X1", "Y1"}} {
 				d := 1e-4 + float64(size)*8/(1e9/19)*(1+0.001*float64(rep))
-				rows = append(rows, datasets.Transfer{Cluster: cl.Name(), Experiment: experiments.P2PSweep, PatternID: contention.PairID(pair[0], pair[1], size),
+				rows = append(rows, datasets.Transfer{Cluster: cl.Name(), Experiment: experiments.P2PSweep, PatternID: experiments.PairID(pair[0], pair[1], size),
 					Rep: int64(rep), Src: pair[0], Dst: pair[1], Bytes: size, TStart: float64(i), TEnd: float64(i) + d})
 			}
 		}

@@ -1,6 +1,10 @@
-// Package experiments owns the closed set of experiment names of the transfers table and
-// says which experiments calibrate the models and which are held out to score them, so that
-// no estimator can read a held-out experiment and no validation can score a calibration one.
+// Package experiments owns experiment design, in one place: the closed set of experiment
+// names of the transfers table and which of them calibrate the models and which are held out
+// to score them (experiments.go), so that no estimator can read a held-out experiment and no
+// validation can score a calibration one; the designs of concurrent transfers that the
+// simulator and a campaign share (designs.go) and the patterns they draw (patterns.go); a
+// campaign's whole catalogue with the LMO, collective and ping-pong designs and its TOML form
+// (catalogue.go); and the workloads predict generates (workloads.go).
 package experiments
 
 import (

@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
+	"github.com/commcal/commcal/experiments"
 )
 
 // roundTripTol is how closely SimGrid's completion times must agree with commcal's maxmin,
@@ -122,7 +123,7 @@ type roundTripCase struct {
 	name   string
 	desc   cluster.Description
 	params contention.Params
-	random contention.RandomSpec
+	random experiments.RandomSpec
 	// hand are patterns that share NICs, the backbone and the uplinks both ways.
 	hand [][]contention.Flow
 }
@@ -143,7 +144,7 @@ func roundTripCases() []roundTripCase {
 			Backbone: &cluster.Backbone{Topology: cluster.TopologyCable, Kind: cluster.KindElectrical, RateBps: 2e9},
 			Racks:    []cluster.Rack{{Name: "a", NodePrefix: "a", NodeFirst: 1, NodeCount: 4}, {Name: "b", NodePrefix: "b", NodeFirst: 1, NodeCount: 4}}},
 		params: contention.Params{Efficiency: 0.94, ContraFactor: 1, LatencyS: lat},
-		random: contention.RandomSpec{Nodes: 8, D: 2, Sizes: []int64{1_000_000, 4_000_000, 10_000_000}},
+		random: experiments.RandomSpec{Nodes: 8, D: 2, Sizes: []int64{1_000_000, 4_000_000, 10_000_000}},
 		hand: [][]contention.Flow{
 			// One NIC both ways: a1 sends two, receives three.
 			flows("a1", "a2", 4e6, "a1", "b1", 6e6, "a2", "a1", 5e6, "b2", "a1", 3e6, "a3", "a1", 2e6),
@@ -165,7 +166,7 @@ func roundTripCases() []roundTripCase {
 				{Name: "r2", NodePrefix: "n", NodeFirst: 4, NodeCount: 3}, {Name: "r3", NodePrefix: "n", NodeFirst: 7, NodeCount: 3, UplinkRateBps: 1e9}},
 			Node: []cluster.NodeSettings{{Name: "n5", NICRateBps: 5e8}}},
 		params: contention.Params{Efficiency: 0.94, ContraFactor: 1, CeilingBps: 8e8, LatencyS: lat},
-		random: contention.RandomSpec{Nodes: 9, D: 2, Racks: 3, Sizes: []int64{1_000_000, 4_000_000, 10_000_000}},
+		random: experiments.RandomSpec{Nodes: 9, D: 2, Racks: 3, Sizes: []int64{1_000_000, 4_000_000, 10_000_000}},
 		hand: [][]contention.Flow{
 			// r3's uplink both ways (0.94 Gbit/s), r1's up.
 			flows("n7", "n1", 8e6, "n8", "n4", 6e6, "n9", "n2", 5e6, "n1", "n7", 4e6, "n4", "n8", 7e6, "n2", "n9", 3e6),
@@ -221,7 +222,7 @@ func expectedLinks(cl *cluster.Cluster, src, dst string) []string {
 //     cluster.Path in order (the flow-ceiling link once where there is one) and has the
 //     path class's latency;
 //   - --latency none under maxmin.cfg: every pattern (random ones from
-//     contention.RandomPatterns, hand-made ones sharing NICs, backbone and uplinks both ways)
+//     experiments.RandomPatterns, hand-made ones sharing NICs, backbone and uplinks both ways)
 //     agrees with maxmin without latencies within roundTripTol;
 //   - Hockney latencies under maxmin.cfg: every pattern of one path class agrees with maxmin
 //     plus α (CM02 weights sharing by route latency, so mixed patterns are only reported);
@@ -247,7 +248,7 @@ func TestSimGridRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		randoms, err := contention.RandomPatterns(cl, tc.random, 12, uint64(11+ci))
+		randoms, err := experiments.RandomPatterns(cl, tc.random, 12, uint64(11+ci))
 		if err != nil {
 			t.Fatal(err)
 		}

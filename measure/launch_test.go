@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/experiments"
 )
 
 // The launcher tests start real agents with the cluster's launchers — Slurm's srun (daemons
@@ -250,7 +250,7 @@ func measureThrough(t *testing.T, launcher string, env []string) {
 	}
 	out := filepath.Join(t.TempDir(), "ds")
 	m, err := Measure(context.Background(), Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Socket: DefaultSocket,
-		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, Launcher: launcher})
+		Catalogue: experiments.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, Launcher: launcher})
 	if err != nil {
 		t.Fatal(err)
 	}

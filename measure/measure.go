@@ -18,6 +18,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Options configures Measure.
@@ -25,7 +26,7 @@ type Options struct {
 	Cluster   *cluster.Cluster
 	Shaping   Shaping
 	Socket    engine.SocketOptions
-	Catalogue engine.Catalogue
+	Catalogue experiments.Catalogue
 	// ForgetTCPMetrics turns the kernel's per-destination TCP metrics cache off in the nodes'
 	// namespaces (Emulation.ForgetTCPMetrics), so that no connection starts from what an
 	// earlier measurement left; by default it stays on, as on a real cluster's hosts.

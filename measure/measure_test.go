@@ -18,6 +18,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/experiments"
 )
 
 func needRoot(t *testing.T) {
@@ -201,7 +202,7 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ds")
 	before, _ := os.ReadFile(engine.TCPNoMetricsSave)
 	m, err := Measure(context.Background(), Options{Cluster: twoByTwo(t), Shaping: DefaultShaping, Socket: DefaultSocket,
-		Catalogue: engine.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, ForgetTCPMetrics: true})
+		Catalogue: experiments.QuickCatalogue, Out: out, Created: time.Unix(0, 0), Agent: testAgent, ForgetTCPMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 func TestCancelTearsDown(t *testing.T) {
 	needRoot(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cat := engine.QuickCatalogue
+	cat := experiments.QuickCatalogue
 	cat.SweepSizes = []int64{64 << 20} // 64 MiB at 100 Mbit/s: about 5 s
 	time.AfterFunc(2*time.Second, cancel)
 	began := time.Now()

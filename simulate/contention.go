@@ -7,6 +7,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/parallel"
 )
 
@@ -26,15 +27,15 @@ type ContentionTruth struct {
 	Model        string  `json:"model"`
 	Efficiency   float64 `json:"efficiency"`
 	ContraFactor float64 `json:"contra_factor"`
-	contention.Catalogue
+	experiments.Designs
 }
 
 // defaultContention is the asymmetric model on the cluster with the paper's nine settings
 // (|N| ∈ {10, 20, 30} × d ∈ {1, 2, 3}) where the racks are large enough.
 func defaultContention(cl *cluster.Cluster) *ContentionTruth {
 	ct := &ContentionTruth{Model: "asymmetric", Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-		Catalogue: contention.Catalogue{Bytes: 10_000_000, FairnessMaxK: 12, BidirMax: 6,
-			StaticSync: contention.StaticSyncDesign{Graphs: 12, MaxEdges: 4}}}
+		Designs: experiments.Designs{Bytes: 10_000_000, FairnessMaxK: 12, BidirMax: 6,
+			StaticSync: experiments.StaticSyncDesign{Graphs: 12, MaxEdges: 4}}}
 	smallest := len(cl.Nodes())
 	for r := range cl.Racks() {
 		smallest = min(smallest, len(cl.RackNodes(r)))
@@ -43,7 +44,7 @@ func defaultContention(cl *cluster.Cluster) *ContentionTruth {
 	for _, d := range []int{1, 2, 3} {
 		for _, n := range []int{10, 20, 30} {
 			if n/racks <= smallest {
-				ct.Random = append(ct.Random, contention.RandomDesign{Nodes: n, D: d, Patterns: 10, Sizes: []int64{1e6, 5e6, 10e6, 20e6}})
+				ct.Random = append(ct.Random, experiments.RandomDesign{Nodes: n, D: d, Patterns: 10, Sizes: []int64{1e6, 5e6, 10e6, 20e6}})
 			}
 		}
 	}
@@ -58,7 +59,7 @@ func (ct *ContentionTruth) patterns(cl *cluster.Cluster, seed uint64) ([]content
 	if ct.Seed != 0 && ct.Seed != seed {
 		return nil, fmt.Errorf("simulate: truth: contention.seed %d differs from the truth's seed %d, which draws the patterns: leave it out", ct.Seed, seed)
 	}
-	cat := ct.Catalogue
+	cat := ct.Designs
 	cat.Seed = seed
 	pats, err := cat.Patterns(cl)
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 func smallContention(cl string) *Truth {
 	return &Truth{Cluster: cl, Seed: 11, Noise: 0, Reps: 2,
 		Contention: &ContentionTruth{Model: "asymmetric", Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
-			Catalogue: contention.Catalogue{Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
-				StaticSync: contention.StaticSyncDesign{Graphs: 2, MaxEdges: 3},
-				Random:     []contention.RandomDesign{{Nodes: 4, D: 1, Patterns: 3, Sizes: []int64{1 << 20, 4 << 20}}}}}}
+			Designs: experiments.Designs{Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
+				StaticSync: experiments.StaticSyncDesign{Graphs: 2, MaxEdges: 3},
+				Random:     []experiments.RandomDesign{{Nodes: 4, D: 1, Patterns: 3, Sizes: []int64{1 << 20, 4 << 20}}}}}}
 }
 
 // The simulator's concurrent patterns are the catalogue's (the one measure uses), drawn with
@@ -27,7 +27,7 @@ func TestContentionPatternsAreTheCatalogues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := tr.Contention.Catalogue
+	cat := tr.Contention.Designs
 	cat.Seed = tr.Seed
 	pats, err := cat.Patterns(cl)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestContentionTruthRefusesItsOwnFields(t *testing.T) {
 		{"seed equal to the truth's", func(ct *ContentionTruth) { ct.Seed = 11 }, ""},
 		{"seed of its own", func(ct *ContentionTruth) { ct.Seed = 12 }, "contention.seed 12 differs from the truth's seed 11"},
 		{"sweep sizes", func(ct *ContentionTruth) { ct.SweepSizes = []int64{1024} }, "contention.sweep_sizes must be empty"},
-		{"random setting the racks cannot hold", func(ct *ContentionTruth) { ct.Random[0].Nodes = 3 }, "simulate: truth: contention: random patterns need"},
+		{"random setting the racks cannot hold", func(ct *ContentionTruth) { ct.Random[0].Nodes = 3 }, "simulate: truth: experiments: random patterns need"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := smallContention(cl.Name())

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
 )
@@ -94,7 +93,7 @@ func (gen *generator) hockney(cl *cluster.Cluster, sweeps []HockneyTruth) (float
 			for r := int64(0); r < gen.reps; r++ {
 				t := (h.Alpha + h.Beta*float64(m)) * gen.nz.factor()
 				gen.g.Transfers = append(gen.g.Transfers, datasets.Transfer{Cluster: gen.name, Experiment: experiments.P2PSweep,
-					PatternID: contention.PairID(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
+					PatternID: experiments.PairID(h.Src, h.Dst, m), Rep: r, Src: h.Src, Dst: h.Dst, Bytes: m,
 					TStart: clock, TEnd: clock + t})
 				clock += t + 1e-3
 			}

@@ -52,7 +52,7 @@ func TestNoiseLimitAcrossCampaigns(t *testing.T) {
 		}
 		campaigns[i] = map[key]stats{}
 		for _, p := range pats {
-			_, d, ok := contention.RandomSetting(p.ID)
+			_, d, ok := experiments.RandomSetting(p.ID)
 			if !ok {
 				t.Fatalf("%s: random pattern %s has no setting", dir, p.ID)
 			}

@@ -343,7 +343,7 @@ func newScorer(models []contention.Model) *scorer {
 // settingOf is a pattern's setting: N<n>-d<d> for a random pattern, else "all".
 func settingOf(p *datasets.MeasuredPattern) string {
 	if p.Experiment == experiments.Random {
-		if n, d, ok := contention.RandomSetting(p.ID); ok {
+		if n, d, ok := experiments.RandomSetting(p.ID); ok {
 			return fmt.Sprintf("N%d-d%d", n, d)
 		}
 	}
@@ -432,7 +432,7 @@ func (sc *scorer) finish(acc *Accuracy, patterns int) {
 	overall := map[string]*tally{}
 	for _, s := range settings {
 		sa := SettingAccuracy{Setting: s, Patterns: sc.patterns[s], NoiseLimit: sc.noiseBy[s].limit()}
-		if n, d, ok := contention.RandomSetting(s); ok {
+		if n, d, ok := experiments.RandomSetting(s); ok {
 			sa.Nodes, sa.D = n, d
 		}
 		for _, m := range sc.models {
@@ -471,8 +471,8 @@ func (sc *scorer) finish(acc *Accuracy, patterns int) {
 // CompareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),
 // with any other setting last.
 func CompareSettings(a, b string) int {
-	na, da, oka := contention.RandomSetting(a)
-	nb, db, okb := contention.RandomSetting(b)
+	na, da, oka := experiments.RandomSetting(a)
+	nb, db, okb := experiments.RandomSetting(b)
 	switch {
 	case oka && okb:
 		return cmp.Or(cmp.Compare(da, db), cmp.Compare(na, nb))

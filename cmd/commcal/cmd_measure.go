@@ -13,6 +13,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/provenance"
@@ -130,13 +131,13 @@ func campaignFrom(c *cli.Context) (campaignOptions, error) {
 }
 
 // catalogue is the campaign's catalogue with the flags applied.
-func (o campaignOptions) catalogue() (engine.Catalogue, error) {
-	cat := engine.DefaultCatalogue
+func (o campaignOptions) catalogue() (experiments.Catalogue, error) {
+	cat := experiments.DefaultCatalogue
 	switch {
 	case o.Quick:
-		cat = engine.QuickCatalogue
+		cat = experiments.QuickCatalogue
 	case o.CatalogueFile != "":
-		c, err := engine.ReadCatalogue(o.CatalogueFile)
+		c, err := experiments.ReadCatalogue(o.CatalogueFile)
 		if err != nil {
 			return cat, err
 		}
@@ -203,14 +204,14 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 // start loads what a campaign needs and claims its dataset: the cluster description, the
 // catalogue, and --out (never the description or the catalogue file). agents, when not 0, is
 // the launch's size, checked against the description first.
-func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions, agents int) (*cluster.Cluster, engine.Catalogue, *atomicio.Claimed, error) {
+func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions, agents int) (*cluster.Cluster, experiments.Catalogue, *atomicio.Claimed, error) {
 	cl, err := loadCluster(clusterRef)
 	if err != nil {
-		return nil, engine.Catalogue{}, nil, err
+		return nil, experiments.Catalogue{}, nil, err
 	}
 	if agents != 0 {
 		if err := engine.CheckLaunch(cl, agents); err != nil {
-			return nil, engine.Catalogue{}, nil, err
+			return nil, experiments.Catalogue{}, nil, err
 		}
 	}
 	cat, err := o.catalogue()
@@ -219,7 +220,7 @@ func (o campaignOptions) start(ctx context.Context, clusterRef string, output ou
 	}
 	// Before anything is claimed or built: a design the cluster cannot hold would otherwise
 	// fail the campaign once the agents have joined, as an internal error.
-	if err := cat.Fits(cl); err != nil {
+	if err := engine.Fits(&cat, cl); err != nil {
 		if o.CatalogueFile == "" {
 			return nil, cat, nil, usagef("the built-in catalogue does not fit cluster %s (%v); give a --catalogue that does", cl.Name(), err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/rundir"
@@ -66,7 +67,7 @@ Patterns come from files, directories of files, and generated workloads:
             {"patterns": [{"id": "a", "flows": [...]}, ...]}
    a directory: every .csv and .json file in it, in name order
    --workload (repeatable):
-` + indent(contention.WorkloadHelp, "            ") + `
+` + indent(experiments.WorkloadHelp, "            ") + `
 
 Patterns are predicted on all cores; the output's order is the input's. Up to 1000
 transfers are printed a line each; beyond, a line per pattern (transfers, makespan, mean
@@ -316,7 +317,7 @@ func readPatterns(cl *cluster.Cluster, files, workloads []string) ([]patternSour
 		}
 	}
 	for _, w := range workloads {
-		ps, err := contention.Workload(cl, w)
+		ps, err := experiments.Workload(cl, w)
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/experiments"
 )
 
 // TestMain lets the test binary stand in for commcal when a command under test starts
@@ -31,7 +31,7 @@ func TestMeasureHelpCatalogueParses(t *testing.T) {
 	for _, l := range strings.Split(desc[a+len("is not measured:\n"):b], "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "   "))
 	}
-	c, err := engine.ParseCatalogue([]byte(strings.Join(lines, "\n")))
+	c, err := experiments.ParseCatalogue([]byte(strings.Join(lines, "\n")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package experiments
 
 import (
 	"strings"

@@ -1,17 +1,17 @@
-package contention
+package experiments
 
 import (
 	"fmt"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/contention"
 )
 
-// Catalogue is a set of experiment designs, the one description of what to run that both
+// Designs is a set of experiment designs, the one description of what to run that both
 // `commcal measure` (which measures its patterns over TCP) and the simulator (which draws
 // their times from a ground-truth model, and embeds the catalogue in truth.json) use.
 // Patterns turns it into patterns; the same catalogue and cluster give the same patterns.
-type Catalogue struct {
+type Designs struct {
 	// SweepSizes are the message sizes of the point-to-point sweeps (experiment p2p_sweep),
 	// one pair per path class (cluster.ClassPairs). None: no sweeps.
 	SweepSizes []int64 `json:"sweep_sizes,omitempty"`
@@ -59,12 +59,12 @@ type StaticSyncDesign struct {
 // bidirectional designs, the static-synchronous graphs, then the random patterns setting by
 // setting. The error is RandomPatterns' for a setting the cluster cannot hold, naming the
 // design (random[i]).
-func (c Catalogue) Patterns(cl *cluster.Cluster) ([]Pattern, error) {
-	var pats []Pattern
+func (c Designs) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
+	var pats []contention.Pattern
 	for _, p := range cl.ClassPairs() {
 		for _, m := range c.SweepSizes {
-			pats = append(pats, Pattern{ID: PairID(p.Src, p.Dst, m), Experiment: experiments.P2PSweep,
-				Flows: []Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
+			pats = append(pats, contention.Pattern{ID: PairID(p.Src, p.Dst, m), Experiment: P2PSweep,
+				Flows: []contention.Flow{{Src: p.Src, Dst: p.Dst, Bytes: float64(m)}}})
 		}
 	}
 	pats = append(pats, FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)

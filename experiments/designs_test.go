@@ -1,16 +1,16 @@
-package contention
+package experiments
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/experiments"
 )
 
-var smallCatalogue = Catalogue{SweepSizes: []int64{1 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
+var smallCatalogue = Designs{SweepSizes: []int64{1 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
 	StaticSync: StaticSyncDesign{Graphs: 2, MaxEdges: 3},
 	Random:     []RandomDesign{{Nodes: 4, D: 1, Patterns: 3, Sizes: []int64{1 << 20}}, {Nodes: 6, D: 2, Patterns: 2}}, Seed: 5}
 
@@ -30,13 +30,13 @@ func TestCataloguePatterns(t *testing.T) {
 		exp string
 		n   int
 	}{
-		{experiments.P2PSweep, 2 * 2}, // two class pairs × two sizes
-		{experiments.FairIntra, 3},    // k = 1…3
-		{experiments.FairInter, 3},
-		{experiments.BidirNIC, 2 * 2}, // in × out
-		{experiments.BidirBackbone, 2 * 2},
-		{experiments.StaticSync, static},
-		{experiments.Random, 3 + 2},
+		{P2PSweep, 2 * 2}, // two class pairs × two sizes
+		{FairIntra, 3},    // k = 1…3
+		{FairInter, 3},
+		{BidirNIC, 2 * 2}, // in × out
+		{BidirBackbone, 2 * 2},
+		{StaticSync, static},
+		{Random, 3 + 2},
 	}
 	i := 0
 	for _, w := range want {
@@ -51,10 +51,10 @@ func TestCataloguePatterns(t *testing.T) {
 		t.Fatalf("%d patterns, want %d (with %d static-synchronous)", len(pats), i, static)
 	}
 	for _, p := range pats {
-		if _, ok := experiments.RoleOf(p.Experiment); !ok {
+		if _, ok := RoleOf(p.Experiment); !ok {
 			t.Errorf("pattern %s of unknown experiment %q", p.ID, p.Experiment)
 		}
-		if p.Experiment == experiments.Random && strings.HasPrefix(p.ID, "N6") && p.Flows[0].Bytes != 10e6 {
+		if p.Experiment == Random && strings.HasPrefix(p.ID, "N6") && p.Flows[0].Bytes != 10e6 {
 			t.Errorf("random pattern %s without sizes has %g B transfers, want the default 10 MB", p.ID, p.Flows[0].Bytes)
 		}
 	}
@@ -82,11 +82,11 @@ func TestCatalogueJSON(t *testing.T) {
 	if string(data) != want {
 		t.Errorf("got  %s\nwant %s", data, want)
 	}
-	var back Catalogue
+	var back Designs
 	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, smallCatalogue) {
 		t.Errorf("decoded %+v (%v)", back, err)
 	}
-	data, _ = json.Marshal(Catalogue{Bytes: 1})
+	data, _ = json.Marshal(Designs{Bytes: 1})
 	if got := `{"calibration_bytes":1,"fairness_max_k":0,"bidir_max":0,"random":null}`; string(data) != got {
 		t.Errorf("got %s, want %s", data, got)
 	}
@@ -130,11 +130,16 @@ func TestRandomTagsDrawTheirOwnPatterns(t *testing.T) {
 // that many racks (a three-rack cluster's random patterns cross every uplink), and that a
 // count the racks do not divide, or no rack at all, is refused.
 func TestRandomPatternsOverThreeRacks(t *testing.T) {
-	cl, err := cluster.New(treeDescription(3, 5))
+	d := cluster.Description{Name: "tree-3x5", NICRateBps: 1e9,
+		Backbone: &cluster.Backbone{Topology: cluster.TopologyCore, Kind: cluster.KindOptical, RateBps: 10e9}}
+	for r := 0; r < 3; r++ {
+		d.Racks = append(d.Racks, cluster.Rack{Name: fmt.Sprintf("r%d", r), NodePrefix: fmt.Sprintf("r%dn", r), NodeCount: 5})
+	}
+	cl, err := cluster.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Catalogue{Random: []RandomDesign{{Nodes: 9, D: 3, Patterns: 20, Racks: 3, Sizes: []int64{1 << 20}}}, Seed: 4}
+	c := Designs{Random: []RandomDesign{{Nodes: 9, D: 3, Patterns: 20, Racks: 3, Sizes: []int64{1 << 20}}}, Seed: 4}
 	pats, err := c.Patterns(cl)
 	if err != nil {
 		t.Fatal(err)

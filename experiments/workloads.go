@@ -1,15 +1,13 @@
-package contention
+package experiments
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/internal/badinput"
 )
 
@@ -24,7 +22,7 @@ random:nodes=N,d=D[,count=K][,seed=S][,sizes=A/B/...]
 // Workload generates the patterns of a workload spec (see WorkloadHelp) on a cluster, so that
 // a user need not write a million transfers to predict an all-to-all. Mistakes in the spec
 // are bad input naming it.
-func Workload(cl *cluster.Cluster, spec string) ([]Pattern, error) {
+func Workload(cl *cluster.Cluster, spec string) ([]contention.Pattern, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	bad := func(format string, a ...any) error {
 		return badinput.Errorf("", "--workload %q: %s", spec, fmt.Sprintf(format, a...))
@@ -36,24 +34,24 @@ func Workload(cl *cluster.Cluster, spec string) ([]Pattern, error) {
 			return nil, bad("want all-to-all:BYTES with a positive number of bytes")
 		}
 		nodes := cl.Nodes()
-		p := Pattern{ID: "all-to-all", Flows: make([]Flow, 0, len(nodes)*(len(nodes)-1))}
+		p := contention.Pattern{ID: "all-to-all", Flows: make([]contention.Flow, 0, len(nodes)*(len(nodes)-1))}
 		for _, s := range nodes {
 			for _, d := range nodes {
 				if s.Name != d.Name {
-					p.Flows = append(p.Flows, Flow{Src: s.Name, Dst: d.Name, Bytes: b})
+					p.Flows = append(p.Flows, contention.Flow{Src: s.Name, Dst: d.Name, Bytes: b})
 				}
 			}
 		}
-		return []Pattern{p}, nil
+		return []contention.Pattern{p}, nil
 	case "alltoallv":
 		if arg == "" {
 			return nil, bad("want alltoallv:FILE")
 		}
-		p, err := readSizeMatrix(arg)
+		p, err := contention.ReadSizeMatrix(arg, Alltoallv)
 		if err != nil {
 			return nil, err
 		}
-		return []Pattern{p}, nil
+		return []contention.Pattern{p}, nil
 	case "random":
 		spec := RandomSpec{}
 		count, seed := 1, uint64(1)
@@ -97,52 +95,4 @@ func Workload(cl *cluster.Cluster, spec string) ([]Pattern, error) {
 		return pats, nil
 	}
 	return nil, bad("unknown workload %q; want one of all-to-all, alltoallv, random", kind)
-}
-
-// readSizeMatrix reads an Alltoallv size matrix (see WorkloadHelp).
-func readSizeMatrix(path string) (Pattern, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Pattern{}, badinput.Errorf(path, "contention: %v", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	recs, err := r.ReadAll()
-	if err != nil {
-		return Pattern{}, badinput.Errorf(path, "contention: %s", csvProblem(err, 0))
-	}
-	if len(recs) < 2 || len(recs[0]) < 2 {
-		return Pattern{}, badinput.Errorf(path, "contention: want a header \"src,<node>,...\" and a row per sending node")
-	}
-	dsts := recs[0][1:]
-	seen := map[string]int{}
-	for i := range dsts {
-		dsts[i] = strings.TrimSpace(strings.TrimPrefix(dsts[i], "\ufeff"))
-		if prev, ok := seen[dsts[i]]; ok {
-			return Pattern{}, badinput.Errorf(path, "contention: line 1: node %q heads columns %d and %d; name each destination once", dsts[i], prev+2, i+2)
-		}
-		seen[dsts[i]] = i
-	}
-	p := Pattern{ID: patternName(path), Experiment: experiments.Alltoallv}
-	rows := map[string]int{}
-	for row, rec := range recs[1:] {
-		src := strings.TrimSpace(rec[0])
-		if prev, ok := rows[src]; ok {
-			return Pattern{}, badinput.Errorf(path, "contention: line %d: node %q already sends on line %d; give each source one row", row+2, src, prev)
-		}
-		rows[src] = row + 2
-		for c, cell := range rec[1:] {
-			b, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
-			if err != nil || b < 0 || math.IsInf(b, 0) {
-				return Pattern{}, badinput.Errorf(path, "contention: line %d, column %q: %q is not a number of bytes", row+2, dsts[c], cell)
-			}
-			if b > 0 && src != dsts[c] {
-				p.Flows = append(p.Flows, Flow{Src: src, Dst: dsts[c], Bytes: b})
-			}
-		}
-	}
-	if len(p.Flows) == 0 {
-		return Pattern{}, badinput.Errorf(path, "contention: the matrix has no transfer")
-	}
-	return p, nil
 }

@@ -1,4 +1,4 @@
-package contention
+package experiments
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/internal/badinput"
 )
 
@@ -30,7 +31,7 @@ func TestWorkload(t *testing.T) {
 	matrix := filepath.Join(t.TempDir(), "sizes.csv")
 	os.WriteFile(matrix, []byte("src,X1,X2,Y1\nX1,0,10,20\nX2,5,0,0\nY1,1,2,3\n"), 0o644)
 	pats, err = Workload(cl, "alltoallv:"+matrix)
-	if err != nil || len(pats[0].Flows) != 5 || pats[0].Flows[1] != (Flow{Src: "X1", Dst: "Y1", Bytes: 20}) {
+	if err != nil || len(pats[0].Flows) != 5 || pats[0].Flows[1] != (contention.Flow{Src: "X1", Dst: "Y1", Bytes: 20}) {
 		t.Fatalf("alltoallv: %+v, %v", pats, err)
 	}
 	for name, content := range map[string]string{"repeated destination": "src,X1,X1\nX2,1,2\n", "repeated source": "src,X1,X2\nY1,1,2\nY1,3,4\n"} {

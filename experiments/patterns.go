@@ -1,4 +1,4 @@
-package contention
+package experiments
 
 import (
 	"fmt"
@@ -9,17 +9,8 @@ import (
 	"strings"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/contention"
 )
-
-// Pattern is a set of transfers that start together.
-type Pattern struct {
-	// ID names the pattern within its experiment; random patterns encode their setting in it
-	// (see RandomSetting).
-	ID         string
-	Experiment string
-	Flows      []Flow
-}
 
 // RandomSpec sets up the random validation patterns of Zhu et al. (CCPE 2014, §7.1).
 type RandomSpec struct {
@@ -41,7 +32,7 @@ type RandomSpec struct {
 // keeps the transfer to it with probability 1/2. A draw that keeps no transfer at all is drawn
 // again (an empty pattern measures nothing). The same seed gives the same patterns; IDs are
 // "N<|N|>-d<d>-<index>".
-func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64) ([]Pattern, error) {
+func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64) ([]contention.Pattern, error) {
 	if spec.Racks == 0 {
 		spec.Racks = min(2, len(cl.Racks()))
 	}
@@ -49,7 +40,7 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		spec.Sizes = []int64{10_000_000}
 	}
 	if spec.Racks < 1 || spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 {
-		return nil, fmt.Errorf("contention: random patterns need |N| ≥ 2 divisible by the %d racks used and d ≥ 1 (cluster %s has %d racks); got |N| = %d, d = %d",
+		return nil, fmt.Errorf("experiments: random patterns need |N| ≥ 2 divisible by the %d racks used and d ≥ 1 (cluster %s has %d racks); got |N| = %d, d = %d",
 			spec.Racks, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
 	}
 	per := spec.Nodes / spec.Racks
@@ -57,12 +48,12 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 	for r := 0; r < spec.Racks; r++ {
 		rack := cl.RackNodes(r)
 		if len(rack) < per {
-			return nil, fmt.Errorf("contention: rack %s has %d nodes, %d needed", cl.Racks()[r], len(rack), per)
+			return nil, fmt.Errorf("experiments: rack %s has %d nodes, %d needed", cl.Racks()[r], len(rack), per)
 		}
 		nodes = append(nodes, rack[:per]...)
 	}
 	if spec.Tag != "" && !validTag(spec.Tag) {
-		return nil, fmt.Errorf("contention: random pattern tag %q: want lower-case letters and digits", spec.Tag)
+		return nil, fmt.Errorf("experiments: random pattern tag %q: want lower-case letters and digits", spec.Tag)
 	}
 	stream := uint64(spec.Nodes)<<32 | uint64(spec.D)
 	if spec.Tag != "" {
@@ -70,18 +61,18 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 		h.Write([]byte(spec.Tag))
 		stream ^= h.Sum64()
 	}
-	exp := experiments.Random
+	exp := Random
 	if spec.Calibration {
-		exp, stream = experiments.RandomCalibration, stream^0x63616c6962726174 // "calibrat"
+		exp, stream = RandomCalibration, stream^0x63616c6962726174 // "calibrat"
 	}
 	rng := rand.New(rand.NewPCG(seed, stream))
 	prefix := fmt.Sprintf("N%d-d%d-", spec.Nodes, spec.D)
 	if spec.Tag != "" {
 		prefix += spec.Tag + "-"
 	}
-	out := make([]Pattern, 0, count)
+	out := make([]contention.Pattern, 0, count)
 	for len(out) < count {
-		var flows []Flow
+		var flows []contention.Flow
 		for s := range nodes {
 			for k := 0; k < spec.D; k++ {
 				d := rng.IntN(len(nodes) - 1)
@@ -91,13 +82,13 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 				if rng.IntN(2) == 0 {
 					continue
 				}
-				flows = append(flows, Flow{Src: nodes[s], Dst: nodes[d], Bytes: float64(spec.Sizes[rng.IntN(len(spec.Sizes))])})
+				flows = append(flows, contention.Flow{Src: nodes[s], Dst: nodes[d], Bytes: float64(spec.Sizes[rng.IntN(len(spec.Sizes))])})
 			}
 		}
 		if len(flows) == 0 {
 			continue
 		}
-		out = append(out, Pattern{ID: fmt.Sprintf("%s%03d", prefix, len(out)), Experiment: exp, Flows: flows})
+		out = append(out, contention.Pattern{ID: fmt.Sprintf("%s%03d", prefix, len(out)), Experiment: exp, Flows: flows})
 	}
 	return out, nil
 }
@@ -132,22 +123,22 @@ func RandomSetting(id string) (nodes, d int, ok bool) {
 // k = 1…maxK: fair_intra (A: k transfers from the first node of the first rack to its second
 // node) and, on clusters of several racks, fair_inter (B: k transfers from k distinct nodes of
 // the first rack to k distinct nodes of the second; k is capped by the rack sizes).
-func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
-	var out []Pattern
+func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Pattern {
+	var out []contention.Pattern
 	r0 := cl.RackNodes(0)
 	for k := 1; k <= maxK && len(r0) >= 2; k++ {
-		p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: experiments.FairIntra}
+		p := contention.Pattern{ID: fmt.Sprintf("k%d", k), Experiment: FairIntra}
 		for i := 0; i < k; i++ {
-			p.Flows = append(p.Flows, Flow{Src: r0[0], Dst: r0[1], Bytes: float64(bytes)})
+			p.Flows = append(p.Flows, contention.Flow{Src: r0[0], Dst: r0[1], Bytes: float64(bytes)})
 		}
 		out = append(out, p)
 	}
 	if len(cl.Racks()) > 1 {
 		r1 := cl.RackNodes(1)
 		for k := 1; k <= maxK && k <= len(r0) && k <= len(r1); k++ {
-			p := Pattern{ID: fmt.Sprintf("k%d", k), Experiment: experiments.FairInter}
+			p := contention.Pattern{ID: fmt.Sprintf("k%d", k), Experiment: FairInter}
 			for i := 0; i < k; i++ {
-				p.Flows = append(p.Flows, Flow{Src: r0[i], Dst: r1[i], Bytes: float64(bytes)})
+				p.Flows = append(p.Flows, contention.Flow{Src: r0[i], Dst: r1[i], Bytes: float64(bytes)})
 			}
 			out = append(out, p)
 		}
@@ -160,20 +151,20 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []Pattern {
 // nodes of that rack and out transfers from it to others; and, on clusters of several racks,
 // bidir_backbone, in transfers from distinct nodes of the second rack to distinct nodes of the
 // first and out transfers the other way. Node choices wrap around when a rack is small.
-func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) []Pattern {
-	var out []Pattern
+func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) []contention.Pattern {
+	var out []contention.Pattern
 	r0 := cl.RackNodes(0)
 	b := float64(bytes)
 	if len(r0) >= 2 {
 		others := r0[1:]
 		for i := 1; i <= maxIn; i++ {
 			for o := 1; o <= maxOut; o++ {
-				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: experiments.BidirNIC}
+				p := contention.Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: BidirNIC}
 				for k := 0; k < i; k++ {
-					p.Flows = append(p.Flows, Flow{Src: others[k%len(others)], Dst: r0[0], Bytes: b})
+					p.Flows = append(p.Flows, contention.Flow{Src: others[k%len(others)], Dst: r0[0], Bytes: b})
 				}
 				for k := 0; k < o; k++ {
-					p.Flows = append(p.Flows, Flow{Src: r0[0], Dst: others[len(others)-1-k%len(others)], Bytes: b})
+					p.Flows = append(p.Flows, contention.Flow{Src: r0[0], Dst: others[len(others)-1-k%len(others)], Bytes: b})
 				}
 				out = append(out, p)
 			}
@@ -183,12 +174,12 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 		r1 := cl.RackNodes(1)
 		for i := 1; i <= maxIn; i++ {
 			for o := 1; o <= maxOut; o++ {
-				p := Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: experiments.BidirBackbone}
+				p := contention.Pattern{ID: fmt.Sprintf("in%d-out%d", i, o), Experiment: BidirBackbone}
 				for k := 0; k < i; k++ {
-					p.Flows = append(p.Flows, Flow{Src: r1[k%len(r1)], Dst: r0[k%len(r0)], Bytes: b})
+					p.Flows = append(p.Flows, contention.Flow{Src: r1[k%len(r1)], Dst: r0[k%len(r0)], Bytes: b})
 				}
 				for k := 0; k < o; k++ {
-					p.Flows = append(p.Flows, Flow{Src: r0[len(r0)-1-k%len(r0)], Dst: r1[len(r1)-1-k%len(r1)], Bytes: b})
+					p.Flows = append(p.Flows, contention.Flow{Src: r0[len(r0)-1-k%len(r0)], Dst: r1[len(r1)-1-k%len(r1)], Bytes: b})
 				}
 				out = append(out, p)
 			}
@@ -200,20 +191,20 @@ func BidirectionalPatterns(cl *cluster.Cluster, maxIn, maxOut int, bytes int64) 
 // PairID names the pattern of a single transfer of a point-to-point sweep: "src>dst:bytes".
 func PairID(src, dst string, bytes int64) string { return fmt.Sprintf("%s>%s:%d", src, dst, bytes) }
 
-// Alltoallv is an MPI_Alltoallv as point-to-point transfers: sizes[i][j] bytes from nodes[i]
+// AlltoallvPattern is an MPI_Alltoallv as point-to-point transfers: sizes[i][j] bytes from nodes[i]
 // to nodes[j], for every i ≠ j with a positive size.
-func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
+func AlltoallvPattern(id string, nodes []string, sizes [][]int64) (contention.Pattern, error) {
 	if len(sizes) != len(nodes) {
-		return Pattern{}, fmt.Errorf("contention: alltoallv: %d nodes but %d rows of sizes", len(nodes), len(sizes))
+		return contention.Pattern{}, fmt.Errorf("experiments: alltoallv: %d nodes but %d rows of sizes", len(nodes), len(sizes))
 	}
-	p := Pattern{ID: id, Experiment: experiments.Alltoallv}
+	p := contention.Pattern{ID: id, Experiment: Alltoallv}
 	for i, row := range sizes {
 		if len(row) != len(nodes) {
-			return Pattern{}, fmt.Errorf("contention: alltoallv: row %d has %d sizes, want %d", i, len(row), len(nodes))
+			return contention.Pattern{}, fmt.Errorf("experiments: alltoallv: row %d has %d sizes, want %d", i, len(row), len(nodes))
 		}
 		for j, m := range row {
 			if i != j && m > 0 {
-				p.Flows = append(p.Flows, Flow{Src: nodes[i], Dst: nodes[j], Bytes: float64(m)})
+				p.Flows = append(p.Flows, contention.Flow{Src: nodes[i], Dst: nodes[j], Bytes: float64(m)})
 			}
 		}
 	}
@@ -227,7 +218,7 @@ func Alltoallv(id string, nodes []string, sizes [][]int64) (Pattern, error) {
 // and adds every connected sub-graph of each (the back-solving of a graph's penalties needs
 // those of the graphs its later steps leave), keeping one graph per shape. IDs are
 // "g<index>"; the same seed gives the same graphs.
-func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, seed uint64) []Pattern {
+func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, seed uint64) []contention.Pattern {
 	pool := cl.RackNodes(0)
 	pool = pool[:min(6, len(pool))]
 	if len(cl.Racks()) > 1 {
@@ -239,22 +230,22 @@ func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, s
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x7373))
 	seen := map[string]bool{}
-	var out []Pattern
-	add := func(edges []Edge) {
-		sh := Shape(cl, edges)
+	var out []contention.Pattern
+	add := func(edges []contention.Edge) {
+		sh := contention.Shape(cl, edges)
 		if seen[sh.Key] {
 			return
 		}
 		seen[sh.Key] = true
-		p := Pattern{ID: fmt.Sprintf("g%03d", len(out)), Experiment: experiments.StaticSync}
+		p := contention.Pattern{ID: fmt.Sprintf("g%03d", len(out)), Experiment: StaticSync}
 		for _, e := range edges {
-			p.Flows = append(p.Flows, Flow{Src: e.Src, Dst: e.Dst, Bytes: float64(bytes)})
+			p.Flows = append(p.Flows, contention.Flow{Src: e.Src, Dst: e.Dst, Bytes: float64(bytes)})
 		}
 		out = append(out, p)
 	}
 	for g := 0; g < count; g++ {
 		n := 2 + rng.IntN(max(1, maxEdges-1))
-		var edges []Edge
+		var edges []contention.Edge
 		used := map[string]bool{}
 		outDeg := map[string]int{}
 		for len(edges) < n {
@@ -262,24 +253,24 @@ func StaticSyncPatterns(cl *cluster.Cluster, count, maxEdges int, bytes int64, s
 			if s == d || outDeg[s] >= 3 || (len(edges) > 0 && !used[s] && !used[d]) {
 				continue
 			}
-			edges = append(edges, Edge{Src: s, Dst: d})
+			edges = append(edges, contention.Edge{Src: s, Dst: d})
 			used[s], used[d] = true, true
 			outDeg[s]++
 		}
 		// Every connected sub-graph, smallest first, then the graph itself last.
 		for mask := 1; mask < 1<<len(edges); mask++ {
-			var sub []Edge
+			var sub []contention.Edge
 			for i, e := range edges {
 				if mask&(1<<i) != 0 {
 					sub = append(sub, e)
 				}
 			}
-			if len(Components(sub)) == 1 {
+			if len(contention.Components(sub)) == 1 {
 				add(sub)
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Pattern) int { return len(a.Flows) - len(b.Flows) })
+	slices.SortStableFunc(out, func(a, b contention.Pattern) int { return len(a.Flows) - len(b.Flows) })
 	for i := range out {
 		out[i].ID = fmt.Sprintf("g%03d", i)
 	}

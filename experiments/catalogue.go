@@ -1,4 +1,4 @@
-package engine
+package experiments
 
 import (
 	"fmt"
@@ -7,18 +7,17 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/stricttoml"
 )
 
 // Catalogue is everything a campaign measures: the concurrent-transfer designs shared with
-// the simulator (contention.Catalogue) and the point-to-point experiments of the LMO model,
+// the simulator (Designs) and the point-to-point experiments of the LMO model,
 // the scatter/gather sweeps and the ping-pong pairs of the L benchmark, with the repetition
 // discipline. A TOML file gives it (ReadCatalogue); DefaultCatalogue and QuickCatalogue are
 // the built-in ones.
 type Catalogue struct {
-	contention.Catalogue
+	Designs
 	LMO         LMODesign
 	Collectives CollectiveDesign
 	PingPong    PingPongDesign
@@ -30,7 +29,7 @@ type Catalogue struct {
 // for every root and pair of others.
 type LMODesign struct {
 	// Bytes is the message size of the round trips with a message and the one-to-two
-	// experiments; 0: no LMO experiments.
+	// experiments; 0: no LMO
 	Bytes int64
 	// Nodes is how many nodes take part: 0, every node; n, a sample of n spread over the
 	// racks in turn (the LMO experiments grow as n² and n³).
@@ -83,11 +82,11 @@ var defaultReps = Repetitions{Min: 3, Max: 10, MaxRelWidth: 0.02, Timeout: 2 * t
 // DefaultCatalogue is every experiment at a size a 2-core machine measures an emulated
 // 2 × 5 cluster with in about twenty minutes.
 var DefaultCatalogue = Catalogue{
-	Catalogue: contention.Catalogue{
+	Designs: Designs{
 		SweepSizes: LogSizes(1<<10, 8<<20, 1),
 		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3,
-		StaticSync: contention.StaticSyncDesign{Graphs: 6, MaxEdges: 3},
-		Random: []contention.RandomDesign{
+		StaticSync: StaticSyncDesign{Graphs: 6, MaxEdges: 3},
+		Random: []RandomDesign{
 			{Nodes: 4, D: 1, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 1, Patterns: 4, Sizes: defaultRandomSizes},
 			{Nodes: 4, D: 2, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 2, Patterns: 4, Sizes: defaultRandomSizes},
 			{Nodes: 10, D: 3, Patterns: 4, Sizes: defaultRandomSizes},
@@ -104,8 +103,8 @@ var defaultRandomSizes = []int64{1 << 20, 2 << 20, 4 << 20}
 
 // QuickCatalogue is a little of every experiment, measured in seconds: for smoke tests.
 var QuickCatalogue = Catalogue{
-	Catalogue: contention.Catalogue{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
-		Random: []contention.RandomDesign{{Nodes: 4, D: 1, Patterns: 2, Sizes: []int64{1 << 20}}}, Seed: 1},
+	Designs: Designs{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
+		Random: []RandomDesign{{Nodes: 4, D: 1, Patterns: 2, Sizes: []int64{1 << 20}}}, Seed: 1},
 	LMO:         LMODesign{Bytes: 16 << 10},
 	Collectives: CollectiveDesign{Sizes: []int64{1 << 10, 64 << 10}},
 	PingPong:    PingPongDesign{Pairs: []int{1}, Sizes: []int64{1 << 10, 16 << 10}},
@@ -203,13 +202,13 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 		c.BidirMax = f.Bidirectional.Max
 	}
 	if f.StaticSync != nil {
-		c.StaticSync = contention.StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}
+		c.StaticSync = StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}
 	}
 	for i, r := range f.Random {
 		if r.Role != "" && r.Role != "calibration" && r.Role != "held-out" {
 			return nil, fmt.Errorf("catalogue: random[%d].role: %q, want \"held-out\" (the default) or \"calibration\"", i, r.Role)
 		}
-		c.Random = append(c.Random, contention.RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Racks: r.Racks, Tag: r.Tag,
+		c.Random = append(c.Random, RandomDesign{Nodes: r.Nodes, D: r.D, Patterns: r.Patterns, Sizes: r.Sizes, Racks: r.Racks, Tag: r.Tag,
 			Calibration: r.Role == "calibration"})
 	}
 	if f.LMO != nil {
@@ -302,17 +301,9 @@ func (c *Catalogue) check() error {
 	return nil
 }
 
-// Fits says whether the catalogue can be measured on cl (every random design's |N| nodes
-// taken from the racks it names, the LMO and collective nodes): the error of compiling its
-// measurements, which a campaign would otherwise meet only once the agents have joined.
-func (c *Catalogue) Fits(cl *cluster.Cluster) error {
-	_, err := c.measurements(cl)
-	return err
-}
-
-// lmoNodes picks the nodes of the LMO experiments and the collective sweeps: every node, or
+// LMONodes picks the nodes of the LMO experiments and the collective sweeps: every node, or
 // n of them taken from the racks in turn.
-func (c *Catalogue) lmoNodes(cl *cluster.Cluster) []string {
+func (c *Catalogue) LMONodes(cl *cluster.Cluster) []string {
 	all := cl.Nodes()
 	if c.LMO.Nodes == 0 || c.LMO.Nodes >= len(all) {
 		out := make([]string, len(all))

@@ -1,0 +1,96 @@
+package experiments
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+)
+
+func TestRandomPatterns(t *testing.T) {
+	cl, _ := cluster.LoadNamed("ccpe-testbed")
+	a, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 3}, 50, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 3}, 50, 1)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("same seed, different patterns")
+	}
+	total, inter := 0, 0
+	used := map[string]bool{}
+	for _, p := range a {
+		if n, d, ok := RandomSetting(p.ID); !ok || n != 10 || d != 3 {
+			t.Errorf("pattern ID %q", p.ID)
+		}
+		for _, f := range p.Flows {
+			total++
+			used[f.Src], used[f.Dst] = true, true
+			if f.Src == f.Dst {
+				t.Fatal("transfer to itself")
+			}
+			if c, _ := cl.Class(f.Src, f.Dst); c == cluster.InterRack {
+				inter++
+			}
+		}
+	}
+	// 10 nodes × 3 draws × ½ = 15 transfers per pattern on average; 5 per rack.
+	if mean := float64(total) / 50; mean < 13 || mean > 17 {
+		t.Errorf("mean %.1f transfers per pattern, expect about 15", mean)
+	}
+	if len(used) != 10 || !used["X5"] || used["X6"] || !used["Y5"] {
+		t.Errorf("nodes used: %v", used)
+	}
+	// A destination is one of the 9 other nodes, 5 of them in the other rack.
+	if share := float64(inter) / float64(total); share < 0.45 || share > 0.65 {
+		t.Errorf("inter-rack share %.2f, expect 5/9", share)
+	}
+	if _, err := RandomPatterns(cl, RandomSpec{Nodes: 9, D: 1}, 1, 1); err == nil {
+		t.Error("|N| = 9 over two racks accepted")
+	}
+	// Calibration patterns of the same setting and seed: experiment random_calibration, the
+	// same IDs, other transfers.
+	c, err := RandomPatterns(cl, RandomSpec{Nodes: 10, D: 3, Calibration: true}, 50, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i, p := range c {
+		if p.Experiment != RandomCalibration || a[i].Experiment != Random || p.ID != a[i].ID {
+			t.Fatalf("pattern %d: %s/%s beside %s/%s", i, p.Experiment, p.ID, a[i].Experiment, a[i].ID)
+		}
+		if fmt.Sprint(p.Flows) == fmt.Sprint(a[i].Flows) {
+			same++
+		}
+	}
+	if same > 0 {
+		t.Errorf("%d of 50 calibration patterns equal the held-out ones", same)
+	}
+}
+
+func TestStaticSyncPatterns(t *testing.T) {
+	cl, _ := cluster.LoadNamed("ccpe-testbed")
+	ps := StaticSyncPatterns(cl, 8, 4, 1e6, 1)
+	seen := map[string]bool{}
+	for i, p := range ps {
+		if i > 0 && len(p.Flows) < len(ps[i-1].Flows) {
+			t.Fatal("graphs not ordered by size")
+		}
+		edges := make([]contention.Edge, len(p.Flows))
+		for k, f := range p.Flows {
+			edges[k] = contention.Edge{Src: f.Src, Dst: f.Dst}
+		}
+		if len(contention.Components(edges)) != 1 {
+			t.Errorf("%s is not connected", p.ID)
+		}
+		key := contention.Shape(cl, edges).Key
+		if seen[key] {
+			t.Errorf("%s repeats a shape", p.ID)
+		}
+		seen[key] = true
+	}
+	if len(ps) < 8 || len(ps[0].Flows) != 1 {
+		t.Errorf("%d graphs, smallest has %d edges", len(ps), len(ps[0].Flows))
+	}
+}
