@@ -170,6 +170,23 @@ func withUsageErrors(c *cli.Command) *cli.Command {
 	return c
 }
 
+// act makes a command's Action from run: it reads the positional arguments (between min and
+// max of them, max < 0 for no bound, what naming them in messages) and the environment the
+// global flags set, so that every command checks them alike before its own flags.
+func act(min, max int, what string, run func(c *cli.Context, e env, args []string) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		args, err := positional(c, min, max, what)
+		if err != nil {
+			return err
+		}
+		e, err := envFrom(c)
+		if err != nil {
+			return err
+		}
+		return run(c, e, args)
+	}
+}
+
 // positional returns the command's arguments, rejecting flags given after them (urfave/cli
 // v2 stops reading flags at the first positional argument).
 func positional(c *cli.Context, min, max int, what string) ([]string, error) {

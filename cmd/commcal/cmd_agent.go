@@ -56,23 +56,17 @@ EXAMPLES:
 			&cli.StringFlag{Name: "listen", Usage: "rank 0: control listener address (default: every interface, the port of --coordinator or any)"},
 			clusterFlag("rank 0"),
 		}, campaignFlags()...), outFlags("COMMCAL_AGENT_OUT", "", "rank 0: dataset directory to write (makes rank 0 the coordinator)")...),
-		Action: func(c *cli.Context) error {
-			if _, err := positional(c, 0, 0, "nothing"); err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
+		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
 			o := agentOptions{Rank: c.Int("rank"), Size: c.Int("size"), Node: c.String("node"), NetNS: c.String("netns"),
 				Rendezvous: c.String("rendezvous"), Coordinator: c.String("coordinator"), TokenFile: c.String("token-file"),
 				ConnectTimeout: c.Duration("connect-timeout"), JoinTimeout: c.Duration("join-timeout"), Listen: c.String("listen"),
 				Cluster: c.String("cluster"), Output: outputFrom(c)}
+			var err error
 			if o.Campaign, err = campaignFrom(c); err != nil {
 				return err
 			}
 			return runAgent(c.Context, e, o)
-		},
+		}),
 	})
 }
 

@@ -42,22 +42,14 @@ EXAMPLES:
 			&cli.BoolFlag{Name: "fail-on-drift", EnvVars: []string{"COMMCAL_FAIL_ON_DRIFT"}, Usage: "exit with the alarm status 3 on drift (see above)"},
 			&cli.BoolFlag{Name: "json", Usage: "print compare.json instead of the tables"},
 		),
-		Action: func(c *cli.Context) error {
-			runs, err := positional(c, 2, -1, "RUN_A RUN_B")
-			if err != nil {
-				return err
-			}
+		Action: act(2, -1, "RUN_A RUN_B", func(c *cli.Context, e env, runs []string) error {
 			ths, err := thresholds(c)
-			if err != nil {
-				return err
-			}
-			e, err := envFrom(c)
 			if err != nil {
 				return err
 			}
 			return runCompare(c.Context, e, compareOptions{Runs: runs, Output: outputFrom(c), FailOnDrift: c.Bool("fail-on-drift"),
 				Thresholds: ths, JSON: c.Bool("json")})
-		},
+		}),
 	})
 }
 

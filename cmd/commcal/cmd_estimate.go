@@ -44,22 +44,14 @@ EXAMPLES:
 			noVerifyFlag(),
 			hockneyBreaksFlag(),
 		),
-		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, 1, "DATASET")
-			if err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
+		Action: act(1, 1, "DATASET", func(c *cli.Context, e env, args []string) error {
 			breaks, err := hockneyBreaks(c.String("hockney-breaks"))
 			if err != nil {
 				return err
 			}
 			return runEstimate(c.Context, e, estimateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
 				Weighted: c.Bool("weighted"), JSON: c.Bool("json"), NoVerify: c.Bool("no-verify")})
-		},
+		}),
 	})
 }
 

@@ -54,11 +54,7 @@ EXAMPLES:
 				&cli.StringFlag{Name: "latency", Value: export.LatencyHockney,
 					Usage: "link latencies: hockney (alpha split over the links) or none (every pattern is exactly maxmin)"},
 			}, outFlags("COMMCAL_EXPORT_OUT", "", "directory to write")...),
-			Action: func(c *cli.Context) error {
-				args, err := positional(c, 0, 1, "RUN_DIR")
-				if err != nil {
-					return err
-				}
+			Action: act(0, 1, "RUN_DIR", func(c *cli.Context, e env, args []string) error {
 				o := exportOptions{Cluster: c.String("cluster"), Calibration: c.String("calibration"),
 					Latency: c.String("latency"), Output: outputFrom(c)}
 				if len(args) == 1 {
@@ -72,12 +68,8 @@ EXAMPLES:
 				case o.RunDir == "" && o.Cluster == "":
 					return usagef("export simgrid: --calibration needs --cluster")
 				}
-				e, err := envFrom(c)
-				if err != nil {
-					return err
-				}
 				return runExportSimGrid(c.Context, e, o)
-			},
+			}),
 		})},
 	})
 }

@@ -44,18 +44,9 @@ EXAMPLES:
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "table", Usage: "export only this table (repeatable, or comma-separated); default: every table"},
 		}, outFlags("COMMCAL_EXPORT_OUT", "", "directory to write")...),
-		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, 1, "DATASET_OR_RUN_DIR_OR_PARQUET_FILE")
-			if err != nil {
-				return err
-			}
-			o := exportCSVOptions{Input: args[0], Tables: c.StringSlice("table"), Output: outputFrom(c)}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
-			return runExportCSV(c.Context, e, o)
-		},
+		Action: act(1, 1, "DATASET_OR_RUN_DIR_OR_PARQUET_FILE", func(c *cli.Context, e env, args []string) error {
+			return runExportCSV(c.Context, e, exportCSVOptions{Input: args[0], Tables: c.StringSlice("table"), Output: outputFrom(c)})
+		}),
 	})
 }
 

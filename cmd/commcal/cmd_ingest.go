@@ -58,17 +58,9 @@ EXAMPLES:
 		Flags: append(append(sourceFlags(), outFlags("COMMCAL_INGEST_OUT", "", "dataset directory to write")...),
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),
-		Action: func(c *cli.Context) error {
-			paths, err := positional(c, 1, -1, "FILE_OR_DIR")
-			if err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
+		Action: act(1, -1, "FILE_OR_DIR", func(c *cli.Context, e env, paths []string) error {
 			return runIngest(c.Context, e, ingestOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), JSON: c.Bool("json")})
-		},
+		}),
 	})
 }
 

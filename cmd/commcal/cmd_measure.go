@@ -74,26 +74,19 @@ EXAMPLES:
 			&cli.StringFlag{Name: "launcher", Value: measure.LaunchExec, Usage: "start the agents directly (exec) or through srun or mpirun, as on a real cluster"},
 			&cli.BoolFlag{Name: "forget-tcp-metrics", Usage: "turn the kernel's per-destination TCP metrics cache off in every node (net.ipv4.tcp_no_metrics_save = 1)"},
 		}, campaignFlags()...), outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
-		Action: func(c *cli.Context) error {
-			if _, err := positional(c, 0, 0, "nothing"); err != nil {
-				return err
-			}
+		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
 			if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 				return usagef("measure: --scale must be in (0, 1]")
 			}
 			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
 				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))
 			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
 			camp, err := campaignFrom(c)
 			if err != nil {
 				return err
 			}
 			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Launcher: c.String("launcher"), ForgetTCPMetrics: c.Bool("forget-tcp-metrics"), Campaign: camp})
-		},
+		}),
 	})
 }
 

@@ -44,21 +44,13 @@ EXAMPLE:
 			&cli.BoolFlag{Name: "wait", EnvVars: []string{"COMMCAL_WAIT"}, Usage: "wait for another commcal writing RUN_DIR instead of failing"},
 			dpiFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, 1, "RUN_DIR")
-			if err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
+		Action: act(1, 1, "RUN_DIR", func(c *cli.Context, e env, args []string) error {
 			dpi, err := dpiFrom(c)
 			if err != nil {
 				return err
 			}
 			return runPlot(c.Context, e, plotOptions{Run: args[0], Force: c.Bool("force"), Wait: c.Bool("wait"), DPI: dpi})
-		},
+		}),
 	})
 }
 

@@ -89,11 +89,7 @@ EXAMPLES:
 			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file (never an input; an existing file needs --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing --parquet file"},
 		),
-		Action: func(c *cli.Context) error {
-			args, err := positional(c, 0, -1, "PATTERN_FILE_OR_DIR")
-			if err != nil {
-				return err
-			}
+		Action: act(0, -1, "PATTERN_FILE_OR_DIR", func(c *cli.Context, e env, args []string) error {
 			workloads := c.Generic("workload").(*repeated).values
 			if len(args) == 0 && len(workloads) == 0 {
 				return usagef("predict: no pattern: give pattern files or directories, or --workload")
@@ -105,14 +101,10 @@ EXAMPLES:
 			if c.String("calibration") != "" && c.String("params") != "" {
 				return usagef("predict: --calibration and --params both give the parameters; choose one")
 			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
 			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Cluster: c.String("cluster"),
 				Params: paramsFrom(c), Calibration: c.String("calibration"), Models: models, Parquet: c.String("parquet"),
 				Force: c.Bool("force"), JSON: c.Bool("json"), Summary: c.Bool("summary")})
-		},
+		}),
 	})
 }
 

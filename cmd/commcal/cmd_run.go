@@ -72,11 +72,7 @@ EXAMPLES:
 			hockneyBreaksFlag(),
 			dpiFlag(),
 		),
-		Action: func(c *cli.Context) error {
-			paths, err := positional(c, 0, -1, "FILE_OR_DIR")
-			if err != nil {
-				return err
-			}
+		Action: act(0, -1, "FILE_OR_DIR", func(c *cli.Context, e env, paths []string) error {
 			if !(c.Float64("ci-width") > 0) || c.Int("iteration-cap") < 0 {
 				return usagef("run: --ci-width must be positive and --iteration-cap not negative")
 			}
@@ -99,15 +95,11 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
 			return runRun(c.Context, e, runOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), Params: paramsFrom(c),
 				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held,
 				Weighted: c.Bool("weighted"), HockneyBreaks: breaks, Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
 				JSON: c.Bool("json"), DPI: dpi})
-		},
+		}),
 	})
 }
 

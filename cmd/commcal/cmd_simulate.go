@@ -40,29 +40,15 @@ EXAMPLES:
 			&cli.StringFlag{Name: "truth", Usage: "true parameters as JSON (the layout of truth.json)"},
 			&cli.BoolFlag{Name: "help-truth", Usage: "print the default truth for --cluster and --seed as JSON, and exit"},
 		}, outFlags("COMMCAL_SIMULATE_OUT", "", "dataset directory to write")...),
-		Action: func(c *cli.Context) error {
-			if _, err := positional(c, 0, 0, "nothing"); err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
-			o := simulateOptions{Cluster: c.String("cluster"), Truth: c.String("truth"), Output: outputFrom(c), HelpTruth: c.Bool("help-truth")}
+		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
+			o := simulateOptions{Cluster: c.String("cluster"), Truth: c.String("truth"), Output: outputFrom(c), HelpTruth: c.Bool("help-truth"),
+				Noise: ifSet(c, "noise", c.Float64), Reps: ifSet(c, "reps", c.Int)}
 			if c.IsSet("seed") || o.Truth == "" {
 				v := c.Uint64("seed")
 				o.Seed = &v
 			}
-			if c.IsSet("noise") {
-				v := c.Float64("noise")
-				o.Noise = &v
-			}
-			if c.IsSet("reps") {
-				v := c.Int("reps")
-				o.Reps = &v
-			}
 			return runSimulate(c.Context, e, o)
-		},
+		}),
 	})
 }
 

@@ -79,11 +79,7 @@ EXAMPLES:
 			noVerifyFlag(),
 			hockneyBreaksFlag(),
 		),
-		Action: func(c *cli.Context) error {
-			args, err := positional(c, 1, 1, "DATASET")
-			if err != nil {
-				return err
-			}
+		Action: act(1, 1, "DATASET", func(c *cli.Context, e env, args []string) error {
 			held, err := heldOut(c)
 			if err != nil {
 				return err
@@ -95,10 +91,6 @@ EXAMPLES:
 			if c.String("calibration") != "" && c.String("params") != "" {
 				return usagef("validate: --calibration and --params both give the parameters; choose one")
 			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
 			breaks, err := hockneyBreaks(c.String("hockney-breaks"))
 			if err != nil {
 				return err
@@ -106,7 +98,7 @@ EXAMPLES:
 			return runValidate(c.Context, e, validateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
 				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify"),
 				InSample: c.Bool("in-sample")})
-		},
+		}),
 	})
 }
 

@@ -63,14 +63,7 @@ func versionCommand() *cli.Command {
 the git commit and commit time the Go toolchain stamped into the binary when it was built
 from a checkout, the Go version and the platform; --json for scripts.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print as JSON"}},
-		Action: func(c *cli.Context) error {
-			if _, err := positional(c, 0, 0, "nothing"); err != nil {
-				return err
-			}
-			e, err := envFrom(c)
-			if err != nil {
-				return err
-			}
+		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
 			b := readBuildInfo()
 			if c.Bool("json") {
 				return e.printJSON(b)
@@ -79,8 +72,8 @@ from a checkout, the Go version and the platform; --json for scripts.`,
 			if b.Time != "" {
 				fmt.Fprintf(e.stdout, "commit time %s\n", b.Time)
 			}
-			_, err = fmt.Fprintf(e.stdout, "%s %s\n", b.Go, b.Platform)
+			_, err := fmt.Fprintf(e.stdout, "%s %s\n", b.Go, b.Platform)
 			return err
-		},
+		}),
 	})
 }

@@ -186,16 +186,18 @@ func paramsFlags() []cli.Flag {
 }
 
 func paramsFrom(c *cli.Context) paramsOptions {
-	p := paramsOptions{File: c.String("params")}
-	if c.IsSet("efficiency") {
-		v := c.Float64("efficiency")
-		p.Efficiency = &v
+	return paramsOptions{File: c.String("params"), Efficiency: ifSet(c, "efficiency", c.Float64),
+		ContraFactor: ifSet(c, "contra-factor", c.Float64)}
+}
+
+// ifSet is flag name's value read by get when the command line or the environment sets it,
+// else nil: an override of a value that comes from elsewhere (a file, a truth).
+func ifSet[T any](c *cli.Context, name string, get func(string) T) *T {
+	if !c.IsSet(name) {
+		return nil
 	}
-	if c.IsSet("contra-factor") {
-		v := c.Float64("contra-factor")
-		p.ContraFactor = &v
-	}
-	return p
+	v := get(name)
+	return &v
 }
 
 // override applies the single values given on the command line to parameters (calibrated
