@@ -96,28 +96,22 @@ func (p Params) Validate() error {
 		bad(key+"."+string(class), "unknown path class %q, want %s", string(class), strings.Join(names, " or "))
 		return false
 	}
-	for _, class := range sortedClasses(p.LatencyS) {
-		key, v := "latency_s."+string(class), p.LatencyS[class]
-		if !known("latency_s", class) {
-			continue
-		}
-		switch {
-		case !finite(v):
-			bad(key, "%g is not a finite number", v)
-		case v < 0:
-			bad(key, "%g is negative", v)
-		}
-	}
-	for _, class := range sortedClasses(p.InverseBandwidth) {
-		key, v := "inverse_bandwidth_s_per_byte."+string(class), p.InverseBandwidth[class]
-		if !known("inverse_bandwidth_s_per_byte", class) {
-			continue
-		}
-		switch {
-		case !finite(v):
-			bad(key, "%g is not a finite number", v)
-		case v <= 0:
-			bad(key, "%g is not positive", v)
+	// Per path class: a latency may be 0, an inverse bandwidth may not.
+	for _, m := range []struct {
+		key      string
+		values   map[cluster.PathClass]float64
+		zeroOK   bool
+		belowMsg string
+	}{{"latency_s", p.LatencyS, true, "%g is negative"}, {"inverse_bandwidth_s_per_byte", p.InverseBandwidth, false, "%g is not positive"}} {
+		for _, class := range sortedClasses(m.values) {
+			key, v := m.key+"."+string(class), m.values[class]
+			switch {
+			case !known(m.key, class):
+			case !finite(v):
+				bad(key, "%g is not a finite number", v)
+			case v < 0 || v == 0 && !m.zeroOK:
+				bad(key, m.belowMsg, v)
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Learned)) {

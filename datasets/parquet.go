@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -563,7 +564,9 @@ func conform(t *Table, rec arrow.Record, mem memory.Allocator) (out arrow.Record
 				return nil, nil, fmt.Errorf("column %q: %w", t.Columns[ci].Name, err)
 			}
 		default:
-			cols[ci] = widen(in, want, mem)
+			if cols[ci], err = widen(in, want, mem); err != nil {
+				return nil, nil, fmt.Errorf("column %q: %w", t.Columns[ci].Name, err)
+			}
 		}
 	}
 	return array.NewRecord(t.schema, cols, int64(n)), dicts, nil
@@ -609,49 +612,8 @@ func plainStrings(d *array.Dictionary, mem memory.Allocator) (arrow.Array, error
 	return array.NewStringData(ad), nil
 }
 
-// widen copies an integer or float32 array into the schema's type, keeping nulls (the checks
-// report them).
-func widen(in arrow.Array, want arrow.DataType, mem memory.Allocator) arrow.Array {
-	n := in.Len()
-	switch want.ID() {
-	case arrow.INT64:
-		b := array.NewInt64Builder(mem)
-		defer b.Release()
-		for i := 0; i < n; i++ {
-			if in.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			var v int64
-			switch a := in.(type) {
-			case *array.Int8:
-				v = int64(a.Value(i))
-			case *array.Int16:
-				v = int64(a.Value(i))
-			case *array.Int32:
-				v = int64(a.Value(i))
-			case *array.Uint8:
-				v = int64(a.Value(i))
-			case *array.Uint16:
-				v = int64(a.Value(i))
-			case *array.Uint32:
-				v = int64(a.Value(i))
-			}
-			b.Append(v)
-		}
-		return b.NewArray()
-	case arrow.FLOAT64:
-		b := array.NewFloat64Builder(mem)
-		defer b.Release()
-		a := in.(*array.Float32)
-		for i := 0; i < n; i++ {
-			if in.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			b.Append(float64(a.Value(i)))
-		}
-		return b.NewArray()
-	}
-	panic("datasets: cannot widen " + in.DataType().String())
+// widen casts an integer or float32 array to the schema's type (int64 or float64), keeping
+// nulls (the checks report them). Every such cast is exact. The caller releases it.
+func widen(in arrow.Array, want arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
+	return compute.CastArray(compute.WithAllocator(context.Background(), mem), in, compute.SafeCastOptions(want))
 }

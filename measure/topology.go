@@ -324,15 +324,11 @@ func (e *Emulation) link(a netns.NsHandle, nameA string, b netns.NsHandle, nameB
 // its egress with a token bucket: burst of max(64 KiB, 2 ms of traffic) so that the largest
 // segmentation-offload packets pass, and a queue of Latency.
 func (e *Emulation) setupEnd(ns netns.NsHandle, name string, rate float64) error {
-	h, err := netlink.NewHandleAt(ns)
+	h, l, err := linkAt(ns, name)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	l, err := h.LinkByName(name)
-	if err != nil {
-		return err
-	}
 	if br, err := h.LinkByName("br0"); err == nil {
 		if err := h.LinkSetMaster(l, br); err != nil {
 			return fmt.Errorf("attach %s: %w", name, err)
@@ -368,16 +364,27 @@ func (e *Emulation) setupEnd(ns netns.NsHandle, name string, rate float64) error
 }
 
 func addAddr(ns netns.NsHandle, dev string, ip net.IP) error {
-	h, err := netlink.NewHandleAt(ns)
+	h, l, err := linkAt(ns, dev)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	l, err := h.LinkByName(dev)
-	if err != nil {
-		return err
-	}
 	return h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: ip, Mask: net.CIDRMask(16, 32)}})
+}
+
+// linkAt opens a netlink handle in namespace ns and finds the interface name there; the caller
+// closes the handle (closed already when there is an error).
+func linkAt(ns netns.NsHandle, name string) (*netlink.Handle, netlink.Link, error) {
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := h.LinkByName(name)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	return h, l, nil
 }
 
 // Offloads reports the segmentation-offload sizes of the first node's interface, which shape
