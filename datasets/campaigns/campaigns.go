@@ -153,7 +153,7 @@ func (c Campaign) check() error {
 		return fmt.Errorf("role %q, want %q or %q", c.Role, Development, HeldOut)
 	}
 	if c.Round < 1 {
-		return fmt.Errorf("round %d, want 1 or more", c.Round)
+		return fmt.Errorf("round: %d, want 1 or more", c.Round)
 	}
 	if _, err := time.Parse(time.DateOnly, c.Measured); err != nil {
 		return fmt.Errorf("measured %q is not a date (YYYY-MM-DD)", c.Measured)

@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 		{"no name", entry(`name = ""`), "no name"},
 		{"no catalogue", entry(`catalogue = ""`), "no catalogue"},
 		{"role", entry(`role = "test"`), `role "test", want "development" or "held-out"`},
-		{"round", entry(`round = 0`), "round 0, want 1 or more"},
+		{"round", entry(`round = 0`), "round: 0, want 1 or more"},
 		{"date", entry(`measured = "24/11/2026"`), `measured "24/11/2026" is not a date`},
 		{"absolute", entry(`cluster = "/etc/a.toml"`), `path "/etc/a.toml" is not within`},
 		{"outside", entry(`catalogue = "../catalogue.toml"`), `path "../catalogue.toml" is not within`},
