@@ -96,13 +96,14 @@ func runSafely(fn func() error) (err error) {
 	return fn()
 }
 
-// oneLine keeps a message on one line (a library's multi-line detail included).
+// oneLine keeps a message on one line (a library's multi-line detail included) and at most
+// badinput.MaxMessage bytes long; an internal error keeps its stack for the report.
 func oneLine(err error) string {
 	msg := err.Error()
 	if strings.HasPrefix(msg, "internal error") {
 		return msg
 	}
-	return strings.Join(strings.Fields(msg), " ")
+	return badinput.Cut(strings.Join(strings.Fields(msg), " "))
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

@@ -6,7 +6,9 @@ package badinput
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Marker is implemented by every error type that means "the input is wrong": this
@@ -58,4 +60,38 @@ func Wrap(file string, err error) error {
 func Is(err error) bool {
 	var m Marker
 	return errors.As(err, &m)
+}
+
+// MaxQuote is the most of an outside value that a message quotes, in bytes: enough to
+// recognise a number, a node name or the start of a line, and short enough that a message
+// stays one readable line whatever the input holds (a 10 MB number, a 100 MB line).
+const MaxQuote = 64
+
+// Quote is s as %q quotes it, cut to its first MaxQuote bytes (at a character boundary) with
+// "…" and the length of the whole when it is longer.
+func Quote(s string) string {
+	if len(s) <= MaxQuote {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// MaxMessage bounds a whole error message as the command line prints it, in bytes.
+const MaxMessage = 1000
+
+// Cut cuts a message to MaxMessage bytes (at a character boundary), marking the cut, so that no
+// input makes an error line longer than that.
+func Cut(msg string) string {
+	if len(msg) <= MaxMessage {
+		return msg
+	}
+	cut := MaxMessage - 40
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (message cut, %d bytes)", msg[:cut], len(msg))
 }
