@@ -21,8 +21,8 @@ func writeFile(t *testing.T, name, text string) string {
 	return path
 }
 
-// checkInputError asserts that err is bad input whose one-line message names the file and
-// contains every want.
+// checkInputError asserts that err is bad input whose one-line message, under 1 KB, names the
+// file and contains every want.
 func checkInputError(t *testing.T, what string, err error, file string, want ...string) {
 	t.Helper()
 	if err == nil {
@@ -33,8 +33,8 @@ func checkInputError(t *testing.T, what string, err error, file string, want ...
 	if !badinput.Is(err) {
 		t.Errorf("%s: %q is not marked as bad input", what, msg)
 	}
-	if strings.ContainsAny(msg, "\r\n") {
-		t.Errorf("%s: message spans several lines: %q", what, msg)
+	if strings.ContainsAny(msg, "\r\n") || len(msg) > 1000 {
+		t.Errorf("%s: message spans several lines or passes 1 KB: %q", what, msg)
 	}
 	if file != "" && !strings.HasPrefix(msg, file+": ") {
 		t.Errorf("%s: message %q does not start with the file %s", what, msg, file)

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,21 +106,11 @@ func clusterAction(c *cli.Context, from string) error {
 
 // runCluster writes a cluster description from a scheduler's topology or a host file.
 func runCluster(ctx context.Context, e env, o clusterOptions) error {
-	var data []byte
-	var err error
-	switch {
-	case o.Input != "":
-		if data, err = os.ReadFile(o.Input); err != nil {
-			return badinput.Wrap(o.Input, err)
-		}
-	default:
-		cmd := exec.CommandContext(ctx, "scontrol", "show", "topology")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if data, err = cmd.Output(); err != nil {
-			return fmt.Errorf("cluster from-slurm: scontrol show topology: %v: %s (give topology.conf as an argument instead)", err, strings.TrimSpace(stderr.String()))
-		}
+	src, label, closeInput, err := clusterInput(ctx, o)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	if o.Name == "" {
 		o.Name = "cluster"
 		if o.Input != "" {
@@ -127,18 +120,21 @@ func runCluster(ctx context.Context, e env, o clusterOptions) error {
 	var d cluster.Description
 	var notes []string
 	if o.From == "slurm" {
-		d, notes, err = cluster.FromSlurmTopology(bytes.NewReader(data), o.Name, o.Rates)
+		d, notes, err = cluster.FromSlurmTopology(src, o.Name, o.Rates)
 	} else {
-		d, err = cluster.FromHostFile(bytes.NewReader(data), o.Name, o.Rates)
+		d, err = cluster.FromHostFile(src, o.Name, o.Rates)
 	}
-	if err != nil {
-		return badinput.Wrap(o.Input, err)
+	switch {
+	case err != nil && badinput.Is(err):
+		return badinput.Errorf(label, "%w", err)
+	case err != nil:
+		return fmt.Errorf("%s: %w", label, err)
 	}
 	if d.Backbone != nil && !(o.Rates.UplinkBps > 0) {
 		return usagef("cluster: %d switches: --uplink-rate is required (bit/s)", len(d.Racks))
 	}
 	if _, err := cluster.New(d); err != nil {
-		return badinput.Wrap(o.Input, err)
+		return badinput.Errorf(label, "%w", err)
 	}
 	out, err := cluster.EncodeTOML(d)
 	if err != nil {
@@ -161,4 +157,33 @@ func runCluster(ctx context.Context, e env, o clusterOptions) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "cluster %s: %d racks written to %s\n", d.Name, len(d.Racks), o.Out)
 	return err
+}
+
+// clusterInput opens the input of a cluster subcommand: the file, or the output of scontrol
+// show topology when from-slurm has none. It returns the name that messages give the input.
+// A missing file, a directory or a file that cannot be opened is bad input.
+func clusterInput(ctx context.Context, o clusterOptions) (io.Reader, string, func(), error) {
+	if o.Input == "" {
+		cmd := exec.CommandContext(ctx, "scontrol", "show", "topology")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		data, err := cmd.Output()
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("cluster from-slurm: scontrol show topology: %v: %s (give topology.conf as an argument instead)", err, strings.TrimSpace(stderr.String()))
+		}
+		return bytes.NewReader(data), "scontrol show topology", func() {}, nil
+	}
+	f, err := os.Open(o.Input)
+	if err != nil {
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err
+		}
+		return nil, "", nil, badinput.Errorf(o.Input, "%v", err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, "", nil, badinput.Errorf(o.Input, "is a directory, want a file")
+	}
+	return f, o.Input, func() { f.Close() }, nil
 }
