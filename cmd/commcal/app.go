@@ -111,7 +111,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Name:                 "commcal",
 		Usage:                "calibrate and validate communication performance models of computer clusters",
 		Version:              readBuildInfo().String(),
-		EnableBashCompletion: true,
+		EnableBashCompletion: false, // the completion scripts ask "commcal completion --words" (cmd_completion.go)
 		Description: `commcal reads cluster measurement logs, fits the parameters of communication models
 (Hockney, LMO, contention), predicts the completion times of concurrent transfers, checks
 the predictions against held-out measurements and draws the figures.
