@@ -108,6 +108,11 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = time.Minute
 	}
+	for _, f := range []struct{ what, v string }{{"host", cfg.Host}, {"node", cfg.Node}} {
+		if err := CheckName(f.v); err != nil {
+			return fmt.Errorf("engine: agent rank %d: %s %s %v", cfg.Rank, f.what, badinput.Quote(f.v), err)
+		}
+	}
 	if cfg.DataListen != "" {
 		if err := CheckDataListen(cfg.DataListen); err != nil {
 			return fmt.Errorf("engine: agent rank %d: data listener address %s: %w", cfg.Rank, badinput.Quote(cfg.DataListen), err)
@@ -138,6 +143,8 @@ func (a *agent) join(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)
 	}
+	addrs = addrs[:min(len(addrs), maxHostAddrs)] // what a hello may list
+
 	info, err := hostInfo(a.cfg.NetNS)
 	if err != nil {
 		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)

@@ -298,7 +298,7 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 	cl := c.cfg.Cluster
 	if m.Node != "" {
 		if _, ok := cl.Node(m.Node); !ok {
-			return "", fmt.Errorf("node %q is not in the cluster description", m.Node)
+			return "", fmt.Errorf("node %s is not in the cluster description", badinput.Quote(m.Node))
 		}
 		return m.Node, nil
 	}
@@ -318,8 +318,13 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 			return h, nil
 		}
 	}
-	return "", fmt.Errorf("no node of the cluster description is named %q or has one of its addresses (%s); give the agent --node or the node an addr",
-		m.Host, strings.Join(m.Addrs, ", "))
+	shown := m.Addrs[:min(len(m.Addrs), 4)]
+	more := ""
+	if len(m.Addrs) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(m.Addrs)-len(shown))
+	}
+	return "", fmt.Errorf("no node of the cluster description is named %s or has one of its addresses (%s%s); give the agent --node or the node an addr",
+		badinput.Quote(m.Host), strings.Join(shown, ", "), more)
 }
 
 // addrOf is a node's address from the description or Addrs; empty when neither gives one.

@@ -114,7 +114,7 @@ func (m *message) checkProgram(bad func(string, any, string) error) error {
 			return bad("dial conn", d.Conn, "is negative")
 		}
 		host, port, err := net.SplitHostPort(d.Addr)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || n < 1 || n > 65535 {
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || len(host) > maxNameBytes || n < 1 || n > 65535 {
 			return bad("dial addr", d.Addr, "is not HOST:PORT")
 		}
 	}
@@ -157,7 +157,7 @@ func nameProblem(s string) string {
 		return "is not valid UTF-8"
 	}
 	if i, r := cluster.BadRune(s); i >= 0 {
-		return fmt.Sprintf("holds the control character %U at byte %d", r, i)
+		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
 	}
 	return ""
 }

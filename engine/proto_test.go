@@ -81,7 +81,7 @@ func TestParseLineRefuses(t *testing.T) {
 		{"negative rank", `{"type":"hello","rank":-3}`, "not the commcal control protocol: hello message: rank -3 is negative"},
 		{"negative program", `{"type":"abort","prog":-1}`, "not the commcal control protocol: abort message: prog -1 is negative"},
 		{"nonce not hex", `{"type":"challenge","nonce":"zz"}`, `not the commcal control protocol: challenge message: nonce "zz" is not at most 128 hexadecimal digits`},
-		{"host with a newline", `{"type":"hello","host":"a\nb"}`, `not the commcal control protocol: hello message: host "a\nb" holds the control character U+000A at byte 1`},
+		{"host with a newline", `{"type":"hello","host":"a\nb"}`, `not the commcal control protocol: hello message: host "a\nb" contains the control character U+000A at byte 1`},
 		{"node of 300 bytes", `{"type":"hello","node":"` + strings.Repeat("n", 300) + `"}`, `not the commcal control protocol: hello message: node "` + strings.Repeat("n", 64) + `"… (300 bytes) is 300 bytes long, at most 255`},
 		{"address not an IP", `{"type":"hello","addrs":["10.0.0.1","node01"]}`, `not the commcal control protocol: hello message: addrs "node01" is not an IP address`},
 		{"too many addresses", `{"type":"hello","addrs":[` + strings.Repeat(`"10.0.0.1",`, 1024) + `"10.0.0.2"]}`, "not the commcal control protocol: hello message: addrs 1025 addresses: at most 1024"},

@@ -35,6 +35,12 @@ one-to-two experiments, scatter and gather sweeps, ping-pong pairs) and writes t
 The other agents run the transfers they are told to, from a common start scheduled in each
 agent's own clock.
 
+Each agent's data listener binds where --data-listen says (an IP address, an interface such
+as ib0, or * for every interface); by default to its node's addr from the cluster description
+when the host has it, else to the address the agent reaches the coordinator from (every
+interface in its own --netns, or when that address is loopback: rank 0's own agent, which binds
+to the address of --listen when that is one IP address).
+
 A per-run token authenticates the control channel both ways and tags every data connection:
 with --rendezvous, rank 0 draws one and publishes it (mode 0600) unless --token-file or
 COMMCAL_TOKEN gives it; with --coordinator every agent needs it. Any agent's failure or loss
@@ -56,8 +62,8 @@ EXAMPLES:
 			&cli.DurationFlag{Name: "connect-timeout", Value: 2 * time.Minute, EnvVars: []string{"COMMCAL_CONNECT_TIMEOUT"}, Usage: "how long to look for the coordinator"},
 			&cli.DurationFlag{Name: "join-timeout", Value: 2 * time.Minute, Usage: "rank 0: how long to wait for every agent"},
 			&cli.StringFlag{Name: "listen", Usage: "rank 0: control listener address HOST:PORT (default: every interface, the port of --coordinator or any)"},
-			&cli.StringFlag{Name: "data-listen", EnvVars: []string{"COMMCAL_DATA_LISTEN"}, Usage: "where this agent's data listener binds: an IP address, an interface name (e.g. ib0) or * for every interface, with an optional :PORT " +
-				"(default: the node's addr when this host has it, else the address the control channel uses; rank 0: the host of --listen)"},
+			&cli.StringFlag{Name: "data-listen", EnvVars: []string{"COMMCAL_DATA_LISTEN"}, Usage: "where this agent's data listener binds: an IP address, an interface (ib0) or * for every interface, " +
+				"and an optional :PORT (default: the node's addr when this host has it, else the control channel's address)"},
 			clusterFlag("rank 0"),
 		}, campaignFlags()...), outFlags("COMMCAL_AGENT_OUT", "", "rank 0: dataset directory to write (makes rank 0 the coordinator)")...),
 		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
@@ -211,7 +217,7 @@ func (o agentOptions) launchSizeError(l engine.Launch, e *engine.LaunchSizeError
 	if !o.SizeSet && l.SizeFrom != "" {
 		from = fmt.Sprintf("the launcher's %s=%d", l.SizeFrom, e.Agents)
 	}
-	return usagef("agent: %s, but the cluster description %s has %d nodes: start one agent per node", from, o.Cluster, e.Nodes)
+	return usagef("agent: the cluster description has %d nodes and the launch %d agents (%s; --cluster %s): start one agent per node", e.Nodes, e.Agents, from, o.Cluster)
 }
 
 // agentToken reads the token from --token-file or COMMCAL_TOKEN; nil when neither is given.
