@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // flood writes an endless line on c until the peer closes it, and returns how much it wrote.
@@ -231,4 +232,24 @@ func TestParseDataListen(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
+}
+
+// FuzzDataListen: any --data-listen value is an address to listen on (an IP address, an
+// interface's name or every interface, and a port in 0…65535) or an error of bounded length.
+func FuzzDataListen(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "[fd00::1]:7000", "ib0:7001", "*", ":0", "10.0.0.300", "a/b", "x:99999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ip, iface, port, err := parseDataListen(s)
+		if err != nil {
+			if len(err.Error()) > badinput.MaxMessage {
+				t.Fatalf("%q: a message of %d bytes", s, len(err.Error()))
+			}
+			return
+		}
+		if port < 0 || port > 65535 || ip.IsValid() && iface != "" || iface != "" && !isInterfaceName(iface) {
+			t.Fatalf("%q: address %v, interface %q, port %d", s, ip, iface, port)
+		}
+	})
 }

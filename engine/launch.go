@@ -181,9 +181,10 @@ func (r Rendezvous) Find(ctx context.Context, job string, timeout time.Duration)
 	}
 }
 
-// readRendezvous reads a coordinator file: one JSON object of rendezvousInfo's fields, the
-// format tag commcal writes, and at least one HOST:PORT address. What is wrong with the file is
-// bad input naming it; a missing file is fs.ErrNotExist.
+// readRendezvous reads a coordinator file of at most maxRendezvousFile bytes: one JSON object
+// of rendezvousInfo's fields, the format tag commcal writes, and at least one HOST:PORT
+// address. What is wrong with the file is bad input naming it; a missing file is
+// fs.ErrNotExist.
 func readRendezvous(file string) (*rendezvousInfo, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -197,6 +198,11 @@ func readRendezvous(file string) (*rendezvousInfo, error) {
 	if len(data) > maxRendezvousFile {
 		return nil, badinput.Errorf(file, "larger than %d bytes: not a commcal rendezvous file", maxRendezvousFile)
 	}
+	return parseRendezvous(file, data)
+}
+
+// parseRendezvous reads the content of the coordinator file named file.
+func parseRendezvous(file string, data []byte) (*rendezvousInfo, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var info rendezvousInfo

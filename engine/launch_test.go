@@ -100,3 +100,23 @@ func TestRendezvousFindWaitsOutAMoment(t *testing.T) {
 		t.Errorf("%v, %v, %v", addrs, tok, err)
 	}
 }
+
+// FuzzRendezvousFile: any coordinator file reads as one listing HOST:PORT addresses, or is
+// bad input naming the file in a message of bounded length; nothing panics.
+func FuzzRendezvousFile(f *testing.F) {
+	f.Add([]byte(`{"format":"commcal-rendezvous/1","job":"42.0","addrs":["10.0.0.1:7000","[fd00::1]:7000"]}` + "\n"))
+	f.Add([]byte(`{"format":"commcal-rendezvous/1","addrs":["10.0.0.1"]}`))
+	f.Add([]byte(`{"format":"x","addrs":[]} {}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := parseRendezvous("/rdv/coordinator.json", data)
+		if err != nil {
+			if !badinput.Is(err) || !strings.HasPrefix(err.Error(), "/rdv/coordinator.json: ") || len(err.Error()) > badinput.MaxMessage {
+				t.Fatalf("%q: %v", data, err)
+			}
+			return
+		}
+		if info.Format != rendezvousTag || len(info.Addrs) == 0 {
+			t.Fatalf("%q read as %+v", data, info)
+		}
+	})
+}

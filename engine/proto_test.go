@@ -13,6 +13,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // endless is an endless line of one byte, counting what was read of it.
@@ -162,7 +163,7 @@ func FuzzControlLine(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: an error that is not a protocol error: %v", line, err)
 			}
-			if len(err.Error()) > 1100 {
+			if len(err.Error()) > badinput.MaxMessage {
 				t.Fatalf("%q: a message of %d bytes", line, len(err.Error()))
 			}
 			return
