@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // AgentConfig is how one agent joins a run.
@@ -34,6 +36,11 @@ type AgentConfig struct {
 	Coordinator []string
 	// Token authenticates the run.
 	Token Token
+	// DataListen is where the data listener binds (CheckDataListen): an IP address, a network
+	// interface's name or "*" for every interface, with an optional :PORT. Empty: the node's
+	// data address when this host has it, else the address the control channel uses (every
+	// interface in a network namespace of the agent's own, or when that address is loopback).
+	DataListen string
 	// ConnectTimeout bounds how long the agent tries to reach the coordinator.
 	ConnectTimeout time.Duration
 	Logger         *slog.Logger
@@ -101,6 +108,16 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = time.Minute
 	}
+	for _, f := range []struct{ what, v string }{{"host", cfg.Host}, {"node", cfg.Node}} {
+		if err := CheckName(f.v); err != nil {
+			return fmt.Errorf("engine: agent rank %d: %s %s %v", cfg.Rank, f.what, badinput.Quote(f.v), err)
+		}
+	}
+	if cfg.DataListen != "" {
+		if err := CheckDataListen(cfg.DataListen); err != nil {
+			return fmt.Errorf("engine: agent rank %d: data listener address %s: %w", cfg.Rank, badinput.Quote(cfg.DataListen), err)
+		}
+	}
 	a := &agent{cfg: cfg, log: cfg.Logger.With("rank", cfg.Rank), inbox: map[[2]int64]*net.TCPConn{}}
 	a.cond = sync.NewCond(&a.mu)
 	if err := a.join(ctx); err != nil {
@@ -126,6 +143,8 @@ func (a *agent) join(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)
 	}
+	addrs = addrs[:min(len(addrs), maxHostAddrs)] // what a hello may list
+
 	info, err := hostInfo(a.cfg.NetNS)
 	if err != nil {
 		return fmt.Errorf("engine: agent rank %d: %w", a.cfg.Rank, err)
@@ -176,7 +195,7 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string, info
 		return fail(fmt.Errorf("%s: %w", addr, err))
 	}
 	if m.Type != msgChallenge {
-		return fail(&refusedError{fmt.Sprintf("engine: agent: %s is not a commcal coordinator (it opened with %q)", addr, m.Type)})
+		return fail(&refusedError{fmt.Sprintf("engine: agent: %s is not a commcal coordinator (it opened with %s)", addr, badinput.Quote(m.Type))})
 	}
 	if m.Proto != ProtocolVersion {
 		return fail(&refusedError{fmt.Sprintf("engine: agent: the coordinator at %s speaks protocol %d, this agent %d: run one commcal version everywhere", addr, m.Proto, ProtocolVersion)})
@@ -193,28 +212,40 @@ func (a *agent) handshake(ctx context.Context, addr string, addrs []string, info
 	}
 	switch {
 	case m.Type == msgRefuse:
-		return fail(&refusedError{fmt.Sprintf("engine: agent rank %d on %s: the coordinator at %s refused it: %s", a.cfg.Rank, a.cfg.Host, addr, m.Reason)})
+		return fail(&refusedError{fmt.Sprintf("engine: agent rank %d on %s: the coordinator at %s refused it: %s", a.cfg.Rank, a.cfg.Host, addr, badinput.Cut(m.Reason))})
 	case m.Type != msgWelcome || !a.cfg.Token.verify(m.MAC, "coordinator", run, mine):
 		return fail(&refusedError{fmt.Sprintf("engine: agent rank %d: the coordinator at %s did not prove the run's token", a.cfg.Rank, addr)})
 	case m.Socket == nil:
 		return fail(&refusedError{"engine: agent: the coordinator sent no socket settings"})
 	}
 	a.ch, a.run, a.sock = ch, run, *m.Socket
-	lc := net.ListenConfig{Control: a.sock.control}
-	err = InNetNS(a.cfg.NetNS, func() error {
-		var err error
-		a.ln, err = lc.Listen(ctx, "tcp", ":0")
-		return err
-	})
-	if err != nil {
+	ch.limit = MaxRunLine(a.cfg.Size)
+	if err := a.listenData(ctx, m.DataHost, addrs, c.LocalAddr()); err != nil {
 		ch.send(&message{Type: msgError, Reason: "data listener: " + err.Error()})
 		return fail(&refusedError{fmt.Sprintf("engine: agent rank %d on %s: data listener: %v", a.cfg.Rank, a.cfg.Host, err)})
 	}
 	go a.acceptLoop()
 	c.SetDeadline(time.Time{})
-	_, port, _ := net.SplitHostPort(a.ln.Addr().String())
-	a.log.Debug("joined", "coordinator", addr, "data_port", port)
-	return ch.send(&message{Type: msgReady, DataAddr: port})
+	a.log.Debug("joined", "coordinator", addr, "data", a.ln.Addr().String())
+	return ch.send(&message{Type: msgReady, DataAddr: dataAddrOf(a.ln)})
+}
+
+// listenData opens the data listener, in the agent's namespace, at DataListen or else
+// defaultDataListen's address.
+func (a *agent) listenData(ctx context.Context, nodeHost string, own []string, control net.Addr) error {
+	lc := net.ListenConfig{Control: a.sock.control}
+	return InNetNS(a.cfg.NetNS, func() error {
+		at := defaultDataListen(a.cfg.NetNS, nodeHost, own, control)
+		if a.cfg.DataListen != "" {
+			var err error
+			if at, err = ResolveDataListen(a.cfg.DataListen); err != nil {
+				return err
+			}
+		}
+		var err error
+		a.ln, err = lc.Listen(ctx, "tcp", at)
+		return err
+	})
 }
 
 // hostInfo is what the manifest records about an agent's host. The TCP settings are read in
@@ -371,11 +402,11 @@ func (a *agent) serve() error {
 				}
 			case msgShutdown:
 				if m.Reason != "" {
-					return fmt.Errorf("engine: agent rank %d on %s: the coordinator ended the run: %s", a.cfg.Rank, a.cfg.Host, m.Reason)
+					return fmt.Errorf("engine: agent rank %d on %s: the coordinator ended the run: %s", a.cfg.Rank, a.cfg.Host, badinput.Cut(m.Reason))
 				}
 				return nil
 			default:
-				return fmt.Errorf("engine: agent rank %d: unexpected control message %q", a.cfg.Rank, m.Type)
+				return fmt.Errorf("engine: agent rank %d: unexpected control message %s", a.cfg.Rank, badinput.Quote(m.Type))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // CoordinatorConfig is how a coordinator runs.
@@ -75,13 +77,24 @@ type Coordinator struct {
 }
 
 // CheckLaunch says whether a launch of size agents can measure cl (one agent per node), and
-// if not, what to change.
+// if not, what to change: a *LaunchSizeError.
 func CheckLaunch(cl *cluster.Cluster, size int) error {
 	if n := len(cl.Nodes()); size != n {
-		return fmt.Errorf("engine: the cluster description has %d nodes and the launch %d agents: start one agent per node", n, size)
+		return &LaunchSizeError{Nodes: n, Agents: size}
 	}
 	return nil
 }
+
+// LaunchSizeError is a launch whose number of agents is not the number of nodes of the
+// cluster description: bad input, in the launch or in the description.
+type LaunchSizeError struct{ Nodes, Agents int }
+
+func (e *LaunchSizeError) Error() string {
+	return fmt.Sprintf("engine: the cluster description has %d nodes and the launch %d agents: start one agent per node", e.Nodes, e.Agents)
+}
+
+// BadInput marks the error as bad input.
+func (*LaunchSizeError) BadInput() {}
 
 // Listen opens the coordinator's control listener. Join then waits for the agents.
 func Listen(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
@@ -211,7 +224,7 @@ func (c *Coordinator) handshake(conn net.Conn) joinResult {
 		return fail(false, "%s: %v", from, err)
 	}
 	if m.Type != msgHello {
-		return fail(false, "%s opened with %q, not hello", from, m.Type)
+		return fail(false, "%s opened with %s, not hello", from, badinput.Quote(m.Type))
 	}
 	who := fmt.Sprintf("agent rank %d on host %s (from %s)", m.Rank, m.Host, from)
 	if m.Proto != ProtocolVersion {
@@ -222,6 +235,11 @@ func (c *Coordinator) handshake(conn net.Conn) joinResult {
 		ch.send(&message{Type: msgRefuse, Reason: "wrong token"})
 		return fail(true, "engine: %s presented a wrong token: every agent of a run needs the token of its coordinator", who)
 	}
+	if m.Size != c.cfg.Size {
+		reason := fmt.Sprintf("it was started as one of %d agents (its --size or its launcher's), the coordinator's launch has %d", m.Size, c.cfg.Size)
+		ch.send(&message{Type: msgRefuse, Reason: reason})
+		return fail(true, "engine: %s: %s", who, reason)
+	}
 	p := &peer{AgentInfo: AgentInfo{Rank: m.Rank, Host: m.Host, Info: m.Info}, ch: ch}
 	node, err := c.nodeOf(m)
 	if err != nil {
@@ -229,30 +247,49 @@ func (c *Coordinator) handshake(conn net.Conn) joinResult {
 		return fail(true, "engine: %s: %v", who, err)
 	}
 	p.Node = node
-	welcome := &message{Type: msgWelcome, MAC: c.cfg.Token.mac("coordinator", c.run, m.Nonce), Node: node, Socket: &c.cfg.Socket}
+	welcome := &message{Type: msgWelcome, MAC: c.cfg.Token.mac("coordinator", c.run, m.Nonce), Node: node, Socket: &c.cfg.Socket, DataHost: c.addrOf(node)}
 	if err := ch.send(welcome); err != nil {
 		return fail(false, "%s: %v", who, err)
 	}
+	ch.limit = MaxRunLine(c.cfg.Size)
 	r, err := ch.recv()
 	switch {
 	case err != nil:
 		return fail(true, "engine: %s: lost after the welcome: %v", who, err)
 	case r.Type == msgError:
-		return fail(true, "engine: %s: %s", who, r.Reason)
+		return fail(true, "engine: %s: %s", who, badinput.Cut(r.Reason))
 	case r.Type != msgReady || r.DataAddr == "":
-		return fail(true, "engine: %s: sent %q instead of its data port", who, r.Type)
+		return fail(true, "engine: %s: sent %s instead of its data port", who, badinput.Quote(r.Type))
 	}
-	ip := ""
-	if a := c.addrOf(node); a != "" {
-		ip = a
-	} else if len(m.Addrs) > 0 {
-		ip = m.Addrs[0]
-	} else {
-		return fail(true, "engine: %s reported no address for data connections", who)
+	if p.DataAddr, err = c.dataAddr(node, m.Addrs, r.DataAddr); err != nil {
+		return fail(true, "engine: %s: %v", who, err)
 	}
-	p.DataAddr = net.JoinHostPort(ip, r.DataAddr)
 	conn.SetDeadline(time.Time{})
 	return joinResult{p: p}
+}
+
+// dataAddr is where a node's data connections go, given its agent's addresses and the data
+// address of its ready (PORT, or IP:PORT when the listener is bound to one address): the
+// bound address, else the node's address from the description or Addrs, else the agent's
+// first address. A bound address that is not the description's is refused: the data the
+// description routes to the node would not reach its listener.
+func (c *Coordinator) dataAddr(node string, addrs []string, ready string) (string, error) {
+	bound, port, err := splitDataAddr(ready)
+	if err != nil {
+		return "", fmt.Errorf("data address %s %v", badinput.Quote(ready), err)
+	}
+	ip := c.addrOf(node)
+	switch {
+	case bound != "" && ip != "" && !sameIP(bound, ip):
+		return "", fmt.Errorf("its data listener is bound to %s (--data-listen), which is not %s, the address node %s's data is sent to: bind it there, or give the node that addr", bound, ip, node)
+	case bound != "":
+		ip = bound
+	case ip == "" && len(addrs) > 0:
+		ip = addrs[0]
+	case ip == "":
+		return "", errors.New("reported no address for data connections")
+	}
+	return net.JoinHostPort(ip, strconv.Itoa(port)), nil
 }
 
 // nodeOf maps an agent to its node: the node it names, else the node whose address it has,
@@ -261,7 +298,7 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 	cl := c.cfg.Cluster
 	if m.Node != "" {
 		if _, ok := cl.Node(m.Node); !ok {
-			return "", fmt.Errorf("node %q is not in the cluster description", m.Node)
+			return "", fmt.Errorf("node %s is not in the cluster description", badinput.Quote(m.Node))
 		}
 		return m.Node, nil
 	}
@@ -281,8 +318,13 @@ func (c *Coordinator) nodeOf(m *message) (string, error) {
 			return h, nil
 		}
 	}
-	return "", fmt.Errorf("no node of the cluster description is named %q or has one of its addresses (%s); give the agent --node or the node an addr",
-		m.Host, strings.Join(m.Addrs, ", "))
+	shown := m.Addrs[:min(len(m.Addrs), 4)]
+	more := ""
+	if len(m.Addrs) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(m.Addrs)-len(shown))
+	}
+	return "", fmt.Errorf("no node of the cluster description is named %s or has one of its addresses (%s%s); give the agent --node or the node an addr",
+		badinput.Quote(m.Host), strings.Join(shown, ", "), more)
 }
 
 // addrOf is a node's address from the description or Addrs; empty when neither gives one.
@@ -403,10 +445,14 @@ func (c *Coordinator) failure(evs []event) error {
 		return cmp.Compare(boolInt(a.err == nil), boolInt(b.err == nil))
 	})
 	ev := evs[0]
-	if ev.err != nil {
+	var pe *protocolError
+	switch {
+	case errors.As(ev.err, &pe):
+		return fmt.Errorf("engine: %s broke the control protocol: %v", ev.p, ev.err)
+	case ev.err != nil:
 		return fmt.Errorf("engine: lost %s: %v (the agent died or its host is unreachable)", ev.p, ev.err)
 	}
-	return fmt.Errorf("engine: %s failed: %s", ev.p, ev.m.Reason)
+	return fmt.Errorf("engine: %s failed: %s", ev.p, badinput.Cut(ev.m.Reason))
 }
 
 func boolInt(b bool) int {
@@ -420,29 +466,25 @@ func boolInt(b bool) int {
 // start message to reach every agent on a loaded machine.
 const startLead = 30 * time.Millisecond
 
-// Run runs a program once: every agent opens the program's connections, then all threads
-// start at one instant, scheduled in each agent's own clock; it returns every operation's
-// times on the coordinator's clock. Any agent's failure aborts the program everywhere.
-func (c *Coordinator) Run(ctx context.Context, prog *Program) (*Timings, error) {
-	if err := prog.check(); err != nil {
-		return nil, err
-	}
-	c.prog++
-	id := c.prog
-	type part struct {
-		m       *message
-		threads []int // the program's thread indices, in the order sent
-	}
-	parts := map[*peer]*part{}
+// part is one agent's part of a program: the prepare message it is sent and the program's
+// thread indices it runs, in the order sent.
+type part struct {
+	m       *message
+	threads []int
+}
+
+// agentParts splits a program into each node's part; dataAddr gives the address of a node's
+// data listener (false: the node has no agent).
+func agentParts(prog *Program, id int64, dataAddr func(node string) (string, bool)) (map[string]*part, error) {
+	parts := map[string]*part{}
 	partOf := func(node string) (*part, error) {
-		p := c.byNode[node]
-		if p == nil {
+		if _, ok := dataAddr(node); !ok {
 			return nil, fmt.Errorf("engine: node %s has no agent", node)
 		}
-		if parts[p] == nil {
-			parts[p] = &part{m: &message{Type: msgPrepare, Prog: id}}
+		if parts[node] == nil {
+			parts[node] = &part{m: &message{Type: msgPrepare, Prog: id}}
 		}
-		return parts[p], nil
+		return parts[node], nil
 	}
 	for i, cn := range prog.Conns {
 		from, err := partOf(cn.From)
@@ -453,7 +495,8 @@ func (c *Coordinator) Run(ctx context.Context, prog *Program) (*Timings, error) 
 		if err != nil {
 			return nil, err
 		}
-		from.m.Dial = append(from.m.Dial, dialSpec{Conn: i, Addr: c.byNode[cn.To].DataAddr})
+		addr, _ := dataAddr(cn.To)
+		from.m.Dial = append(from.m.Dial, dialSpec{Conn: i, Addr: addr})
 		to.m.Accept = append(to.m.Accept, i)
 	}
 	for t, th := range prog.Threads {
@@ -464,8 +507,32 @@ func (c *Coordinator) Run(ctx context.Context, prog *Program) (*Timings, error) 
 		pt.m.Threads = append(pt.m.Threads, threadSpec{Ops: th.Ops})
 		pt.threads = append(pt.threads, t)
 	}
-	ps := make([]*peer, 0, len(parts))
-	for p := range parts {
+	return parts, nil
+}
+
+// Run runs a program once: every agent opens the program's connections, then all threads
+// start at one instant, scheduled in each agent's own clock; it returns every operation's
+// times on the coordinator's clock. Any agent's failure aborts the program everywhere.
+func (c *Coordinator) Run(ctx context.Context, prog *Program) (*Timings, error) {
+	if err := prog.check(); err != nil {
+		return nil, err
+	}
+	c.prog++
+	id := c.prog
+	byNode, err := agentParts(prog, id, func(node string) (string, bool) {
+		if p := c.byNode[node]; p != nil {
+			return p.DataAddr, true
+		}
+		return "", false
+	})
+	if err != nil {
+		return nil, err
+	}
+	parts := map[*peer]*part{}
+	ps := make([]*peer, 0, len(byNode))
+	for node, pt := range byNode {
+		p := c.byNode[node]
+		parts[p] = pt
 		ps = append(ps, p)
 	}
 	slices.SortFunc(ps, func(a, b *peer) int { return cmp.Compare(a.Rank, b.Rank) })
@@ -528,6 +595,7 @@ func (c *Coordinator) Shutdown(reason string) {
 	default:
 	}
 	close(c.quit)
+	reason = badinput.Cut(reason)
 	for _, p := range c.peers {
 		if p != nil {
 			p.ch.send(&message{Type: msgShutdown, Reason: reason})

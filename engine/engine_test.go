@@ -231,6 +231,11 @@ func TestJoinRefusals(t *testing.T) {
 				cfg.Node = ""
 			}
 		}, `no node of the cluster description is named "host-n3"`},
+		{"size", func(rank int, cfg *AgentConfig) {
+			if rank == 1 {
+				cfg.Size = 5
+			}
+		}, "it was started as one of 5 agents (its --size or its launcher's), the coordinator's launch has 3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,13 +14,41 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // ProtocolVersion is the control protocol's version; an agent and a coordinator of different
 // versions refuse each other (build both from one commcal).
-const ProtocolVersion = 1
+const ProtocolVersion = 2
+
+// Control lines are read with a bound on their length before they are held in memory, so that
+// a peer (or a stranger on the port) sending an endless line costs a bounded read, not memory.
+const (
+	// MaxHandshakeLine bounds a control line before the peer has proved the run's token: the
+	// challenge, hello, welcome or refuse, and the ready naming the data listener. A hello
+	// listing a thousand addresses takes about 40 KiB.
+	MaxHandshakeLine = 64 << 10
+	// runLineBase and runLinePerAgent bound a control line once both ends are authenticated
+	// (MaxRunLine). The longest messages are a program's prepare and done, which grow with the
+	// agents it spans: measured on every experiment of a catalogue spanning all nodes, with
+	// 255-byte node addresses and 19-digit sizes, a prepare takes at most 350 bytes and a done
+	// 90 bytes per agent (a scatter's or gather's root), so 1 KiB per agent leaves room.
+	runLineBase     = 1 << 20
+	runLinePerAgent = 1 << 10
+	// MaxAgents is the most agents a run has: one per node of a cluster description, which
+	// holds at most 65,536 nodes.
+	MaxAgents = 1 << 16
+)
+
+// MaxRunLine is the longest control line of a run of the given number of agents once both
+// ends are authenticated: 1 MiB and 1 KiB per agent (65 MiB for MaxAgents).
+func MaxRunLine(agents int) int {
+	return runLineBase + runLinePerAgent*min(max(agents, 1), MaxAgents)
+}
 
 // Message types of the control protocol, in the order a run uses them.
 const (
@@ -53,7 +82,12 @@ type message struct {
 	Info  map[string]string `json:"info,omitempty"`
 	// welcome
 	Socket *SocketOptions `json:"socket,omitempty"`
-	// ready (after welcome): the data listener's address
+	// DataHost is, in a welcome, the address the coordinator sends the node's data to when the
+	// cluster description (or the emulator) gives one: the agent's data listener binds there
+	// by default.
+	DataHost string `json:"data_host,omitempty"`
+	// ready (after welcome): the data listener's port, or HOST:PORT when it listens on one
+	// address only
 	DataAddr string `json:"data_addr,omitempty"`
 	// ping, pong
 	Seq  int   `json:"seq,omitempty"`
@@ -79,18 +113,20 @@ type threadSpec struct {
 	Ops []Op `json:"ops"`
 }
 
-// channel is one end of a control connection: JSON lines each way, writes serialised.
+// channel is one end of a control connection: JSON lines each way, writes serialised. A
+// received line longer than limit is refused unread.
 type channel struct {
-	conn net.Conn
-	dec  *json.Decoder
-	mu   sync.Mutex
-	enc  *json.Encoder
+	conn  net.Conn
+	r     *bufio.Reader
+	limit int
+	mu    sync.Mutex
+	enc   *json.Encoder
 }
 
+// newChannel opens a channel whose lines are bounded by MaxHandshakeLine until the peer is
+// authenticated (then limit is raised to MaxRunLine).
 func newChannel(c net.Conn) *channel {
-	dec := json.NewDecoder(bufio.NewReader(c))
-	dec.DisallowUnknownFields()
-	return &channel{conn: c, dec: dec, enc: json.NewEncoder(c)}
+	return &channel{conn: c, r: bufio.NewReader(c), limit: MaxHandshakeLine, enc: json.NewEncoder(c)}
 }
 
 func (ch *channel) send(m *message) error {
@@ -99,19 +135,91 @@ func (ch *channel) send(m *message) error {
 	return ch.enc.Encode(m)
 }
 
+// recv reads the next message: io.EOF when the peer closed the connection (within a line or
+// between lines), a *protocolError when the line is too long or not a message.
 func (ch *channel) recv() (*message, error) {
-	var m message
-	if err := ch.dec.Decode(&m); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, io.EOF
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("not the commcal control protocol (%v)", err)
-		}
+	line, err := readLine(ch.r, ch.limit)
+	if err != nil {
 		return nil, err
 	}
+	return parseLine(line)
+}
+
+// protocolError is a control line that is not a message of the protocol: what was wrong,
+// with any received value quoted and cut.
+type protocolError struct{ problem string }
+
+func (e *protocolError) Error() string { return "not the commcal control protocol: " + e.problem }
+
+// readLine reads one line, without its newline, refusing (after reading at most limit bytes
+// and a buffer more) a line longer than limit.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		n := len(line) + len(frag)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > limit {
+			start := append(line[:len(line):len(line)], frag...)
+			return nil, &protocolError{fmt.Sprintf("a line longer than %d bytes, starting %s", limit, badinput.Quote(string(start[:min(len(start), badinput.MaxQuote)])))}
+		}
+		line = append(line, frag...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return nil, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// parseLine reads a control line: one JSON object of message's fields and nothing else, no
+// unknown field, every field within check's bounds.
+func parseLine(line []byte) (*message, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var m message
+	if err := dec.Decode(&m); err != nil {
+		return nil, &protocolError{jsonProblem(err)}
+	}
+	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
+		return nil, &protocolError{fmt.Sprintf("%s after the message", badinput.Quote(string(rest)))}
+	}
+	if err := m.check(); err != nil {
+		return nil, &protocolError{err.Error()}
+	}
 	return &m, nil
+}
+
+// jsonProblem says why a line is not a JSON message, quoting no more of the line than
+// badinput.Quote does (encoding/json's own messages repeat a field name or a number whole).
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "an empty line"
+	case errors.As(err, &se):
+		return fmt.Sprintf("not JSON: %v (byte %d)", se, se.Offset)
+	case errors.As(err, &te):
+		v := te.Value
+		if num, ok := strings.CutPrefix(v, "number "); ok {
+			v = "the number " + badinput.Quote(num)
+		}
+		return fmt.Sprintf("field %s: %s where %v belongs", te.Field, v, te.Type)
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if uq, err := strconv.Unquote(name); err == nil {
+			name = uq
+		}
+		return "unknown field " + badinput.Quote(name)
+	}
+	return badinput.Cut(err.Error())
 }
 
 func (ch *channel) close() error { return ch.conn.Close() }
@@ -139,18 +247,29 @@ func ParseToken(s string) (Token, error) {
 	return b, nil
 }
 
+// maxTokenFile bounds a token file: a token is 64 hexadecimal digits and a newline.
+const maxTokenFile = 64 << 10
+
 // ReadTokenFile reads a token file, refusing one that other users may read.
 func ReadTokenFile(path string) (Token, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("token file %s is readable by others (mode %v); chmod 600 it", path, fi.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > maxTokenFile {
+		return nil, fmt.Errorf("token file %s: larger than %d bytes: a token is 64 hexadecimal digits", path, maxTokenFile)
 	}
 	t, err := ParseToken(string(b))
 	if err != nil {

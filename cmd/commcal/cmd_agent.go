@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/commcal/commcal/engine"
+	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/provenance"
 )
 
@@ -33,6 +35,12 @@ one-to-two experiments, scatter and gather sweeps, ping-pong pairs) and writes t
 The other agents run the transfers they are told to, from a common start scheduled in each
 agent's own clock.
 
+Each agent's data listener binds where --data-listen says (an IP address, an interface such
+as ib0, or * for every interface); by default to its node's addr from the cluster description
+when the host has it, else to the address the agent reaches the coordinator from (every
+interface in its own --netns, or when that address is loopback: rank 0's own agent, which binds
+to the address of --listen when that is one IP address).
+
 A per-run token authenticates the control channel both ways and tags every data connection:
 with --rendezvous, rank 0 draws one and publishes it (mode 0600) unless --token-file or
 COMMCAL_TOKEN gives it; with --coordinator every agent needs it. Any agent's failure or loss
@@ -53,14 +61,16 @@ EXAMPLES:
 			&cli.StringFlag{Name: "token-file", EnvVars: []string{"COMMCAL_TOKEN_FILE"}, Usage: "file holding the run's token in hex, mode 0600 (or COMMCAL_TOKEN)"},
 			&cli.DurationFlag{Name: "connect-timeout", Value: 2 * time.Minute, EnvVars: []string{"COMMCAL_CONNECT_TIMEOUT"}, Usage: "how long to look for the coordinator"},
 			&cli.DurationFlag{Name: "join-timeout", Value: 2 * time.Minute, Usage: "rank 0: how long to wait for every agent"},
-			&cli.StringFlag{Name: "listen", Usage: "rank 0: control listener address (default: every interface, the port of --coordinator or any)"},
+			&cli.StringFlag{Name: "listen", Usage: "rank 0: control listener address HOST:PORT (default: every interface, the port of --coordinator or any)"},
+			&cli.StringFlag{Name: "data-listen", EnvVars: []string{"COMMCAL_DATA_LISTEN"}, Usage: "where this agent's data listener binds: an IP address, an interface (ib0) or * for every interface, " +
+				"and an optional :PORT (default: the node's addr when this host has it, else the control channel's address)"},
 			clusterFlag("rank 0"),
 		}, campaignFlags()...), outFlags("COMMCAL_AGENT_OUT", "", "rank 0: dataset directory to write (makes rank 0 the coordinator)")...),
 		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
-			o := agentOptions{Rank: c.Int("rank"), Size: c.Int("size"), Node: c.String("node"), NetNS: c.String("netns"),
+			o := agentOptions{Rank: c.Int("rank"), RankSet: c.IsSet("rank"), Size: c.Int("size"), SizeSet: c.IsSet("size"), Node: c.String("node"), NetNS: c.String("netns"),
 				Rendezvous: c.String("rendezvous"), Coordinator: c.String("coordinator"), TokenFile: c.String("token-file"),
 				ConnectTimeout: c.Duration("connect-timeout"), JoinTimeout: c.Duration("join-timeout"), Listen: c.String("listen"),
-				Cluster: c.String("cluster"), Output: outputFrom(c)}
+				DataListen: c.String("data-listen"), Cluster: c.String("cluster"), Output: outputFrom(c)}
 			var err error
 			if o.Campaign, err = campaignFrom(c); err != nil {
 				return err
@@ -73,7 +83,9 @@ EXAMPLES:
 // agentOptions are agent's flags.
 type agentOptions struct {
 	Rank, Size                                   int
+	RankSet, SizeSet                             bool
 	Node, NetNS, Rendezvous, Coordinator, Listen string
+	DataListen                                   string
 	TokenFile                                    string
 	ConnectTimeout, JoinTimeout                  time.Duration
 	Cluster                                      string
@@ -83,22 +95,12 @@ type agentOptions struct {
 
 // runAgent runs an agent, and on rank 0 with --out the coordinator too.
 func runAgent(ctx context.Context, e env, o agentOptions) error {
-	launch := engine.Launch{Rank: o.Rank, Size: o.Size, Launcher: "flags"}
-	if o.Rank < 0 {
-		l, err := engine.DetectLaunch(os.Getenv)
-		if err != nil {
-			return usagef("agent: %v", err)
-		}
-		launch = l
-		if o.Size > 0 {
-			launch.Size = o.Size
-		}
+	if err := o.check(); err != nil {
+		return err
 	}
-	if launch.Size < 1 || launch.Rank >= launch.Size {
-		return usagef("agent: rank %d of %d agents: give --size (and --rank) or start the agents with a launcher", launch.Rank, launch.Size)
-	}
-	if (o.Rendezvous == "") == (o.Coordinator == "") {
-		return usagef("agent: give one of --rendezvous DIR and --coordinator HOST:PORT")
+	launch, err := o.launch(os.Getenv)
+	if err != nil {
+		return err
 	}
 	tok, err := agentToken(o.TokenFile)
 	if err != nil {
@@ -109,7 +111,8 @@ func runAgent(ctx context.Context, e env, o agentOptions) error {
 	}
 	host, _ := os.Hostname()
 	cfg := engine.AgentConfig{Rank: launch.Rank, Size: launch.Size, Host: host, Node: o.Node,
-		NetNS: strings.ReplaceAll(o.NetNS, "{rank}", strconv.Itoa(launch.Rank)), Token: tok, ConnectTimeout: o.ConnectTimeout, Logger: e.log}
+		NetNS: strings.ReplaceAll(o.NetNS, "{rank}", strconv.Itoa(launch.Rank)), Token: tok, ConnectTimeout: o.ConnectTimeout,
+		DataListen: o.DataListen, Logger: e.log}
 	if launch.Rank == 0 && o.Output.Out != "" {
 		return coordinate(ctx, e, o, launch, cfg)
 	}
@@ -129,6 +132,92 @@ func runAgent(ctx context.Context, e env, o agentOptions) error {
 		}
 	}
 	return engine.RunAgent(ctx, cfg)
+}
+
+// check refuses flag values no run can use, naming the flag: a negative rank, a size outside
+// 1…engine.MaxAgents, a duration that is not positive, an address that is not one, a node
+// name no cluster description holds, and neither or both of --rendezvous and --coordinator.
+func (o agentOptions) check() error {
+	switch {
+	case o.RankSet && o.Rank < 0:
+		return usagef("agent: --rank %d: want 0 or more", o.Rank)
+	case o.SizeSet && (o.Size < 1 || o.Size > engine.MaxAgents):
+		return usagef("agent: --size %d: want the number of agents, 1 to %d", o.Size, engine.MaxAgents)
+	case o.ConnectTimeout <= 0:
+		return usagef("agent: --connect-timeout %v: want a positive duration", o.ConnectTimeout)
+	case o.JoinTimeout <= 0:
+		return usagef("agent: --join-timeout %v: want a positive duration", o.JoinTimeout)
+	case (o.Rendezvous == "") == (o.Coordinator == ""):
+		return usagef("agent: give one of --rendezvous DIR and --coordinator HOST:PORT")
+	}
+	if err := engine.CheckName(o.Node); err != nil {
+		return usagef("agent: --node %s: %v", badinput.Quote(o.Node), err)
+	}
+	if err := checkHostPort("--coordinator", o.Coordinator, 1); err != nil {
+		return err
+	}
+	if err := checkHostPort("--listen", o.Listen, 0); err != nil {
+		return err
+	}
+	if o.DataListen != "" {
+		if err := engine.CheckDataListen(o.DataListen); err != nil {
+			return usagef("agent: --data-listen %s: %v", badinput.Quote(o.DataListen), err)
+		}
+		if o.NetNS == "" { // an interface is looked up in the agent's namespace
+			if _, err := engine.ResolveDataListen(o.DataListen); err != nil {
+				return usagef("agent: --data-listen %s: %v", badinput.Quote(o.DataListen), err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkHostPort checks an address flag's HOST:PORT (empty: not given), the port at least
+// minPort (0 for a listener: any free port) and at most 65535.
+func checkHostPort(flag, addr string, minPort int) error {
+	if addr == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || (minPort > 0 && host == "") {
+		return usagef("agent: %s %s: want HOST:PORT", flag, badinput.Quote(addr))
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < minPort || n > 65535 {
+		return usagef("agent: %s %s: port %s is not in %d…65535", flag, badinput.Quote(addr), badinput.Quote(port), minPort)
+	}
+	return nil
+}
+
+// launch is the agent's place in the launch: from --rank and --size, or from the launcher's
+// environment, whose size --size (when given) must match.
+func (o agentOptions) launch(getenv func(string) string) (engine.Launch, error) {
+	if o.RankSet {
+		switch {
+		case !o.SizeSet:
+			return engine.Launch{}, usagef("agent: --rank %d needs --size, the number of agents", o.Rank)
+		case o.Rank >= o.Size:
+			return engine.Launch{}, usagef("agent: --rank %d is not below --size %d: ranks run from 0 to %d", o.Rank, o.Size, o.Size-1)
+		}
+		return engine.Launch{Rank: o.Rank, Size: o.Size, Launcher: "flags"}, nil
+	}
+	l, err := engine.DetectLaunch(getenv)
+	if err != nil {
+		return l, usagef("agent: %v", err)
+	}
+	if o.SizeSet && o.Size != l.Size {
+		return l, usagef("agent: --size %d disagrees with the launcher (%s=%d): leave --size out, or launch %d agents", o.Size, l.SizeFrom, l.Size, o.Size)
+	}
+	return l, nil
+}
+
+// launchSizeError names where a launch's size came from when it does not match the cluster's
+// nodes: --size, or the launcher's variable.
+func (o agentOptions) launchSizeError(l engine.Launch, e *engine.LaunchSizeError) error {
+	from := fmt.Sprintf("--size %d", e.Agents)
+	if !o.SizeSet && l.SizeFrom != "" {
+		from = fmt.Sprintf("the launcher's %s=%d", l.SizeFrom, e.Agents)
+	}
+	return usagef("agent: the cluster description has %d nodes and the launch %d agents (%s; --cluster %s): start one agent per node", e.Nodes, e.Agents, from, o.Cluster)
 }
 
 // agentToken reads the token from --token-file or COMMCAL_TOKEN; nil when neither is given.
@@ -153,6 +242,10 @@ func agentToken(file string) (engine.Token, error) {
 // coordinate is rank 0's part: the coordinator, with rank 0's own agent beside it.
 func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch, self engine.AgentConfig) error {
 	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output, launch.Size)
+	var sizeErr *engine.LaunchSizeError
+	if errors.As(err, &sizeErr) {
+		return o.launchSizeError(launch, sizeErr)
+	}
 	if err != nil {
 		return err
 	}
@@ -167,11 +260,15 @@ func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch
 	if listen == "" {
 		listen = ":0"
 		if o.Coordinator != "" {
-			_, port, err := net.SplitHostPort(o.Coordinator)
-			if err != nil {
-				return usagef("agent: --coordinator %q: %v", o.Coordinator, err)
-			}
+			_, port, _ := net.SplitHostPort(o.Coordinator)
 			listen = ":" + port
+		}
+	}
+	if self.DataListen == "" {
+		// Rank 0's own agent reaches its coordinator over loopback: the interface the control
+		// channel uses is the control listener's, when that is one IP address.
+		if host, _, _ := net.SplitHostPort(listen); net.ParseIP(host) != nil {
+			self.DataListen = host
 		}
 	}
 	selfDone := make(chan error, 1)

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
+)
+
+// Bounds of a control message's fields that grow with the sender's host rather than with the
+// run, so that a peer cannot make the receiver keep or print more than a line allows.
+const (
+	// maxNameBytes bounds a host or node name, as a cluster description does (a DNS name has
+	// at most 253 bytes).
+	maxNameBytes = 255
+	// maxHostAddrs bounds the addresses a hello lists.
+	maxHostAddrs = 1024
+	// maxInfo bounds the host settings a hello reports (hostInfo reads eight), and each value.
+	maxInfo, maxInfoValue = 64, 1024
+	// maxHexField bounds a nonce or a MAC in hex digits (an HMAC-SHA256 takes 64).
+	maxHexField = 128
+	// maxCongestion is the longest TCP congestion control name Linux takes (TCP_CA_NAME_MAX).
+	maxCongestion = 16
+)
+
+// knownTypes are the message types of the protocol.
+var knownTypes = map[string]bool{msgChallenge: true, msgHello: true, msgWelcome: true, msgRefuse: true, msgReady: true,
+	msgPing: true, msgPong: true, msgPrepare: true, msgStart: true, msgDone: true, msgError: true, msgAbort: true, msgShutdown: true}
+
+// check refuses a message whose fields no commcal sends: an unknown type, a negative rank,
+// size, sequence, program, connection or byte count, a name that is not one, an address that
+// is not one, a field of a host's that passes its bound. Reason is free text, cut when shown.
+func (m *message) check() error {
+	if !knownTypes[m.Type] {
+		return fmt.Errorf("unknown message type %s", badinput.Quote(m.Type))
+	}
+	bad := func(field string, value any, what string) error {
+		if s, ok := value.(string); ok {
+			value = badinput.Quote(s)
+		}
+		return fmt.Errorf("%s message: %s %v %s", m.Type, field, value, what)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"proto", int64(m.Proto)}, {"rank", int64(m.Rank)}, {"size", int64(m.Size)}, {"seq", int64(m.Seq)}, {"prog", m.Prog}} {
+		if f.v < 0 {
+			return bad(f.name, f.v, "is negative")
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"nonce", m.Nonce}, {"mac", m.MAC}} {
+		if len(f.v) > maxHexField || !isHex(f.v) {
+			return bad(f.name, f.v, fmt.Sprintf("is not at most %d hexadecimal digits", maxHexField))
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"host", m.Host}, {"node", m.Node}, {"data_host", m.DataHost}} {
+		if p := nameProblem(f.v); p != "" {
+			return bad(f.name, f.v, p)
+		}
+	}
+	if err := m.checkHost(bad); err != nil {
+		return err
+	}
+	return m.checkProgram(bad)
+}
+
+// checkHost checks what a hello and a ready say of the agent's host: its addresses, its
+// settings, its data listener.
+func (m *message) checkHost(bad func(string, any, string) error) error {
+	if len(m.Addrs) > maxHostAddrs {
+		return bad("addrs", len(m.Addrs), fmt.Sprintf("addresses: at most %d", maxHostAddrs))
+	}
+	for _, a := range m.Addrs {
+		if _, err := netip.ParseAddr(a); err != nil {
+			return bad("addrs", a, "is not an IP address")
+		}
+	}
+	if len(m.Info) > maxInfo {
+		return bad("info", len(m.Info), fmt.Sprintf("settings: at most %d", maxInfo))
+	}
+	for k, v := range m.Info {
+		if p := nameProblem(k); p != "" || k == "" {
+			return bad("info key", k, "is not a setting's name")
+		}
+		if len(v) > maxInfoValue || !utf8.ValidString(v) {
+			return bad("info "+k, v, fmt.Sprintf("is not UTF-8 text of at most %d bytes", maxInfoValue))
+		}
+	}
+	if m.DataAddr != "" {
+		if _, _, err := splitDataAddr(m.DataAddr); err != nil {
+			return bad("data_addr", m.DataAddr, err.Error())
+		}
+	}
+	if s := m.Socket; s != nil {
+		if len(s.Congestion) > maxCongestion || !isPrintableASCII(s.Congestion) {
+			return bad("socket congestion", s.Congestion, fmt.Sprintf("is not a congestion control's name (at most %d letters)", maxCongestion))
+		}
+		if s.Buffer < 0 || s.Timeout <= 0 {
+			return bad("socket", fmt.Sprintf("buffer %d, timeout %v", s.Buffer, s.Timeout), "want a buffer of 0 or more and a positive timeout")
+		}
+	}
+	return nil
+}
+
+// checkProgram checks a prepare's connections and threads.
+func (m *message) checkProgram(bad func(string, any, string) error) error {
+	for _, d := range m.Dial {
+		if d.Conn < 0 {
+			return bad("dial conn", d.Conn, "is negative")
+		}
+		host, port, err := net.SplitHostPort(d.Addr)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || len(host) > maxNameBytes || n < 1 || n > 65535 {
+			return bad("dial addr", d.Addr, "is not HOST:PORT")
+		}
+	}
+	for _, a := range m.Accept {
+		if a < 0 {
+			return bad("accept", a, "is negative")
+		}
+	}
+	for _, th := range m.Threads {
+		for _, op := range th.Ops {
+			switch {
+			case op.Kind != Send && op.Kind != Recv && op.Kind != Unpack:
+				return bad("op kind", string(op.Kind), "is not send, recv or unpack")
+			case op.Conn < 0:
+				return bad("op conn", op.Conn, "is negative")
+			case op.Bytes < 0:
+				return bad("op bytes", op.Bytes, "is negative")
+			}
+		}
+	}
+	return nil
+}
+
+// CheckName says whether s can be a host or node name in a control message: at most 255
+// bytes of UTF-8 without control characters.
+func CheckName(s string) error {
+	if p := nameProblem(s); p != "" {
+		return errors.New(p)
+	}
+	return nil
+}
+
+// nameProblem is what keeps s (which may be empty: the field is absent) from being a host or
+// node name: its length, or a byte no name holds (cluster.BadRune).
+func nameProblem(s string) string {
+	switch {
+	case len(s) > maxNameBytes:
+		return fmt.Sprintf("is %d bytes long, at most %d", len(s), maxNameBytes)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	}
+	if i, r := cluster.BadRune(s); i >= 0 {
+		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
+	}
+	return ""
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
