@@ -263,6 +263,81 @@ func TestBenchmarkOutputs(t *testing.T) {
 	})
 }
 
+// Outputs that other versions and flags of the tools print, read from their source: each is
+// read (or refused for what it is) by the structural checks, not taken for a damaged file.
+func TestUnusualBenchmarkOutputs(t *testing.T) {
+	t.Run("netpipe perturbation steps back", func(t *testing.T) {
+		// NPtcp -p 5: a size of the sweep is measured 5 B below and above it once the step
+		// exceeds 6 B, so 12 is followed by 11 and 21 by 19.
+		_, tr, _, _, err := benchIngest(t, x1y1, "netpipe_p5.out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr) != 25 || tr[6].Bytes != 12 || tr[7].Bytes != 11 || tr[10].Bytes != 19 || !scalar.EqualWithinAbsOrRel(tr[7].TEnd, 5.11e-6, 0, 1e-12) {
+			t.Errorf("%d transfers: %+v", len(tr), tr)
+		}
+	})
+	t.Run("netpipe NPtcp stdout", func(t *testing.T) {
+		// NPtcp prints its socket buffers before the main loop, and no hosts.
+		_, tr, _, _, err := benchIngest(t, x1y1, "netpipe_nptcp.stdout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 8e-6}, {2, 8e-6}, {3, 8e-6}, {4, 8e-6}})
+	})
+	t.Run("imb-p2p", func(t *testing.T) {
+		m, tr, _, _, err := benchIngest(t, x1y1, "imb_p2p.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 1.5e-6}, {1024, 4e-6}})
+		if !hasNote(m, "IMB-P2P 2021.7 PingPong (line 11, 2 processes)") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("imb time-out and barrier", func(t *testing.T) {
+		// The size IMB ran out of time for is left out, and Barrier (no sizes) noted.
+		m, tr, _, _, err := benchIngest(t, x1y1, "imb_barrier_timeout.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 1.6e-6}, {4096, 4e-6}})
+		if !hasNote(m, "sizes IMB did not measure, left out: 4194304 B (time-out)") || !hasNote(m, "no table holds them: Barrier on 2 processes") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("imb -multi", func(t *testing.T) {
+		// Groups running at once, on nodes the file does not name: refused for what it is.
+		_, _, _, _, err := benchIngest(t, x1y1, "imb_multi.txt")
+		ie := wantKind(t, err, ErrUnsupported)
+		if !strings.Contains(ie.Detail, "only Multi-PingPong on 2 groups of 2 processes") || !strings.Contains(ie.Detail, "without -multi") {
+			t.Error(err)
+		}
+	})
+	t.Run("skampi loop variables", func(t *testing.T) {
+		// Any loop variable's name; a second loop restarts the sizes; "---" for a process.
+		_, tr, _, _, err := benchIngest(t, x1y1, "skampi_loops.ski")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{4, 5e-6}, {8, 6e-6}, {4, 5.5e-6}, {8, 6.5e-6}, {4, 5.6e-6}, {8, 6.6e-6}})
+		if tr[0].Rep != 0 || tr[2].Rep != 1 || tr[4].Rep != 2 || tr[5].Rep != 2 {
+			t.Errorf("repetitions %+v", tr)
+		}
+	})
+	t.Run("osu two datatypes", func(t *testing.T) {
+		// -T mpi_char mpi_int: a header per datatype, each with its sizes.
+		_, tr, _, _, err := benchIngest(t, x1y1, "osu7_two_datatypes.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweep(t, tr, "p2p_sweep", 1, []sweepPoint{{1, 2e-6}, {4, 2.1e-6}, {4, 2.2e-6}, {8, 2.3e-6}})
+		if tr[1].Rep != 0 || tr[2].Rep != 1 {
+			t.Errorf("repetitions %+v", tr)
+		}
+	})
+}
+
 // Files that hold no transfer time, or that the adapters cannot map honestly, are refused
 // with what they are; bad content names the line and the column.
 func TestBenchmarkOutputsRefused(t *testing.T) {
@@ -340,6 +415,9 @@ func TestDetectBenchmarkFormats(t *testing.T) {
 		"imb_sections.txt": FormatIMB, "skampi_two_blocks.ski": FormatSKaMPI, "netpipe_np.out": FormatNetPIPE,
 		"netpipe_named.stdout": FormatNetPIPE, "mpiblib_p2p.out": FormatMPIBlib, "mpiblib_scatter.out": FormatMPIBlib,
 		"sgcal/lab_PingPong.csv": FormatSimGrid, "sgcal/lab_Wtime.csv": FormatSimGrid, "sgcal/lab_breakpoints": FormatSimGrid,
+		"netpipe_p5.out": FormatNetPIPE, "netpipe_nptcp.stdout": FormatNetPIPE, "imb_p2p.txt": FormatIMB,
+		"imb_barrier_timeout.txt": FormatIMB, "imb_multi.txt": FormatIMB, "skampi_loops.ski": FormatSKaMPI,
+		"osu7_two_datatypes.txt": FormatOSU,
 	}
 	for name, format := range want {
 		f, err := os.Open(filepath.Join("testdata", "benchmarks", name))

@@ -45,7 +45,7 @@ func parseBreakpoints(path string, data []byte) ([]float64, error) {
 			if line == 1 || len(sizes) == 0 && strings.EqualFold(field, "limit") {
 				continue // the header
 			}
-			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrWrongType, "%q is not a message size", field)
+			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrWrongType, "%s is not a message size", quote(field))
 		}
 		if !(v > 0) || math.IsInf(v, 0) {
 			return nil, inputErr(Location{File: path, Line: int64(line)}, "Limit", ErrNonPositive, "%g is not a positive message size", v)

@@ -34,7 +34,7 @@ func (ing *ingester) csv(src Source, r io.Reader, idx int32) (*Table, int64, err
 			continue
 		}
 		if _, dup := col[h]; dup {
-			return nil, 0, inputErr(hloc, h, ErrDuplicateColumn, "column %q appears more than once in the header", h)
+			return nil, 0, inputErr(hloc, h, ErrDuplicateColumn, "column %s appears more than once in the header", quote(h))
 		}
 		col[h] = hi
 	}
@@ -84,13 +84,13 @@ func appendField(rb *rowBuilder, ci int, c Column, s string, loc Location) error
 	case Int:
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return inputErr(loc, c.Name, ErrWrongType, "%q is not an integer", s)
+			return inputErr(loc, c.Name, ErrWrongType, "%s is not an integer", quote(s))
 		}
 		rb.appendInt(ci, v)
 	case Float:
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return inputErr(loc, c.Name, ErrWrongType, "%q is not a number", s)
+			return inputErr(loc, c.Name, ErrWrongType, "%s is not a number", quote(s))
 		}
 		rb.appendFloat(ci, v)
 	}

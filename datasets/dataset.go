@@ -48,7 +48,7 @@ func parseManifest(name string, data []byte) (*Manifest, error) {
 		return nil, err
 	}
 	if m.Format != ManifestFormat {
-		return nil, inputErr(Location{File: name}, "format", ErrUnsupported, "manifest format %q, want %q", m.Format, ManifestFormat)
+		return nil, inputErr(Location{File: name}, "format", ErrUnsupported, "manifest format %s, want %q", quote(m.Format), ManifestFormat)
 	}
 	return &m, nil
 }
@@ -83,10 +83,10 @@ func OpenWith(dir string, opts OpenOptions) (*Dataset, error) {
 	for _, ti := range m.Tables {
 		t, ok := TableByName(ti.Name)
 		if !ok {
-			return nil, inputErr(Location{File: mpath}, "tables", ErrUnknownTable, "unknown table %q (want one of %s)", ti.Name, list(TableNames()))
+			return nil, inputErr(Location{File: mpath}, "tables", ErrUnknownTable, "unknown table %s (want one of %s)", quote(ti.Name), list(TableNames()))
 		}
 		if ti.File != t.File() {
-			return nil, inputErr(Location{File: mpath}, "tables", ErrCorrupt, "table %s is in file %q, want %q", ti.Name, ti.File, t.File())
+			return nil, inputErr(Location{File: mpath}, "tables", ErrCorrupt, "table %s is in file %s, want %q", ti.Name, quote(ti.File), t.File())
 		}
 		path := filepath.Join(dir, ti.File)
 		st, err := os.Stat(path)
@@ -100,7 +100,7 @@ func OpenWith(dir string, opts OpenOptions) (*Dataset, error) {
 			continue
 		}
 		if !sha256Hex.MatchString(ti.SHA256) {
-			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "the manifest records no valid SHA-256 for it (%q)", ti.SHA256)
+			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "the manifest records no valid SHA-256 for it (%s)", quote(ti.SHA256))
 		}
 		if st.Size() != ti.Bytes {
 			return nil, inputErr(Location{File: path}, "", ErrChecksumMismatch, "size mismatch: manifest says %d bytes, file has %d", ti.Bytes, st.Size())

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // ErrKind names what is wrong with an input, so that scripts and tests can tell errors apart.
@@ -33,11 +35,11 @@ const (
 	ErrSameNode          ErrKind = "same-node"          // a transfer or round trip from a node to itself
 	ErrUnknownExperiment ErrKind = "unknown-experiment" // outside the closed set of experiments
 	ErrUnknownOp         ErrKind = "unknown-op"         // a collective other than scatter or gather
-	ErrDuplicateKey      ErrKind = "duplicate-key"      // two rows with the same key
+	ErrDuplicateKey      ErrKind = "duplicate-key"      // two rows with the same key (or a size twice in a benchmark's block)
 	ErrUnpaired          ErrKind = "unpaired"           // a SimGrid MPI_Send without its MPI_Recv, or the reverse
 	ErrUnsupported       ErrKind = "unsupported"        // valid input that commcal has no table for
 	ErrToolFailure       ErrKind = "tool-failure"       // the measuring tool reported an error (iperf3 "error")
-	ErrNotIncreasing     ErrKind = "not-increasing"     // a list that must increase does not (breakpoints)
+	ErrNotIncreasing     ErrKind = "not-increasing"     // a list that must increase does not (breakpoints, a benchmark's sizes)
 	ErrDuplicateColumn   ErrKind = "duplicate-column"   // a CSV header or Parquet schema names a column twice
 	ErrControlChar       ErrKind = "control-character"  // a string value holds a control character (NUL, newline, ...) or is not UTF-8
 	ErrSchemaMismatch    ErrKind = "schema-mismatch"    // a dataset's table file does not have its table's columns
@@ -81,16 +83,17 @@ type InputError struct {
 	Detail string
 }
 
-// Error is one line: control characters that came from the input (in a file name, a header
-// field, a key) are escaped.
+// Error is one line of at most badinput.MaxMessage bytes: control characters that came from
+// the input (in a file name, a header field, a key) are escaped, the column is quoted cut to
+// badinput.MaxQuote bytes, and a Detail that would make the line longer is cut.
 func (e *InputError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Loc.String())
 	if e.Column != "" {
-		fmt.Fprintf(&b, ", column %q", e.Column)
+		fmt.Fprintf(&b, ", column %s", badinput.Quote(e.Column))
 	}
 	fmt.Fprintf(&b, ": %s: %s", e.Kind, e.Detail)
-	return oneLine(b.String())
+	return badinput.Cut(oneLine(b.String()))
 }
 
 // oneLine escapes control characters and line separators as Go does in quoted strings.
@@ -121,8 +124,11 @@ func IsInputError(err error) (*InputError, bool) {
 	return ie, ok
 }
 
+// inputErr is an InputError whose Detail is cut to badinput.MaxMessage bytes: a value from the
+// input that a message quotes is cut already (quote), and this bounds what a reader puts
+// there otherwise (another library's error text).
 func inputErr(loc Location, column string, kind ErrKind, format string, a ...any) *InputError {
-	return &InputError{Loc: loc, Column: column, Kind: kind, Detail: fmt.Sprintf(format, a...)}
+	return &InputError{Loc: loc, Column: column, Kind: kind, Detail: badinput.Cut(fmt.Sprintf(format, a...))}
 }
 
 // BadInput marks InputError as bad input (exit status 2), see internal/badinput.

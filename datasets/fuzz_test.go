@@ -178,20 +178,39 @@ func fuzzText(f *testing.F, format string, src Source, seeds ...string) {
 	})
 }
 
+// The text adapters' corpora in testdata/fuzz hold, besides these seeds, the malformed
+// inputs of TestTextStructure.
+
 func FuzzIngestOSU(f *testing.F) {
-	fuzzText(f, FormatOSU, Source{Src: "X1", Dst: "Y1"}, "osu5_latency.txt", "osu7_latency_full.txt", "osu7_latency_z.txt", "osu7_bibw.txt", "osu7_mbw_mr_1pair.txt")
+	fuzzText(f, FormatOSU, Source{Src: "X1", Dst: "Y1"}, "osu5_latency.txt", "osu7_latency_full.txt", "osu7_latency_z.txt", "osu7_bibw.txt", "osu7_mbw_mr_1pair.txt", "osu7_two_datatypes.txt")
 }
 
 func FuzzIngestIMB(f *testing.F) {
-	fuzzText(f, FormatIMB, Source{Src: "X1", Dst: "Y1"}, "imb_sections.txt")
+	fuzzText(f, FormatIMB, Source{Src: "X1", Dst: "Y1"}, "imb_sections.txt", "imb_p2p.txt", "imb_barrier_timeout.txt", "imb_multi.txt")
 }
 
 func FuzzIngestSKaMPI(f *testing.F) {
-	fuzzText(f, FormatSKaMPI, Source{Src: "X1", Dst: "Y1"}, "skampi_two_blocks.ski")
+	fuzzText(f, FormatSKaMPI, Source{Src: "X1", Dst: "Y1"}, "skampi_two_blocks.ski", "skampi_loops.ski")
 }
 
 func FuzzIngestNetPIPE(f *testing.F) {
-	fuzzText(f, FormatNetPIPE, Source{}, "netpipe_np.out", "netpipe_named.stdout")
+	fuzzText(f, FormatNetPIPE, Source{}, "netpipe_np.out", "netpipe_named.stdout", "netpipe_nptcp.stdout", "netpipe_p5.out")
+}
+
+// FuzzIngestAuto tells each input's format by its content (detectFormat), then reads it:
+// whatever the bytes, a dataset or an *InputError, never a panic.
+func FuzzIngestAuto(f *testing.F) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "benchmarks"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var seeds []string
+	for _, e := range entries {
+		if !e.IsDir() && e.Name() != "README.md" {
+			seeds = append(seeds, e.Name())
+		}
+	}
+	fuzzText(f, FormatAuto, Source{Src: "X1", Dst: "Y1"}, append(seeds, "sgcal/lab_PingPong.csv", "sgcal/lab_Recv.csv")...)
 }
 
 func FuzzIngestMPIBlib(f *testing.F) {

@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,16 @@ import (
 // -npmin runs a benchmark at several process counts). Columns are found by name: t[usec] (the
 // ping-pong benchmarks), t_min[usec] t_max[usec] t_avg[usec] (the others), #repetitions (the
 // iterations each row averages). Times are µs; Mbytes/sec is not read (IMB 2021 divides by
-// 10⁶, older versions by 2²⁰).
+// 10⁶, older versions by 2²⁰). IMB-P2P prints the same blocks (with a Msg/sec column).
+//
+// Structure (IMB_output.c): a block is its "# Benchmarking" line, its process count — or under
+// -multi, "# Benchmarking Multi-NAME" and "( N groups of M processes each running
+// simultaneous )" —, a column header ("#bytes …"; Barrier's "#repetitions …" has no size;
+// -multi 1 puts a Group column first) and one row per size of IMB's list, each size once (the
+// powers of two of -msglog, or -msglen's file in its order). A size IMB could not measure is
+// printed as "SIZE time-out.; …", "out-of-mem.; …" or "int-overflow; …": left out with a
+// note. A block that ends before its first row is a run that was killed or cut: refused. Every
+// figure of a row, read or not, is a number ≥ 0.
 //
 // What each block becomes (rank 0 on --src; one row per size, an average, repetition 0):
 //   - PingPong (2 processes): t[usec] is half the round trip, a one-way time: a p2p_sweep
@@ -37,12 +47,18 @@ import (
 //   - Scatter, Gather: collectives rows (op scatter / gather, procs = #processes, bytes per
 //     process, seconds = t_max: the collective is done when its last process is). IMB moves
 //     the root from rank to rank between iterations; the rows name --src as the root.
-//   - Every other block (Alltoall, Bcast, Allreduce, Multi-… of -multi, …) has no table and
-//     is left out with a note. A file with nothing but such blocks is refused.
+//   - Every other block (Alltoall, Bcast, Allreduce, Barrier, Multi-… of -multi: groups
+//     running at once on nodes the file does not name, …) has no table and is left out with a
+//     note. A file with nothing but such blocks is refused.
 func readIMB(r *textReader, lines []textLine) (*textOut, error) {
-	p := &imbParser{r: r, o: newTextOut("IMB-MPI1")}
-	if m := imbVersion.FindStringSubmatch(joinHead(lines, 20)); m != nil {
-		p.o.tool += " " + m[1]
+	head := joinHead(lines, 20)
+	suite := "IMB-MPI1"
+	if strings.Contains(head, "IMB-P2P part") {
+		suite = "IMB-P2P"
+	}
+	p := &imbParser{r: r, o: newTextOut(suite)}
+	if m := imbVersion.FindStringSubmatch(head); m != nil {
+		p.o.tool += " " + bounded(m[1])
 	}
 	for _, l := range lines {
 		if err := p.line(l); err != nil {
@@ -54,13 +70,28 @@ func readIMB(r *textReader, lines []textLine) (*textOut, error) {
 
 // imbBlock is one "# Benchmarking NAME" block of an IMB output.
 type imbBlock struct {
-	name  string
-	line  int64
-	procs int64
-	cols  []string
-	iters counts
-	rows  int
-	zeros int
+	name   string
+	line   int64
+	procs  int64 // "#processes = N", or the processes of each group under -multi
+	groups int64 // "( N groups of M processes each running simultaneous )" under -multi
+	cols   []string
+	// sizeCol and groupCol are the columns of #bytes (-1 in Barrier's table, which has no
+	// size) and of -multi 1's Group (-1 without).
+	sizeCol, groupCol int
+	sizes             map[string]*sizeOrder // by group
+	iters             counts
+	lines             int      // rows, measured or not
+	failed            []string // sizes IMB did not measure: "1048576 B (time-out)"
+	rows              int
+	zeros             int
+}
+
+// what names the block for notes and the list of blocks left out.
+func (b *imbBlock) what() string {
+	if b.groups > 0 {
+		return fmt.Sprintf("%s on %d groups of %d processes", b.name, b.groups, b.procs)
+	}
+	return fmt.Sprintf("%s on %d processes", b.name, b.procs)
 }
 
 // imbParser is what readIMB has read so far: the blocks, the one being read, and the blocks
@@ -74,12 +105,15 @@ type imbParser struct {
 	src, dst string
 }
 
-// line reads one line: a block's start, its process count, its column header, a comment, or
-// a data row. Lines before the first block are the file's header.
+// line reads one line: a block's start, its process count (or -multi's groups), its column
+// header, a comment, or a row. Lines before the first block are the file's header.
 func (p *imbParser) line(l textLine) error {
 	text := strings.TrimSpace(l.text)
 	if m := imbBenchmark.FindStringSubmatch(text); m != nil {
-		p.b = &imbBlock{name: m[1], line: l.n}
+		if err := p.endBlock(l.n); err != nil {
+			return err
+		}
+		p.b = &imbBlock{name: bounded(m[1]), line: l.n, sizeCol: -1, groupCol: -1, sizes: map[string]*sizeOrder{}}
 		p.blocks = append(p.blocks, p.b)
 		return nil
 	}
@@ -87,16 +121,19 @@ func (p *imbParser) line(l textLine) error {
 		return nil // the header before the first block
 	}
 	if m := imbProcs.FindStringSubmatch(text); m != nil {
-		n, err := p.r.parseCount(l.n, "#processes", m[1])
+		return p.procs(l.n, "#processes", m[1])
+	}
+	if m := imbGroups.FindStringSubmatch(text); m != nil {
+		groups, err := p.r.parseCount(l.n, "groups", m[1])
 		if err != nil {
 			return err
 		}
-		p.b.procs = n
-		return nil
+		p.b.groups = groups
+		return p.procs(l.n, "processes", m[2])
 	}
 	switch {
-	case strings.HasPrefix(text, "#bytes"):
-		p.b.cols = strings.Fields(text)
+	case imbHeader(text):
+		p.header(text)
 		return nil
 	case strings.HasPrefix(text, "#"):
 		return nil
@@ -104,8 +141,48 @@ func (p *imbParser) line(l textLine) error {
 	return p.row(l.n, text)
 }
 
-// row reads a data row of the current block. A block that no table holds (see readIMB) is
-// recorded as skipped once its row is checked.
+// procs reads the block's process count; a second line giving another count contradicts the
+// first.
+func (p *imbParser) procs(n int64, column, s string) error {
+	procs, err := p.r.parseCount(n, column, s)
+	if err != nil {
+		return err
+	}
+	if b := p.b; b.procs != 0 && procs != b.procs {
+		return p.r.errAt(n, column, ErrCorrupt, "%d processes in block %s (line %d), which said %d", procs, b.name, b.line, b.procs)
+	}
+	p.b.procs = procs
+	return nil
+}
+
+// imbHeader reports whether a line is a block's column header: "#bytes #repetitions …", or
+// "#repetitions t_min[usec] …" (Barrier, which has no size), after -multi 1's "Group".
+func imbHeader(text string) bool {
+	f := strings.Fields(text)
+	if len(f) > 0 && f[0] == "Group" {
+		f = f[1:]
+	}
+	return len(f) > 0 && (f[0] == "#bytes" || f[0] == "#repetitions")
+}
+
+// header reads the current block's column header.
+func (p *imbParser) header(text string) {
+	b := p.b
+	b.cols = strings.Fields(text)
+	b.sizeCol, b.groupCol = findColumn(b.cols, "#bytes"), findColumn(b.cols, "Group")
+}
+
+// endBlock refuses the current block if it has no rows, at the line where the next begins
+// (0: the end of the file).
+func (p *imbParser) endBlock(at int64) error {
+	if b := p.b; b != nil && b.lines == 0 {
+		return p.r.errNoRows(at, fmt.Sprintf("IMB block %s (line %d)", b.name, b.line))
+	}
+	return nil
+}
+
+// row reads a data row of the current block, or a size IMB did not measure. A block that no
+// table holds (see readIMB) is recorded as skipped once its row is checked.
 func (p *imbParser) row(n int64, text string) error {
 	b := p.b
 	if b.cols == nil {
@@ -114,11 +191,15 @@ func (p *imbParser) row(n int64, text string) error {
 	if b.procs == 0 {
 		return p.r.errAt(n, "#processes", ErrMissingColumn, `block %s (line %d) has no "#processes = N" line`, b.name, b.line)
 	}
+	b.lines++
 	f := strings.Fields(text)
+	if i := slices.IndexFunc(f, isIMBFailure); i > 0 {
+		return p.failure(n, f[i-1], f[i])
+	}
 	if len(f) != len(b.cols) {
 		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, but block %s names %d columns (%s)", len(f), b.name, len(b.cols), strings.Join(b.cols, " "))
 	}
-	size, err := p.r.parseSize(n, "#bytes", f[0])
+	size, err := p.size(n, f)
 	if err != nil {
 		return err
 	}
@@ -128,18 +209,80 @@ func (p *imbParser) row(n int64, text string) error {
 		}
 	}
 	kind := imbKinds[b.name]
-	if kind == "" || (kind != "scatter" && kind != "gather" && b.procs != 2) {
-		p.skipped = appendNew(p.skipped, fmt.Sprintf("%s on %d processes", b.name, b.procs))
-		return nil
+	if kind == "" || (kind != "scatter" && kind != "gather" && b.procs != 2) || b.groups > 0 {
+		p.skipped = appendNew(p.skipped, b.what())
+		return p.figures(n, f)
+	}
+	if size < 0 {
+		return p.r.errAt(n, "#bytes", ErrMissingColumn, "block %s (line %d) has no #bytes column", b.name, b.line)
 	}
 	secs, err := p.time(n, kind, f)
 	if err != nil {
+		return err
+	}
+	if err := p.figures(n, f); err != nil {
 		return err
 	}
 	if p.src, p.dst, err = p.r.nodes("an IMB "+b.name, nil); err != nil {
 		return err
 	}
 	p.add(n, kind, size, secs)
+	return nil
+}
+
+// size reads a row's size (-1 in a table without sizes) and checks it against the sizes of
+// the block (of its group under -multi 1): IMB measures each size of its list once.
+func (p *imbParser) size(n int64, f []string) (int64, error) {
+	b := p.b
+	if b.sizeCol < 0 {
+		return -1, nil
+	}
+	size, err := p.r.parseSize(n, "#bytes", f[b.sizeCol])
+	if err != nil {
+		return 0, err
+	}
+	group := ""
+	if b.groupCol >= 0 {
+		group = f[b.groupCol]
+	}
+	order := b.sizes[group]
+	if order == nil {
+		order = newSizeOrder(sizesOnce, fmt.Sprintf("block %s (line %d)", b.name, b.line),
+			"IMB measures each size of its list once per block (-msglog's powers of two, or -msglen's sizes in the file's order)")
+		b.sizes[group] = order
+	}
+	return size, order.add(p.r, n, "#bytes", size)
+}
+
+// figures checks the columns of a row that are not stored (t_min, Mbytes/sec, …): each a
+// number ≥ 0, as IMB prints them.
+func (p *imbParser) figures(n int64, f []string) error {
+	for i, c := range p.b.cols {
+		if c == "#bytes" || c == "#repetitions" {
+			continue
+		}
+		if err := p.r.parseFigure(n, c, f[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isIMBFailure reports whether a field starts what IMB prints instead of the figures of a size
+// it did not measure (IMB_display_times).
+func isIMBFailure(field string) bool {
+	return strings.HasPrefix(field, "time-out.") || strings.HasPrefix(field, "out-of-mem.") || strings.HasPrefix(field, "int-overflow;")
+}
+
+// failure records a size that IMB did not measure (out of time or memory, or an int overflow):
+// it has no figures and is left out, with a note.
+func (p *imbParser) failure(n int64, sizeField, reason string) error {
+	size, err := p.r.parseSize(n, "#bytes", sizeField)
+	if err != nil {
+		return err
+	}
+	reason = strings.TrimRight(reason, ".;")
+	p.b.failed = append(p.b.failed, fmt.Sprintf("%d B (%s)", size, reason))
 	return nil
 }
 
@@ -184,23 +327,35 @@ func (p *imbParser) finish() (*textOut, error) {
 	if len(p.blocks) == 0 {
 		return nil, inputErr(Location{File: p.r.path}, "", ErrUnknownFormat, `no "# Benchmarking NAME" block: not an IMB-MPI1 output with results`)
 	}
+	if err := p.endBlock(0); err != nil {
+		return nil, err
+	}
+	var failed []string
 	for _, b := range p.blocks {
-		if b.rows == 0 {
-			continue
+		if b.rows > 0 {
+			o.note("%s %s (line %d, %d processes): %d sizes, %s, each an average over %s repetitions; µs read as 10⁻⁶ s",
+				o.tool, b.name, b.line, b.procs, b.rows, imbRows(imbKinds[b.name], p.src), b.iters)
 		}
-		o.note("%s %s (line %d, %d processes): %d sizes, %s, each an average over %s repetitions; µs read as 10⁻⁶ s",
-			o.tool, b.name, b.line, b.procs, b.rows, imbRows(imbKinds[b.name], p.src), b.iters)
-		if b.zeros > 0 {
+		if b.rows > 0 && b.zeros > 0 {
 			o.note("%s %s: the 0-byte row is left out (a transfer moves at least one byte)", o.tool, b.name)
+		}
+		if len(b.failed) > 0 {
+			failed = append(failed, b.name+" "+strings.Join(b.failed, ", "))
+			o.note("%s %s (line %d): sizes IMB did not measure, left out: %s", o.tool, b.name, b.line, strings.Join(b.failed, ", "))
 		}
 	}
 	o.noteLeftOut(p.skipped)
-	if o.rows() == 0 {
+	switch {
+	case o.rows() > 0:
+		return o, nil
+	case len(p.skipped) > 0:
 		return nil, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
-			"an IMB output with only %s: none has a table; commcal reads PingPong, PingPing, Sendrecv and Exchange on 2 processes, and Scatter and Gather",
+			"an IMB output with only %s: none has a table; commcal reads PingPong, PingPing, Sendrecv and Exchange on 2 processes, and Scatter and Gather, run without -multi",
 			strings.Join(p.skipped, ", "))
+	case len(failed) > 0:
+		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "IMB measured no size above 0 bytes: %s", strings.Join(failed, "; "))
 	}
-	return o, nil
+	return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "no rows with a message size above 0")
 }
 
 // imbRows says, for a note, what the rows of a block of kind are; root is the collectives'
@@ -219,6 +374,7 @@ func imbRows(kind, root string) string {
 var (
 	imbBenchmark = regexp.MustCompile(`^#\s*Benchmarking\s+(\S+)`)
 	imbProcs     = regexp.MustCompile(`^#\s*#processes\s*=\s*([0-9]+)`)
+	imbGroups    = regexp.MustCompile(`^#\s*\(\s*([0-9]+)\s+groups\s+of\s+([0-9]+)\s+processes\b`)
 	imbVersion   = regexp.MustCompile(`Intel\(R\) MPI Benchmarks\s+([0-9][0-9.]*)`)
 	// imbKinds maps the blocks that have a table to what they become.
 	imbKinds = map[string]string{"PingPong": "pingpong", "PingPing": "pingping", "Sendrecv": "sendrecv",

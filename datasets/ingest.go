@@ -262,7 +262,7 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 	case FormatCSV:
 		t, info.Rows, err = ing.csv(src, rs, idx)
 	case FormatSimGrid:
-		head := make([]byte, 256)
+		head := make([]byte, 8192)
 		n, _ := io.ReadFull(rs, head)
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
 			return info, fmt.Errorf("datasets: %s: %w", src.Path, err)

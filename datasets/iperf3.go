@@ -136,7 +136,7 @@ func (ing *ingester) iperf3(src Source, r io.Reader, idx int32) (*Table, int64, 
 // iperf3Run reads the transfers of one run; loc locates the run's document.
 func (ing *ingester) iperf3Run(src Source, res *iperf3Result, loc Location) ([]iperf3Transfer, error) {
 	if res.Error != "" {
-		return nil, inputErr(loc, "", ErrToolFailure, "iperf3 reported: %s: this run measured nothing; re-run it", res.Error)
+		return nil, inputErr(loc, "", ErrToolFailure, "iperf3 reported: %s: this run measured nothing; re-run it", bounded(res.Error))
 	}
 	if res.Start == nil || res.End == nil {
 		return nil, inputErr(loc, "", ErrMissingColumn, "no start or end section; is this `iperf3 --json` output?")
@@ -147,7 +147,7 @@ func (ing *ingester) iperf3Run(src Source, res *iperf3Result, loc Location) ([]i
 	switch {
 	case st.Protocol != "TCP":
 		return nil, inputErr(loc, "start.test_start.protocol", ErrUnsupported,
-			"an iperf3 %s test (-u): it sends at a set rate (-b) and reports loss and jitter, not the time a transfer of known size takes; measure TCP transfers with -n SIZE", st.Protocol)
+			"an iperf3 %s test (-u): it sends at a set rate (-b) and reports loss and jitter, not the time a transfer of known size takes; measure TCP transfers with -n SIZE", bounded(st.Protocol))
 	case st.NumStreams != 1:
 		return nil, inputErr(loc, "start.test_start.num_streams", ErrUnsupported,
 			"an iperf3 run of %d parallel streams (-P): their sum is not one transfer's time; measure one stream per run (-P 1), or give the streams as concurrent transfers in a CSV", st.NumStreams)
@@ -275,7 +275,7 @@ func (ing *ingester) iperf3Node(loc Location, column, override, addr, role strin
 	n, ok := ing.opts.Cluster.NodeByAddr(addr)
 	if !ok {
 		flag := map[string]string{"sender": "--src", "receiver": "--dst"}[role]
-		return "", inputErr(loc, column, ErrUnknownNode, "%s address %s is no node's addr in the cluster description (or give %s)", role, addr, flag)
+		return "", inputErr(loc, column, ErrUnknownNode, "%s address %s is no node's addr in the cluster description (or give %s)", role, bounded(addr), flag)
 	}
 	return n, nil
 }

@@ -81,7 +81,7 @@ func jsonErr(name string, data []byte, err error, what string) *InputError {
 		if u, err := strconv.Unquote(f); err == nil {
 			f = u
 		}
-		return inputErr(Location{File: name}, f, ErrUnknownField, "unknown key %s", strconv.Quote(f))
+		return inputErr(Location{File: name}, f, ErrUnknownField, "unknown key %s", quote(f))
 	}
 	return inputErr(Location{File: name}, "", ErrCorrupt, "%s: %v", what, err)
 }

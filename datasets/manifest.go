@@ -13,6 +13,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/internal/atomicio"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // ManifestFile is the name of a dataset's manifest inside its directory.
@@ -163,7 +164,9 @@ func readerSHA256(r io.Reader) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-func quote(s string) string { return strconv.Quote(s) }
+// quote quotes a value for a message, cut to badinput.MaxQuote bytes: a value from the input
+// may be of any length.
+func quote(s string) string { return badinput.Quote(s) }
 
 func list(vals []string) string { return strings.Join(vals, ", ") }
 

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,6 +26,13 @@ import (
 //
 // A row whose wtick column is 0 was timed by a clock too coarse for it (MPI_Wtick ≥ T) and is
 // refused. Every row is one repetition-0 row, a mean over its reps.
+//
+// Structure (mpib_output.c, the p2p and collective tools): the "#Processors" list names each
+// process of the communicator measured once, by rank from 0; a collective's "#nodes" is the
+// size of that communicator and "#root" one of its ranks, so they must agree with the list.
+// One header, then the rows: MPIBlib measures sizes in increasing order (a fixed stride, or an
+// adaptive set it keeps sorted and never measures twice), so the sizes must increase. A header
+// without rows is a run that stopped before its first result.
 func readMPIBlib(r *textReader, lines []textLine) (*textOut, error) {
 	p := &mpibParser{r: r, o: newTextOut("MPIBlib"), root: -1}
 	for _, l := range lines {
@@ -51,10 +59,15 @@ type mpibParser struct {
 	r          *textReader
 	o          *textOut
 	hosts      []string // the host of each rank, from the "#Processors" list
+	hostsLine  int64    // the line of "#Processors"
 	inHosts    bool
 	header     int64 // the line of "#msg time wtick reps ci"
+	rows       int
+	sizes      *sizeOrder
 	nodes      int64
+	nodesLine  int64
 	root       int64
+	rootLine   int64
 	op         string // a collective's "#operation"
 	p2p        bool
 	reps       counts
@@ -70,9 +83,12 @@ func (p *mpibParser) comment(n int64, f []string) error {
 	case len(f) == 0:
 		p.inHosts = false
 	case f[0] == "Processors":
-		p.inHosts = true
+		p.inHosts, p.hostsLine = true, n
 	case p.inHosts && f[0] == "rank":
 	case p.inHosts && len(f) == 2 && isInt(f[0]):
+		if f[0] != strconv.Itoa(len(p.hosts)) {
+			return p.r.errAt(n, "rank", ErrCorrupt, "rank %s where the #Processors list (line %d) needs rank %d: MPIBlib lists each process once, in rank order", quote(f[0]), p.hostsLine, len(p.hosts))
+		}
 		p.hosts = append(p.hosts, f[1])
 	case f[0] == "p2p" && len(f) > 1 && f[1] == "time":
 		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib table of every pair at one message size: not read; run the p2p benchmark for one pair over a range of sizes")
@@ -83,17 +99,34 @@ func (p *mpibParser) comment(n int64, f []string) error {
 		if err != nil {
 			return err
 		}
-		p.nodes = nodes
+		p.nodes, p.nodesLine = nodes, n
 	case f[0] == "root" && len(f) == 2:
 		root, err := p.r.parseSize(n, "root", f[1])
 		if err != nil {
 			return err
 		}
-		p.root = root
+		p.root, p.rootLine = root, n
 	case f[0] == "operation" && len(f) >= 2:
 		p.op = f[1]
 	case f[0] == "msg" && len(f) >= 2 && f[1] == "time":
+		if p.header > 0 {
+			return p.r.errAt(n, "", ErrCorrupt, `a second "#msg time wtick reps ci" header (line %d has the first): one MPIBlib run per file`, p.header)
+		}
 		p.header = n
+		p.sizes = newSizeOrder(sizesIncrease, "", "MPIBlib measures its sizes in increasing order, each once")
+	}
+	return nil
+}
+
+// agree checks, before the first row, that the run's description holds together: #nodes is
+// the number of processes listed, and #root one of them.
+func (p *mpibParser) agree() error {
+	if p.nodes > 0 && len(p.hosts) > 0 && p.nodes != int64(len(p.hosts)) {
+		return p.r.errAt(p.nodesLine, "nodes", ErrCorrupt, "#nodes %d, but the #Processors list (line %d) names %d processes: MPIBlib prints the size of the communicator it measures in both",
+			p.nodes, p.hostsLine, len(p.hosts))
+	}
+	if p.rootLine > 0 && p.nodes > 0 && p.root >= p.nodes {
+		return p.r.errAt(p.rootLine, "root", ErrCorrupt, "#root %d is not a rank of the %d nodes (0 to %d)", p.root, p.nodes, p.nodes-1)
 	}
 	return nil
 }
@@ -104,6 +137,12 @@ func (p *mpibParser) row(n int64, text string) error {
 	if p.header == 0 {
 		return p.r.errAt(n, "", ErrMissingColumn, `a data row before the "#msg time wtick reps ci" header`)
 	}
+	if p.rows == 0 {
+		if err := p.agree(); err != nil {
+			return err
+		}
+	}
+	p.rows++
 	f := strings.Fields(text)
 	if len(f) != 5 {
 		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, want 5: msg, time, wtick, reps, ci", len(f))
@@ -112,17 +151,23 @@ func (p *mpibParser) row(n int64, text string) error {
 	if err != nil {
 		return err
 	}
+	if err := p.sizes.add(p.r, n, "msg", size); err != nil {
+		return err
+	}
 	t, err := p.r.parsePositive(n, "time", "time in seconds", f[1])
 	if err != nil {
 		return err
 	}
 	if f[2] != "1" {
-		return p.r.errAt(n, "wtick", ErrCorrupt, "wtick %s: the clock's resolution (MPI_Wtick) is not below the measured time, which is then meaningless", f[2])
+		return p.r.errAt(n, "wtick", ErrCorrupt, "wtick %s: the clock's resolution (MPI_Wtick) is not below the measured time, which is then meaningless", quote(f[2]))
 	}
 	if err := p.r.addCount(&p.reps, n, "reps", f[3]); err != nil {
 		return err
 	}
 	ci, err := p.r.parseFloat(n, "ci", f[4])
+	if err == nil && ci < 0 {
+		err = p.r.errAt(n, "ci", ErrNegative, "ci %s: a confidence interval's half-width is ≥ 0", quote(f[4]))
+	}
 	if err != nil {
 		return err
 	}
@@ -141,7 +186,7 @@ func (p *mpibParser) row(n int64, text string) error {
 func (p *mpibParser) addCollective(n, size int64, t float64) error {
 	kind := mpibCollective(p.op)
 	if kind == "" {
-		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib benchmark of %s: no table holds it; commcal reads scatter and gather (collectives) and the p2p benchmark", p.op)
+		return p.r.errAt(n, "", ErrUnsupported, "an MPIBlib benchmark of %s: no table holds it; commcal reads scatter and gather (collectives) and the p2p benchmark", quote(p.op))
 	}
 	if p.nodes < 2 {
 		return p.r.errAt(n, "nodes", ErrMissingColumn, `a collective benchmark without "#nodes N" (N ≥ 2)`)
@@ -149,7 +194,7 @@ func (p *mpibParser) addCollective(n, size int64, t float64) error {
 	if p.collective == "" {
 		p.collective = hostOr(p.hosts, p.root, p.r.src)
 		if p.collective == "" || (p.r.src == "" && !p.r.hasNode(p.collective)) {
-			return inputErr(Location{File: p.r.path}, "", ErrUnsupported, "an MPIBlib %s output whose root host %s is no node of cluster %s; give the root's node (--src)", p.op, quote(p.collective), p.r.cl.Name())
+			return inputErr(Location{File: p.r.path}, "", ErrUnsupported, "an MPIBlib %s output whose root host %s is no node of cluster %s; give the root's node (--src)", bounded(p.op), quote(p.collective), p.r.cl.Name())
 		}
 	}
 	p.r.collective(p.o, n, kind, p.collective, p.nodes, size, t)
@@ -176,11 +221,14 @@ func (p *mpibParser) addP2P(n, size int64, t float64) error {
 // finish refuses an output without rows above 0 bytes and notes what the rows are.
 func (p *mpibParser) finish() (*textOut, error) {
 	o := p.o
+	if p.header > 0 && p.rows == 0 {
+		return nil, p.r.errNoRows(0, fmt.Sprintf("the MPIBlib table under the header of line %d", p.header))
+	}
 	if o.rows() == 0 {
 		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "no result rows with a message size above 0")
 	}
 	if p.op != "" {
-		o.note("%s %s: each row is MPIBlib's mean time T in seconds over %s repetitions (confidence interval up to ±%.3g%% of T), root %s", o.tool, p.op, p.reps, 100*p.ciMax, p.collective)
+		o.note("%s %s: each row is MPIBlib's mean time T in seconds over %s repetitions (confidence interval up to ±%.3g%% of T), root %s", o.tool, bounded(p.op), p.reps, 100*p.ciMax, p.collective)
 	} else {
 		o.note("%s p2p: each row is half of MPIBlib's mean round trip T from %s to %s (one-way), over %s repetitions (confidence interval up to ±%.3g%% of T)", o.tool, p.src, p.dst, p.reps, 100*p.ciMax)
 	}

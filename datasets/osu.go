@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,13 @@ import (
 // "Min Latency(us)  Max Latency(us)  Iterations" under -f, "P50 Tail Lat(us)" … under -z,
 // "Validation" under -c), and one line per message size. Columns are found by their names,
 // so extra ones are tolerated; lines before the title (a launcher's noise) are skipped.
+//
+// Structure: each header line begins a block (OSU 7 prints "# Datatype: …" and a header per
+// datatype of -T), whose rows follow it; OSU's loop doubles the size from one row to the next
+// (-m MIN:MAX), so within a block the sizes increase. A block without rows is a run that
+// stopped before measuring, and is refused. A second title of the same test begins another run
+// (a file of several runs); one of another test is refused. Every column a row has must hold a
+// number ≥ 0 (Validation: Pass), the columns that are not stored too.
 //
 // What each becomes (rank 0 on --src sends first; one row per size, an average, repetition 0):
 //   - osu_latency: OSU prints the average one-way latency, half the round trip, in µs. A
@@ -38,7 +46,7 @@ func readOSU(r *textReader, lines []textLine) (*textOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range lines[title+1:] {
+	for _, l := range lines[title:] {
 		if err := p.line(l); err != nil {
 			return nil, err
 		}
@@ -53,8 +61,13 @@ type osuParser struct {
 	o        *textOut
 	kind     string   // the benchmark: "osu_latency", "osu_bw", …
 	cols     []string // normalised header names
+	names    []string // the header's names as printed, for messages
 	colLine  int64
-	pairs    int64 // from "# [ pairs: N ]", -1 until then
+	rowsSeen int        // rows of the block under the last header
+	runLine  int64      // the line of the last title
+	runRows  int        // rows since it
+	sizes    *sizeOrder // of the block under the last header
+	pairs    int64      // from "# [ pairs: N ]", -1 until then
 	iters    counts
 	zeros    int
 	src, dst string
@@ -66,24 +79,67 @@ func newOSUParser(r *textReader, tl textLine) (*osuParser, error) {
 	name, version := osuTitle(strings.TrimSpace(tl.text))
 	kind, ok := osuKinds[name]
 	if !ok {
-		return nil, r.errAt(tl.n, "", ErrUnsupported, "an OSU %q test: no table holds it; commcal reads osu_latency, osu_multi_lat, osu_bw, osu_bibw and osu_mbw_mr", name)
+		return nil, r.errAt(tl.n, "", ErrUnsupported, "an OSU %s test: no table holds it; commcal reads osu_latency, osu_multi_lat, osu_bw, osu_bibw and osu_mbw_mr", quote(name))
 	}
-	return &osuParser{r: r, o: newTextOut("OSU " + kind + " " + version), kind: kind, pairs: -1}, nil
+	return &osuParser{r: r, o: newTextOut("OSU " + kind + " " + bounded(version)), kind: kind, pairs: -1}, nil
 }
 
 // col returns the index of the first of names (normalised) that the header has, or -1.
 func (p *osuParser) col(names ...string) int { return findColumn(p.cols, names...) }
 
-// line reads one line after the title: blank, a comment (the pairs, the header) or a row.
+// line reads one line from the title on: blank, a title, a comment (the pairs, the header)
+// or a row.
 func (p *osuParser) line(l textLine) error {
 	text := strings.TrimSpace(l.text)
 	switch {
 	case text == "":
 		return nil
+	case strings.HasPrefix(text, "# OSU "):
+		return p.title(l.n, text)
 	case strings.HasPrefix(text, "#"):
 		return p.comment(l.n, strings.TrimSpace(strings.TrimPrefix(text, "#")))
 	}
 	return p.row(l.n, text)
+}
+
+// title reads a title line: the first, or one that begins another run of the same test in the
+// same file (its header and pairs follow it again).
+func (p *osuParser) title(n int64, text string) error {
+	name, _ := osuTitle(text)
+	if kind := osuKinds[name]; kind != p.kind {
+		what := kind
+		if kind == "" {
+			what = quote(name)
+		}
+		return p.r.errAt(n, "", ErrCorrupt, "a second OSU title, of %s, in an output of %s: give each test's output as its own file", what, p.kind)
+	}
+	if p.runLine > 0 {
+		if err := p.endRun(n); err != nil {
+			return err
+		}
+	}
+	p.cols, p.names, p.pairs, p.runLine, p.runRows = nil, nil, -1, n, 0
+	return nil
+}
+
+// endRun refuses a run (a title and what follows it) whose last block, or which, has no
+// rows, at the line that ends it (0: the file's end).
+func (p *osuParser) endRun(at int64) error {
+	if err := p.endBlock(at); err != nil {
+		return err
+	}
+	if p.runRows == 0 {
+		return p.r.errNoRows(at, fmt.Sprintf("the %s run titled at line %d", p.kind, p.runLine))
+	}
+	return nil
+}
+
+// endBlock refuses a header without rows, at the line that ends its block (0: the file's end).
+func (p *osuParser) endBlock(at int64) error {
+	if p.cols != nil && p.rowsSeen == 0 {
+		return p.r.errNoRows(at, fmt.Sprintf("the %s block under the header of line %d", p.kind, p.colLine))
+	}
+	return nil
 }
 
 // comment reads a "#" line: the number of pairs, or the header naming the columns (which
@@ -97,8 +153,13 @@ func (p *osuParser) comment(n int64, body string) error {
 		p.pairs = pairs
 	}
 	if f := strings.Fields(body); len(f) > 0 && f[0] == "Size" {
-		p.cols, p.colLine = nil, n
+		if err := p.endBlock(n); err != nil {
+			return err
+		}
+		p.cols, p.names, p.colLine, p.rowsSeen = nil, nil, n, 0
+		p.sizes = newSizeOrder(sizesIncrease, "", "OSU prints each size once, doubling it from one row to the next")
 		for _, c := range osuColSep.Split(body, -1) {
+			p.names = append(p.names, c)
 			p.cols = append(p.cols, strings.ToLower(strings.ReplaceAll(c, " ", "")))
 		}
 	}
@@ -115,11 +176,16 @@ func (p *osuParser) row(n int64, text string) error {
 	if len(f) != len(p.cols) {
 		return p.r.errAt(n, "", ErrRaggedRow, "%d fields, but the header of line %d names %d columns", len(f), p.colLine, len(p.cols))
 	}
+	p.rowsSeen++
+	p.runRows++
 	if v := p.col("validation"); v >= 0 && !strings.EqualFold(f[v], "pass") {
-		return p.r.errAt(n, "Validation", ErrCorrupt, "OSU's data check says %q at this size: the data arrived damaged", f[v])
+		return p.r.errAt(n, "Validation", ErrCorrupt, "OSU's data check says %s at this size: the data arrived damaged", quote(f[v]))
 	}
 	size, err := p.r.parseSize(n, "Size", f[0])
 	if err != nil {
+		return err
+	}
+	if err := p.sizes.add(p.r, n, "Size", size); err != nil {
 		return err
 	}
 	if it := p.col("iterations"); it >= 0 {
@@ -129,6 +195,9 @@ func (p *osuParser) row(n int64, text string) error {
 	}
 	secs, perWay, err := p.rowTime(n, f, size)
 	if err != nil {
+		return err
+	}
+	if err := p.figures(n, f); err != nil {
 		return err
 	}
 	if size == 0 {
@@ -142,6 +211,20 @@ func (p *osuParser) row(n int64, text string) error {
 		p.r.bidir(p.o, n, p.src, p.dst, size, perWay, secs)
 	} else {
 		p.r.sweep(p.o, n, p.src, p.dst, size, secs)
+	}
+	return nil
+}
+
+// figures checks the columns of a row that are not stored (minima, maxima, percentiles,
+// message rates): each must be a number ≥ 0, as OSU prints them.
+func (p *osuParser) figures(n int64, f []string) error {
+	for i, c := range p.cols {
+		if i == 0 || c == "validation" || c == "iterations" {
+			continue
+		}
+		if err := p.r.parseFigure(n, p.names[i], f[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -194,11 +277,14 @@ func (p *osuParser) positive(n int64, f []string, column, unit, missing string, 
 	return p.r.parsePositive(n, column, unit, f[c])
 }
 
-// finish refuses an output without a header or without a row above 0 bytes, and notes what
-// the rows are.
+// finish refuses an output without a header, a last block without rows, or an output
+// without a row above 0 bytes, and notes what the rows are.
 func (p *osuParser) finish() (*textOut, error) {
-	if p.cols == nil {
+	if p.colLine == 0 {
 		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, `no "# Size ..." header line and no data rows`)
+	}
+	if err := p.endRun(0); err != nil {
+		return nil, err
 	}
 	if p.o.rows() == 0 {
 		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "no data rows with a message size above 0")

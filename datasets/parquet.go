@@ -143,7 +143,7 @@ func checkParquetMeta(path string, md *metadata.FileMetaData, size int64) ([]int
 	for j := 0; j < ncols; j++ {
 		c := sch.Column(j)
 		if lt := c.LogicalType(); lt != nil && (!lt.IsValid() || !lt.IsApplicable(c.PhysicalType(), int32(c.TypeLength()))) {
-			return bad("column %q: logical type %s does not apply to its physical type %s", c.Path(), lt, c.PhysicalType())
+			return bad("column %s: logical type %s does not apply to its physical type %s", quote(c.Path()), lt, c.PhysicalType())
 		}
 	}
 	var total int64
@@ -165,26 +165,26 @@ func checkParquetMeta(path string, md *metadata.FileMetaData, size int64) ([]int
 			c := sch.Column(j)
 			cc, err := rg.ColumnChunk(j)
 			if err != nil {
-				return bad("row group %d, column %q: %v", i, c.Path(), err)
+				return bad("row group %d, column %s: %v", i, quote(c.Path()), err)
 			}
 			if cc.CryptoMetadata() != nil {
 				return nil, inputErr(Location{File: path}, c.Path(), ErrUnsupported, "encrypted Parquet columns are not supported")
 			}
 			if cc.Type() != c.PhysicalType() {
-				return bad("row group %d, column %q: physical type %s, the schema says %s", i, c.Path(), cc.Type(), c.PhysicalType())
+				return bad("row group %d, column %s: physical type %s, the schema says %s", i, quote(c.Path()), cc.Type(), c.PhysicalType())
 			}
 			if _, err := compress.GetCodec(cc.Compression()); err != nil {
-				return bad("row group %d, column %q: compression: %v", i, c.Path(), err)
+				return bad("row group %d, column %s: compression: %v", i, quote(c.Path()), err)
 			}
 			start, length := cc.DataPageOffset(), cc.TotalCompressedSize()
 			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
 				start = cc.DictionaryPageOffset()
 			}
 			if start < 4 || length <= 0 || start >= size || length > size-start {
-				return bad("row group %d, column %q: data at bytes %d+%d, outside the file's %d bytes", i, c.Path(), start, length, size)
+				return bad("row group %d, column %s: data at bytes %d+%d, outside the file's %d bytes", i, quote(c.Path()), start, length, size)
 			}
 			if c.MaxRepetitionLevel() == 0 && cc.NumValues() != n {
-				return bad("row group %d, column %q: %d values in %d rows", i, c.Path(), cc.NumValues(), n)
+				return bad("row group %d, column %s: %d values in %d rows", i, quote(c.Path()), cc.NumValues(), n)
 			}
 		}
 	}
@@ -248,10 +248,10 @@ func (p *parquetReader) selectFields(ctx context.Context, fields []int) (err err
 		}
 		cr, err := p.fr.GetFieldReader(ctx, f, map[int]bool{sf.ColIndex: true}, p.groups)
 		if err != nil {
-			return corruptErr(p.path, 0, "column %q: %v", sf.Field.Name, err)
+			return corruptErr(p.path, 0, "column %s: %v", quote(sf.Field.Name), err)
 		}
 		if cr == nil {
-			return corruptErr(p.path, 0, "column %q has no reader", sf.Field.Name)
+			return corruptErr(p.path, 0, "column %s has no reader", quote(sf.Field.Name))
 		}
 		p.cols = append(p.cols, cr)
 		out[i] = p.schema.Field(f)
@@ -280,25 +280,25 @@ func (p *parquetReader) next() (rec arrow.Record, err error) {
 	for i, cr := range p.cols {
 		chunked, err := cr.NextBatch(p.batch)
 		if err != nil {
-			return nil, corruptErr(p.path, p.read+1, "column %q: %v", p.out.Field(i).Name, err)
+			return nil, corruptErr(p.path, p.read+1, "column %s: %v", quote(p.out.Field(i).Name), err)
 		}
 		cols[i], err = concatChunks(chunked, p.mem)
 		chunked.Release()
 		if err != nil {
-			return nil, corruptErr(p.path, p.read+1, "column %q: %v", p.out.Field(i).Name, err)
+			return nil, corruptErr(p.path, p.read+1, "column %s: %v", quote(p.out.Field(i).Name), err)
 		}
 		switch {
 		case n < 0:
 			n = cols[i].Len()
 		case cols[i].Len() != n:
-			return nil, corruptErr(p.path, p.read+1, "column %q has %d values where column %q has %d", p.out.Field(i).Name, cols[i].Len(), p.out.Field(0).Name, n)
+			return nil, corruptErr(p.path, p.read+1, "column %s has %d values where column %s has %d", quote(p.out.Field(i).Name), cols[i].Len(), quote(p.out.Field(0).Name), n)
 		}
 		if !arrow.TypeEqual(cols[i].DataType(), p.out.Field(i).Type) {
-			return nil, corruptErr(p.path, p.read+1, "column %q read as %s, its schema says %s", p.out.Field(i).Name, cols[i].DataType(), p.out.Field(i).Type)
+			return nil, corruptErr(p.path, p.read+1, "column %s read as %s, its schema says %s", quote(p.out.Field(i).Name), cols[i].DataType(), p.out.Field(i).Type)
 		}
 		if d, ok := cols[i].(*array.Dictionary); ok {
 			if r := badDictIndex(d); r >= 0 {
-				return nil, corruptErr(p.path, p.read+int64(r)+1, "column %q: index %d into a dictionary of %d values", p.out.Field(i).Name, d.GetValueIndex(r), d.Dictionary().Len())
+				return nil, corruptErr(p.path, p.read+int64(r)+1, "column %s: index %d into a dictionary of %d values", quote(p.out.Field(i).Name), d.GetValueIndex(r), d.Dictionary().Len())
 			}
 		}
 	}
@@ -457,7 +457,7 @@ func (ing *ingester) parquet(ctx context.Context, src Source, rs readSeekerAt, i
 	defer pr.close()
 	sc := pr.Schema()
 	if dup := pr.duplicateField(); dup != "" {
-		return nil, 0, inputErr(loc, dup, ErrDuplicateColumn, "column %q appears more than once", dup)
+		return nil, 0, inputErr(loc, dup, ErrDuplicateColumn, "column %s appears more than once", quote(dup))
 	}
 	names := make([]string, sc.NumFields())
 	for i, f := range sc.Fields() {

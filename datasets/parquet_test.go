@@ -25,6 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // genTransfers makes n transfers of random patterns on cl, seeded.
@@ -106,6 +107,9 @@ func checkInputError(t testing.TB, err error, file string) *InputError {
 	}
 	if strings.ContainsAny(err.Error(), "\n\r") {
 		t.Errorf("error message is not one line: %q", err.Error())
+	}
+	if len(err.Error()) > badinput.MaxMessage {
+		t.Errorf("error message of %d bytes, more than %d: %.200q…", len(err.Error()), badinput.MaxMessage, err.Error())
 	}
 	return ie
 }

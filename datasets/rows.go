@@ -192,5 +192,5 @@ func ParquetTable(path string) (*Table, error) {
 		}
 		names = append(names, t.Name)
 	}
-	return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "table %q, want one of %s", name, list(names))
+	return nil, inputErr(Location{File: path}, "", ErrUnknownTable, "table %s, want one of %s", quote(name), list(names))
 }

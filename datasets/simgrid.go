@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -69,7 +70,7 @@ func (p *simgridPingPong) record(rec []string, line int64) error {
 	op := strings.TrimSpace(rec[0])
 	size, err := strconv.ParseInt(strings.TrimSpace(rec[1]), 10, 64)
 	if err != nil {
-		return inputErr(rowLoc, "size", ErrWrongType, "%q is not an integer", rec[1])
+		return inputErr(rowLoc, "size", ErrWrongType, "%s is not an integer", quote(rec[1]))
 	}
 	start, err := simgridTime(rec, 2, "start", rowLoc)
 	if err != nil {
@@ -119,8 +120,13 @@ func (p *simgridPingPong) pair(line int64, op string, size int64, start, dur flo
 		return false, inputErr(loc, "operation", ErrUnpaired,
 			"%s where a ping-pong needs %s", op, map[bool]string{true: "MPI_Recv", false: "MPI_Send"}[p.pending])
 	}
+	if !simgridOps[op] {
+		return false, inputErr(loc, "operation", ErrWrongType,
+			`operation %s is not one of the calls SimGrid's calibration times (%s): its CSV has no header, one "MPI_…,size,start,duration" line per call`,
+			quote(op), strings.Join(slices.Sorted(maps.Keys(simgridOps)), ", "))
+	}
 	return false, inputErr(loc, "operation", ErrUnsupported,
-		"operation %q times a single call; only MPI_Send/MPI_Recv ping-pong files are ingested", op)
+		"operation %s times a single call; only MPI_Send/MPI_Recv ping-pong files are ingested", quote(op))
 }
 
 // simgridTime parses field i of a record, a time; every time must be finite, and a duration
@@ -129,11 +135,11 @@ func simgridTime(rec []string, i int, name string, loc Location) (float64, error
 	v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return 0, inputErr(loc, name, ErrWrongType, "%q is not a number", rec[i])
+		return 0, inputErr(loc, name, ErrWrongType, "%s is not a number", quote(rec[i]))
 	case math.IsNaN(v):
 		return 0, inputErr(loc, name, ErrNaN, "got NaN, want a number")
 	case math.IsInf(v, 0):
-		return 0, inputErr(loc, name, ErrInfinite, "got %s, want a finite number", strings.TrimSpace(rec[i]))
+		return 0, inputErr(loc, name, ErrInfinite, "got %s, want a finite number", quote(strings.TrimSpace(rec[i])))
 	case name == "duration" && v < 0:
 		return 0, inputErr(loc, name, ErrNegative, "got %s, want ≥ 0", formatFloat(v))
 	}
@@ -153,22 +159,55 @@ func simgridTime(rec []string, i int, name string, loc Location) (float64, error
 // it is.
 
 // simgridKind tells the calibration's files apart by content (and a breakpoints file by its
-// name): "pingpong", "calls" (one operation timed alone), "breakpoints" or "sizes".
+// name): "pingpong", "calls" (one operation timed alone), "breakpoints" or "sizes". It reads
+// the first simgridHeadLines lines of head, not the first alone: a file whose first line is
+// damaged is still recognised, and its reader names that line. A file of calls is a ping-pong
+// when an MPI_Send is among them.
 func simgridKind(path string, head []byte) string {
-	first, _, _ := bytes.Cut(bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n"), []byte("\n"))
-	first = bytes.TrimSpace(first)
-	switch {
-	case bytes.HasPrefix(first, []byte("MPI_Send")):
-		return "pingpong"
-	case bytes.HasPrefix(first, []byte("MPI_")):
-		return "calls"
-	case strings.HasSuffix(filepath.Base(path), "_breakpoints") || simgridLimitHeader.Match(first):
+	if strings.HasSuffix(filepath.Base(path), "_breakpoints") {
 		return "breakpoints"
-	case simgridSizesLine.Match(first):
+	}
+	var lines [][]byte
+	for l := range bytes.SplitSeq(bytes.TrimPrefix(head, utf8BOM), []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 && len(lines) < simgridHeadLines {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	if simgridLimitHeader.Match(lines[0]) {
+		return "breakpoints"
+	}
+	var calls, sizes int
+	send := false
+	for _, l := range lines {
+		op, _, _ := bytes.Cut(l, []byte(","))
+		switch op = bytes.TrimSpace(op); {
+		case bytes.HasPrefix(op, []byte("MPI_")):
+			calls++
+			send = send || string(op) == "MPI_Send"
+		case simgridSizesLine.Match(l):
+			sizes++
+		}
+	}
+	switch {
+	case 2*calls > len(lines) && send:
+		return "pingpong"
+	case 2*calls > len(lines):
+		return "calls"
+	case 2*sizes > len(lines):
 		return "sizes"
 	}
 	return ""
 }
+
+// simgridOps are the MPI calls that SimGrid's calibration program times.
+var simgridOps = map[string]bool{"MPI_Send": true, "MPI_Recv": true, "MPI_Isend": true, "MPI_Ssend": true,
+	"MPI_Test": true, "MPI_Iprobe": true, "MPI_Wtime": true}
+
+// simgridHeadLines is how many lines of a file simgridKind reads.
+const simgridHeadLines = 8
 
 var (
 	simgridLimitHeader = regexp.MustCompile(`(?i)^limit\s*,\s*name\s*$`)
@@ -227,7 +266,7 @@ func readSimGridSizes(r *textReader, data []byte) (string, error) {
 		}
 		m := simgridSizesLine.FindStringSubmatch(text)
 		if m == nil {
-			return "", r.errAt(l.n, "", ErrWrongType, `%q: a list of calibration sizes has "Operation, size" lines`, truncate(text, 40))
+			return "", r.errAt(l.n, "", ErrWrongType, `%s: a list of calibration sizes has "Operation, size" lines`, quote(text))
 		}
 		order = appendNew(order, m[1])
 		ops[m[1]]++
@@ -256,7 +295,7 @@ func readSimGridCalls(r *textReader, data []byte) (string, error) {
 		case op == "":
 			op = name
 		case name != op:
-			return r.errAt(line, "operation", ErrWrongType, "%s in a file of %s timings: a calibration file times one operation", name, op)
+			return r.errAt(line, "operation", ErrWrongType, "%s in a file of %s timings: a calibration file times one operation", quote(name), quote(op))
 		}
 		size, err := r.parseSize(line, "size", strings.TrimSpace(rec[1]))
 		if err != nil {
@@ -298,7 +337,7 @@ func readSimGridCalls(r *textReader, data []byte) (string, error) {
 		what = ": " + what
 	}
 	return fmt.Sprintf("a SimGrid calibration file timing %d %s calls alone%s%s, median %s s",
-		len(durs), op, what, sizes, formatFloat(durs[len(durs)/2])), nil
+		len(durs), bounded(op), what, sizes, formatFloat(durs[len(durs)/2])), nil
 }
 
 func formatSizes(v []float64) []string {

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // The text outputs of MPI benchmarks (OSU, IMB, SKaMPI, NetPIPE, MPIBlib) are small tables
@@ -35,6 +38,12 @@ import (
 //     unless the adapter says otherwise.
 //   - A 0-byte row is left out of transfers (a transfer moves at least one byte), and a note
 //     says so.
+//   - Structure is checked as well as values, from what each tool prints: a block that ends
+//     before its first row is a run that was killed or cut (refused, not read as a shorter
+//     sweep); the sizes of a block follow the order the tool prints them in (sizeOrder); a
+//     figure that is not read must still be a number (a "-nan" percentile is refused); text
+//     that is not UTF-8 is not a benchmark's output.
+//   - A value quoted in a message is cut to badinput.MaxQuote bytes (quote).
 
 // textOut is what a text adapter read from one file.
 type textOut struct {
@@ -149,7 +158,8 @@ type textLine struct {
 }
 
 // splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark. Text
-// that is not UTF-8 or holds NUL bytes is not a benchmark's output and is refused.
+// that is not UTF-8 or holds NUL bytes is not a benchmark's output and is refused, with the
+// line.
 func splitLines(path string, data []byte) ([]textLine, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if i := bytes.IndexByte(data, 0); i >= 0 {
@@ -161,9 +171,25 @@ func splitLines(path string, data []byte) ([]textLine, error) {
 	}
 	out := make([]textLine, len(raw))
 	for i, l := range raw {
+		if !utf8.ValidString(l) {
+			return nil, inputErr(Location{File: path, Line: int64(i + 1)}, "", ErrControlChar, "%s", notUTF8(l))
+		}
 		out[i] = textLine{n: int64(i + 1), text: strings.TrimSuffix(l, "\r")}
 	}
 	return out, nil
+}
+
+// notUTF8 says where line, which is not UTF-8, first goes wrong.
+func notUTF8(line string) string {
+	at := 0
+	for at < len(line) {
+		r, size := utf8.DecodeRuneInString(line[at:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		at += size
+	}
+	return fmt.Sprintf("byte 0x%02x at byte %d of the line is not UTF-8: text in another encoding, or binary, is not a benchmark's output", line[min(at, len(line)-1)], at+1)
 }
 
 // parseSize reads a message size in bytes (an integer ≥ 0).
@@ -171,7 +197,7 @@ func (r *textReader) parseSize(line int64, column, s string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	switch {
 	case err != nil:
-		return 0, r.errAt(line, column, ErrWrongType, "%q is not a message size in bytes (an integer)", s)
+		return 0, r.errAt(line, column, ErrWrongType, "%s is not a message size in bytes (an integer)", quote(s))
 	case v < 0:
 		return 0, r.errAt(line, column, ErrNegative, "message size %d, want ≥ 0", v)
 	}
@@ -185,23 +211,37 @@ func (r *textReader) parsePositive(line int64, column, unit, s string) (float64,
 		return 0, err
 	}
 	if !(v > 0) {
-		return 0, r.errAt(line, column, ErrNonPositive, "%s %s: want a %s > 0", column, s, unit)
+		return 0, r.errAt(line, column, ErrNonPositive, "%s %s: want a %s > 0", column, bounded(s), unit)
 	}
 	return v, nil
 }
 
-// parseFloat reads a finite number.
+// parseFloat reads a finite number. C's printf writes an undefined figure as "nan" or "-nan"
+// (glibc), "-nan(ind)" (Windows): each is NaN here.
 func (r *textReader) parseFloat(line int64, column, s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	switch {
+	case math.IsNaN(v) || err != nil && cNaN.MatchString(s):
+		return 0, r.errAt(line, column, ErrNaN, "got %s (NaN: the tool's figure is undefined), want a number", quote(s))
 	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return 0, r.errAt(line, column, ErrWrongType, "%q is not a number", s)
-	case math.IsNaN(v):
-		return 0, r.errAt(line, column, ErrNaN, "got NaN, want a number")
+		return 0, r.errAt(line, column, ErrWrongType, "%s is not a number", quote(s))
 	case math.IsInf(v, 0) || errors.Is(err, strconv.ErrRange) && v != 0:
-		return 0, r.errAt(line, column, ErrInfinite, "%s is out of range, want a finite number", s)
+		return 0, r.errAt(line, column, ErrInfinite, "%s is out of range, want a finite number", quote(s))
 	}
 	return v, nil
+}
+
+// cNaN matches the ways C's printf writes NaN.
+var cNaN = regexp.MustCompile(`(?i)^[+-]?nan(\(.*\))?$`)
+
+// parseFigure reads a figure the adapter checks but does not store (a minimum, a percentile,
+// a rate): a finite number ≥ 0.
+func (r *textReader) parseFigure(line int64, column, s string) error {
+	v, err := r.parseFloat(line, column, s)
+	if err == nil && v < 0 {
+		return r.errAt(line, column, ErrNegative, "%s %s, want ≥ 0", column, bounded(s))
+	}
+	return err
 }
 
 // parseCount reads a repetition count (an integer > 0).
@@ -209,7 +249,7 @@ func (r *textReader) parseCount(line int64, column, s string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	switch {
 	case err != nil:
-		return 0, r.errAt(line, column, ErrWrongType, "%q is not a count (an integer)", s)
+		return 0, r.errAt(line, column, ErrWrongType, "%s is not a count (an integer)", quote(s))
 	case v <= 0:
 		return 0, r.errAt(line, column, ErrNonPositive, "count %d, want > 0", v)
 	}
@@ -337,4 +377,87 @@ func emitTextRows[R any](ing *ingester, src Source, t *Table, rows []R, lines []
 		}
 	}
 	return len(rows), nil
+}
+
+// bounded is s as it is when it is short enough to quote whole (a name a note repeats), else
+// quoted and cut (quote).
+func bounded(s string) string {
+	if len(s) <= badinput.MaxQuote {
+		return s
+	}
+	return quote(s)
+}
+
+// sizeRule is the order in which a tool prints the message sizes of one block.
+type sizeRule int
+
+const (
+	// sizesIncrease: each size larger than the one before (OSU's doubling loop, MPIBlib's
+	// stride or sorted adaptive set).
+	sizesIncrease sizeRule = iota
+	// sizesOnce: each size at most once, in any order (IMB runs -msglen's sizes in the file's
+	// order).
+	sizesOnce
+	// sizesOneWay: sizes that never change direction and may repeat (SKaMPI prints a loop's
+	// rows in its order, or sorted by the loop variable when it refines the loop, which can
+	// measure a size twice).
+	sizesOneWay
+)
+
+// sizeOrder checks the message sizes of one block of rows against the order its tool prints
+// them in: a size listed twice, or sizes going down, is a damaged or concatenated file, not a
+// sweep.
+type sizeOrder struct {
+	rule sizeRule
+	// block names the block in messages ("block PingPong (line 30)"), or is empty when the
+	// file is one block; why says what the tool prints, for messages.
+	block, why string
+	last       int64
+	lastLine   int64 // 0 before the first size
+	dir        int   // sizesOneWay: +1 rising, -1 falling, 0 not yet known
+	seen       map[int64]int64
+}
+
+func newSizeOrder(rule sizeRule, block, why string) *sizeOrder {
+	return &sizeOrder{rule: rule, block: block, why: why, seen: map[int64]int64{}}
+}
+
+// add checks the size of the row at line (in column, for messages).
+func (s *sizeOrder) add(r *textReader, line int64, column string, size int64) error {
+	in := ""
+	if s.block != "" {
+		in = " in " + s.block
+	}
+	prev, seenAt := s.last, s.seen[size]
+	s.seen[size] = line
+	if s.lastLine == 0 {
+		s.last, s.lastLine = size, line
+		return nil
+	}
+	dir := map[bool]int{true: 1, false: -1}[size > prev]
+	switch {
+	case s.rule != sizesOneWay && seenAt > 0:
+		return r.errAt(line, column, ErrDuplicateKey, "size %d B again%s, as on line %d: %s", size, in, seenAt, s.why)
+	case s.rule == sizesIncrease && size < prev:
+		return r.errAt(line, column, ErrNotIncreasing, "size %d B after %d B (line %d)%s: %s", size, prev, s.lastLine, in, s.why)
+	case s.rule == sizesOneWay && size != prev && s.dir != 0 && dir != s.dir:
+		return r.errAt(line, column, ErrNotIncreasing, "size %d B after %d B (line %d)%s, whose sizes %s until then: %s",
+			size, prev, s.lastLine, in, map[int]string{1: "rose", -1: "fell"}[s.dir], s.why)
+	case s.rule == sizesOneWay && size != prev:
+		s.dir = dir
+	}
+	s.last, s.lastLine = size, line
+	return nil
+}
+
+// errNoRows is the error of a block (what names it) that ends before its first row, at line
+// (0: at the end of the file): a run killed, failed or out of time, or a file cut short. Its
+// other blocks are not read as a shorter sweep.
+func (r *textReader) errNoRows(at int64, what string) *InputError {
+	end := "the end of the file"
+	if at > 0 {
+		end = fmt.Sprintf("line %d", at)
+	}
+	return inputErr(Location{File: r.path}, "", ErrCorrupt,
+		"%s has no rows before %s: the run stopped (killed, failed or out of time) or the file was cut before its first measurement; re-run it, or delete the block", what, end)
 }
