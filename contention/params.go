@@ -36,17 +36,33 @@ type Params struct {
 	Learned map[string]*LearnedParams `json:"learned,omitempty"`
 }
 
+// Ceilings of the parameters' rates and times (Validate), so that no transfer a pattern may
+// hold (up to MaxTransferBytes) is predicted to take an infinite time, and no value that
+// cannot be meant — a NIC of 10³⁰⁰ bit/s — is taken.
+const (
+	// MinRateBps and MaxRateBps bound every rate: 1 kbit/s is below any network a cluster
+	// runs on, 1 Pbit/s a thousand times the fastest NIC sold.
+	MinRateBps = 1e3
+	MaxRateBps = 1e15
+	// MaxLatencyS bounds a path class's latency α: a minute, thousands of times a WAN's.
+	MaxLatencyS = 60
+	// MaxSecondsPerByte bounds an inverse bandwidth β and the penalty α, in seconds per byte:
+	// a byte at MinRateBps.
+	MaxSecondsPerByte = 8 / MinRateBps
+)
+
 // DefaultParams are the papers' Ethernet values: 94% efficiency, the full asymmetric rule.
 func DefaultParams() Params { return Params{Efficiency: DefaultEfficiency, ContraFactor: 1} }
 
 // Validate checks the range of every parameter, naming each by its JSON key:
 //
 //   - efficiency in (0, 1], or 0 for DefaultEfficiency;
-//   - ceiling_bps, nic_bps, backbone_bps and penalty_alpha_s_per_byte positive and finite,
-//     or 0 for their defaults (the slowest NIC, the nominal rates, 8/ceiling);
+//   - ceiling_bps, nic_bps and backbone_bps in [MinRateBps, MaxRateBps], and
+//     penalty_alpha_s_per_byte in (0, MaxSecondsPerByte], or 0 for their defaults (the
+//     slowest NIC, the nominal rates, 8/ceiling);
 //   - contra_factor in [0, 1];
-//   - latency_s.<class> finite and not negative (a negative α would predict negative times);
-//   - inverse_bandwidth_s_per_byte.<class> positive and finite;
+//   - latency_s.<class> in [0, MaxLatencyS] (a negative α would predict negative times);
+//   - inverse_bandwidth_s_per_byte.<class> in (0, MaxSecondsPerByte];
 //   - every key of latency_s and inverse_bandwidth_s_per_byte a path class
 //     (cluster.PathClasses: intra-rack, inter-rack), so that a misspelled class is not
 //     silently ignored.
@@ -60,7 +76,6 @@ func (p Params) Validate() error {
 	bad := func(key string, format string, a ...any) {
 		probs = append(probs, key+": "+fmt.Sprintf(format, a...))
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch e := p.Efficiency; {
 	case !finite(e):
 		bad("efficiency", "%g is not a finite number", e)
@@ -68,14 +83,17 @@ func (p Params) Validate() error {
 		bad("efficiency", "%g outside (0, 1] (0 means the default %g)", e, DefaultEfficiency)
 	}
 	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"ceiling_bps", p.CeilingBps}, {"nic_bps", p.NICBps}, {"backbone_bps", p.BackboneBps}, {"penalty_alpha_s_per_byte", p.PenaltyAlpha}} {
+		key       string
+		v, lo, hi float64
+	}{{"ceiling_bps", p.CeilingBps, MinRateBps, MaxRateBps}, {"nic_bps", p.NICBps, MinRateBps, MaxRateBps},
+		{"backbone_bps", p.BackboneBps, MinRateBps, MaxRateBps}, {"penalty_alpha_s_per_byte", p.PenaltyAlpha, 0, MaxSecondsPerByte}} {
 		switch {
 		case !finite(f.v):
 			bad(f.key, "%g is not a finite number", f.v)
 		case f.v < 0:
 			bad(f.key, "%g is negative, want a positive number (or 0 for the default)", f.v)
+		case f.v != 0 && (f.v < f.lo || f.v > f.hi):
+			bad(f.key, "%g outside [%g, %g] (or 0 for the default)", f.v, f.lo, f.hi)
 		}
 	}
 	switch c := p.ContraFactor; {
@@ -102,7 +120,8 @@ func (p Params) Validate() error {
 		values   map[cluster.PathClass]float64
 		zeroOK   bool
 		belowMsg string
-	}{{"latency_s", p.LatencyS, true, "%g is negative"}, {"inverse_bandwidth_s_per_byte", p.InverseBandwidth, false, "%g is not positive"}} {
+		most     float64
+	}{{"latency_s", p.LatencyS, true, "%g is negative", MaxLatencyS}, {"inverse_bandwidth_s_per_byte", p.InverseBandwidth, false, "%g is not positive", MaxSecondsPerByte}} {
 		for _, class := range sortedClasses(m.values) {
 			key, v := m.key+"."+string(class), m.values[class]
 			switch {
@@ -111,6 +130,8 @@ func (p Params) Validate() error {
 				bad(key, "%g is not a finite number", v)
 			case v < 0 || v == 0 && !m.zeroOK:
 				bad(key, m.belowMsg, v)
+			case v > m.most:
+				bad(key, "%g is above the ceiling of %g", v, m.most)
 			}
 		}
 	}
@@ -128,6 +149,9 @@ func (p Params) Validate() error {
 	}
 	return badinput.Errorf("", "contention: %s", strings.Join(probs, "; "))
 }
+
+// finite says whether v is a number other than NaN and ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // sortedClasses returns a per-class map's keys in order, so that messages are stable.
 func sortedClasses(m map[cluster.PathClass]float64) []cluster.PathClass {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +44,48 @@ use = "a test"
 		{[]string{"leaderboard", "--markdown"}, "missing DATASET..."},
 	} {
 		if code, _, stderr := runCLI(t, c.args...); code != exitBadInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %s; want %d saying %q", c.args, code, stderr, exitBadInput, c.want)
+		}
+	}
+}
+
+// The same dataset given twice — by another spelling of its path, a symbolic link, or as an
+// index entry and an argument — is a usage error naming both, before any dataset is scored:
+// it would count twice.
+func TestLeaderboardDatasetTwice(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "campaigns", "a", "a-seed1")
+	if err := os.MkdirAll(ds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ds, link); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, "campaigns.toml")
+	write(t, index, `[[campaign]]
+name = "a-seed1"
+path = "campaigns/a/a-seed1"
+shape = "a"
+cluster = "clusters/a.toml"
+catalogue = "catalogues/catalogue.toml"
+seed = 1
+role = "development"
+round = 1
+measured = "2026-11-24"
+use = "a test"
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"leaderboard", ds, ds + "/"}, `leaderboard: dataset 2, "` + ds + `/", is dataset 1, "` + ds + `", again: each dataset counts once`},
+		{[]string{"leaderboard", ds, filepath.Join(ds, "..", "a-seed1")}, "leaderboard: dataset 2, "},
+		{[]string{"leaderboard", link, ds}, `dataset 2, "` + ds + `", is dataset 1, "` + link + `", again`},
+		{[]string{"leaderboard", "--index", index, link}, `dataset 2, "` + link + `", is dataset 1, "` + ds + `", again`},
+	} {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != exitBadInput || stdout != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, %s; want %d saying %q", c.args, code, stderr, exitBadInput, c.want)
 		}
 	}
