@@ -69,8 +69,8 @@ func (lp *LearnedParams) Validate() error {
 		key string
 		v   float64
 	}{{"ceiling_bps", lp.CeilingBps}, {"nic_bps", lp.NICBps}, {"backbone_bps", lp.BackboneBps}} {
-		if !finite(c.v) || c.v != 0 && (c.v < MinRateBps || c.v > MaxRateBps) {
-			return fmt.Errorf("%s: %g, want a rate in [%g, %g] (or 0 for the network's)", c.key, c.v, float64(MinRateBps), float64(MaxRateBps))
+		if !finite(c.v) || c.v < 0 {
+			return fmt.Errorf("%s: %g, want a positive finite rate (or 0 for the network's)", c.key, c.v)
 		}
 	}
 	switch {

@@ -36,33 +36,17 @@ type Params struct {
 	Learned map[string]*LearnedParams `json:"learned,omitempty"`
 }
 
-// Ceilings of the parameters' rates and times (Validate), so that no transfer a pattern may
-// hold (up to MaxTransferBytes) is predicted to take an infinite time, and no value that
-// cannot be meant — a NIC of 10³⁰⁰ bit/s — is taken.
-const (
-	// MinRateBps and MaxRateBps bound every rate: 1 kbit/s is below any network a cluster
-	// runs on, 1 Pbit/s a thousand times the fastest NIC sold.
-	MinRateBps = 1e3
-	MaxRateBps = 1e15
-	// MaxLatencyS bounds a path class's latency α: a minute, thousands of times a WAN's.
-	MaxLatencyS = 60
-	// MaxSecondsPerByte bounds an inverse bandwidth β and the penalty α, in seconds per byte:
-	// a byte at MinRateBps.
-	MaxSecondsPerByte = 8 / MinRateBps
-)
-
 // DefaultParams are the papers' Ethernet values: 94% efficiency, the full asymmetric rule.
 func DefaultParams() Params { return Params{Efficiency: DefaultEfficiency, ContraFactor: 1} }
 
 // Validate checks the range of every parameter, naming each by its JSON key:
 //
 //   - efficiency in (0, 1], or 0 for DefaultEfficiency;
-//   - ceiling_bps, nic_bps and backbone_bps in [MinRateBps, MaxRateBps], and
-//     penalty_alpha_s_per_byte in (0, MaxSecondsPerByte], or 0 for their defaults (the
-//     slowest NIC, the nominal rates, 8/ceiling);
+//   - ceiling_bps, nic_bps, backbone_bps and penalty_alpha_s_per_byte positive and finite,
+//     or 0 for their defaults (the slowest NIC, the nominal rates, 8/ceiling);
 //   - contra_factor in [0, 1];
-//   - latency_s.<class> in [0, MaxLatencyS] (a negative α would predict negative times);
-//   - inverse_bandwidth_s_per_byte.<class> in (0, MaxSecondsPerByte];
+//   - latency_s.<class> finite and not negative (a negative α would predict negative times);
+//   - inverse_bandwidth_s_per_byte.<class> positive and finite;
 //   - every key of latency_s and inverse_bandwidth_s_per_byte a path class
 //     (cluster.PathClasses: intra-rack, inter-rack), so that a misspelled class is not
 //     silently ignored.
@@ -83,17 +67,14 @@ func (p Params) Validate() error {
 		bad("efficiency", "%g outside (0, 1] (0 means the default %g)", e, DefaultEfficiency)
 	}
 	for _, f := range []struct {
-		key       string
-		v, lo, hi float64
-	}{{"ceiling_bps", p.CeilingBps, MinRateBps, MaxRateBps}, {"nic_bps", p.NICBps, MinRateBps, MaxRateBps},
-		{"backbone_bps", p.BackboneBps, MinRateBps, MaxRateBps}, {"penalty_alpha_s_per_byte", p.PenaltyAlpha, 0, MaxSecondsPerByte}} {
+		key string
+		v   float64
+	}{{"ceiling_bps", p.CeilingBps}, {"nic_bps", p.NICBps}, {"backbone_bps", p.BackboneBps}, {"penalty_alpha_s_per_byte", p.PenaltyAlpha}} {
 		switch {
 		case !finite(f.v):
 			bad(f.key, "%g is not a finite number", f.v)
 		case f.v < 0:
 			bad(f.key, "%g is negative, want a positive number (or 0 for the default)", f.v)
-		case f.v != 0 && (f.v < f.lo || f.v > f.hi):
-			bad(f.key, "%g outside [%g, %g] (or 0 for the default)", f.v, f.lo, f.hi)
 		}
 	}
 	switch c := p.ContraFactor; {
@@ -120,8 +101,7 @@ func (p Params) Validate() error {
 		values   map[cluster.PathClass]float64
 		zeroOK   bool
 		belowMsg string
-		most     float64
-	}{{"latency_s", p.LatencyS, true, "%g is negative", MaxLatencyS}, {"inverse_bandwidth_s_per_byte", p.InverseBandwidth, false, "%g is not positive", MaxSecondsPerByte}} {
+	}{{"latency_s", p.LatencyS, true, "%g is negative"}, {"inverse_bandwidth_s_per_byte", p.InverseBandwidth, false, "%g is not positive"}} {
 		for _, class := range sortedClasses(m.values) {
 			key, v := m.key+"."+string(class), m.values[class]
 			switch {
@@ -130,8 +110,6 @@ func (p Params) Validate() error {
 				bad(key, "%g is not a finite number", v)
 			case v < 0 || v == 0 && !m.zeroOK:
 				bad(key, m.belowMsg, v)
-			case v > m.most:
-				bad(key, "%g is above the ceiling of %g", v, m.most)
 			}
 		}
 	}

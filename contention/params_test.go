@@ -58,15 +58,6 @@ func TestParamsValidate(t *testing.T) {
 		{"NaN NIC rate", func(p *Params) { p.NICBps = math.NaN() }, "nic_bps: NaN is not a finite number"},
 		{"negative backbone rate", func(p *Params) { p.BackboneBps = -10e9 }, "backbone_bps: -1e+10 is negative"},
 		{"negative penalty alpha", func(p *Params) { p.PenaltyAlpha = -5e-10 }, "penalty_alpha_s_per_byte: -5e-10 is negative"},
-		// Rates and times that cannot be meant, and would predict infinite or vanishing times.
-		{"NIC of 1e300 bit/s", func(p *Params) { p.NICBps = 1e300 }, "nic_bps: 1e+300 outside [1000, 1e+15] (or 0 for the default)"},
-		{"NIC of 1e-300 bit/s", func(p *Params) { p.NICBps = 1e-300 }, "nic_bps: 1e-300 outside [1000, 1e+15] (or 0 for the default)"},
-		{"ceiling of 1 bit/s", func(p *Params) { p.CeilingBps = 1 }, "ceiling_bps: 1 outside [1000, 1e+15]"},
-		{"backbone of 1e20 bit/s", func(p *Params) { p.BackboneBps = 1e20 }, "backbone_bps: 1e+20 outside [1000, 1e+15]"},
-		{"penalty alpha of 1 s/B", func(p *Params) { p.PenaltyAlpha = 1 }, "penalty_alpha_s_per_byte: 1 outside [0, 0.008]"},
-		{"latency of an hour", func(p *Params) { p.LatencyS = map[cluster.PathClass]float64{inter: 3600} }, "latency_s.inter-rack: 3600 is above the ceiling of 60"},
-		{"inverse bandwidth of 1 s/B", func(p *Params) { p.InverseBandwidth = map[cluster.PathClass]float64{intra: 1} }, "inverse_bandwidth_s_per_byte.intra-rack: 1 is above the ceiling of 0.008"},
-		{"learned NIC of 1e300 bit/s", func(p *Params) { p.Learned = map[string]*LearnedParams{"duplex": {NICBps: 1e300}} }, "learned.duplex: nic_bps: 1e+300, want a rate in [1000, 1e+15] (or 0 for the network's)"},
 		{"learned ramp count of 1e9", func(p *Params) { p.Learned = map[string]*LearnedParams{"ackpath": {AckRampMax: 1e9}} }, "learned.ackpath: ack_ramp_max: 1000000000, want a count from 0 (not held) to 10000000"},
 		{"surface cell twice", func(p *Params) {
 			p.Learned = map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{"core", 1, 1, 0.9}, {"nic-in", 1, 1, 1}, {"core", 1, 1, 0.5}}}}

@@ -13,10 +13,12 @@ import (
 // WorkloadHelp lists the generated workloads Workload understands.
 const WorkloadHelp = `all-to-all:BYTES   every node sends BYTES to every other node, all at once
 alltoallv:FILE     an MPI_Alltoallv with sizes from a CSV matrix: a header "src,<node>,<node>,..."
-                   and a row "<node>,<bytes>,<bytes>,..." per sending node (0: no transfer)
+                   and a row "<node>,<bytes>,<bytes>,..." per node of the header (0: no transfer)
 random:nodes=N,d=D[,count=K][,seed=S][,sizes=A/B/...]
-                   K (default 1) random patterns of CCPE 2014 §7.1 (N nodes over two racks,
-                   each drawing D destinations kept with probability 1/2; sizes default 10 MB)`
+                   K (default 1, at most 10000) random patterns of CCPE 2014 §7.1 (N nodes over
+                   two racks, each drawing D ≤ 64 destinations kept with probability 1/2; sizes
+                   default 10 MB)
+Sizes are whole numbers of bytes up to 2^50; a workload holds at most 10^7 transfers.`
 
 // Workload generates the patterns of a workload spec (see WorkloadHelp) on a cluster, so that
 // a user need not write a million transfers to predict an all-to-all. Sizes are whole numbers

@@ -80,7 +80,7 @@ func ReadCalibration(path string) (*estimate.Calibration, error) {
 		return nil, fmt.Errorf("rundir: %w", err)
 	}
 	if key, line := estimate.UnflaggedNull(data, &cal); line > 0 {
-		return nil, badinput.Errorf(path, "line %d, key %s: null, want a number (null stands only for an estimate's value or bound named in its \"nonfinite\" flag)", line, badinput.Quote(key))
+		return nil, badinput.Errorf(path, "line %d, key %s: null, want a value or the key left out (null stands only for an estimate's value or bound that its \"nonfinite\" flag names)", line, badinput.Quote(key))
 	}
 	if err := checkedCalibration(path, &cal); err != nil {
 		return nil, err

@@ -48,6 +48,13 @@ that no measurement starts from what the campaign measured before it
 Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
 are removed by the next, those of a run still going are left alone.
 
+Before anything is built, the campaign's cost is printed: its measurements, the transfers and
+bytes of a repetition of each, and a lower bound of its duration (per repetition, the 30 ms
+start lead plus the time the busiest link takes at --scale times its nominal rate). A campaign
+whose bound at the catalogue's minimum repetitions is above --max-cost (default 24h) is refused
+with exit 2; give a larger --max-cost to measure it. Every count and size of a catalogue has a
+ceiling (docs/formats.md), checked before anything is drawn.
+
 A catalogue file (TOML) has one table per experiment; an experiment left out is not measured:
    seed = 1
    sweep = { sizes = [1024, 65536, 1048576] }
@@ -242,7 +249,8 @@ func (o campaignOptions) start(ctx context.Context, e env, clusterRef string, ou
 
 // checkCost estimates the campaign's cost before anything is claimed or built (a design the
 // cluster cannot hold would otherwise fail the campaign once the agents have joined, as an
-// internal error), prints it (and logs it at level info), and refuses it above --max-cost.
+// internal error), logs it at level info, and refuses it above --max-cost (the message says
+// the cost); else prints it.
 func (o campaignOptions) checkCost(e env, cat *experiments.Catalogue, cl *cluster.Cluster) error {
 	scale := o.Scale
 	if scale == 0 {
@@ -255,7 +263,6 @@ func (o campaignOptions) checkCost(e env, cat *experiments.Catalogue, cl *cluste
 		}
 		return badinput.Errorf(o.CatalogueFile, "cluster %s: %w", cl.Name(), err)
 	}
-	fmt.Fprintf(e.stdout, "campaign: %s, at %g × the nominal rates (--max-cost %s)\n", cost, scale, o.MaxCost)
 	e.log.Info("campaign cost", "measurements", cost.Measurements, "transfers_per_rep", cost.Transfers, "bytes_per_rep", cost.Bytes,
 		"at_least", cost.Least().String(), "min_reps", cost.MinReps, "at_max_reps", cost.Most().String(), "max_reps", cost.MaxReps,
 		"rate_scale", scale, "max_cost", o.MaxCost.String())
@@ -267,6 +274,7 @@ func (o campaignOptions) checkCost(e env, cat *experiments.Catalogue, cl *cluste
 		return usagef("%s on cluster %s: %s; that is above --max-cost %s: give a larger --max-cost (COMMCAL_MAX_COST) to measure it, or a smaller catalogue",
 			what, cl.Name(), cost, o.MaxCost)
 	}
+	fmt.Fprintf(e.stdout, "campaign: %s, at %g × the nominal rates (--max-cost %s)\n", cost, scale, o.MaxCost)
 	return nil
 }
 
