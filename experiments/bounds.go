@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Ceilings of a catalogue's counts and sizes. Every one is checked when a catalogue is read
@@ -67,9 +68,10 @@ const (
 	MaxCampaignTransfers = 1_000_000
 )
 
-// bad is the error of a catalogue key whose value is out of its range.
+// bad is the error of a catalogue key whose value is out of its range: bad input, whether the
+// catalogue came from a file or from a truth's designs.
 func bad(key, want string, got any) error {
-	return fmt.Errorf("catalogue: %s: want %s, got %v", key, want, got)
+	return badinput.Errorf("", "catalogue: %s: want %s, got %v", key, want, got)
 }
 
 // checkSizes checks a list of message sizes: at most MaxSizes of them, each in [1, most]
@@ -184,7 +186,7 @@ func checkTransfers(bounds []transferBound) error {
 	if total <= MaxCampaignTransfers {
 		return nil
 	}
-	return fmt.Errorf("catalogue: %s: up to %.4g transfers a repetition (%s), %.4g with the other designs; want at most %d in all",
+	return badinput.Errorf("", "catalogue: %s: up to %.4g transfers a repetition (%s), %.4g with the other designs; want at most %d in all",
 		most.key, most.n, most.how, total, MaxCampaignTransfers)
 }
 
@@ -225,7 +227,7 @@ func (c *Catalogue) check() error {
 		return err
 	}
 	if c.empty() {
-		return fmt.Errorf("catalogue: measures nothing: write the table of at least one experiment " +
+		return badinput.Errorf("", "catalogue: measures nothing: write the table of at least one experiment "+
 			"(sweep, fairness, bidirectional, static_sync, random, lmo, collectives, pingpong)")
 	}
 	return checkTransfers(c.transferBounds(c.LMO.Nodes))

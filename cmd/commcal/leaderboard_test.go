@@ -8,15 +8,9 @@ import (
 	"testing"
 )
 
-// TestLeaderboardIndex: --index puts the index's datasets, in its order and relative to the
-// index's directory, before the DATASET arguments; a missing index is bad input, and without
-// --index a DATASET is needed.
-func TestLeaderboardIndex(t *testing.T) {
-	dir := t.TempDir()
-	index := filepath.Join(dir, "campaigns.toml")
-	var b strings.Builder
-	for _, name := range []string{"b-seed2", "a-seed1"} {
-		b.WriteString(`[[campaign]]
+// indexEntry is a campaign index's entry for a dataset campaigns/a/NAME beside it.
+func indexEntry(name string) string {
+	return `[[campaign]]
 name = "` + name + `"
 path = "campaigns/a/` + name + `"
 shape = "a"
@@ -27,9 +21,16 @@ role = "development"
 round = 1
 measured = "2026-11-24"
 use = "a test"
-`)
-	}
-	write(t, index, b.String())
+`
+}
+
+// TestLeaderboardIndex: --index puts the index's datasets, in its order and relative to the
+// index's directory, before the DATASET arguments; a missing index is bad input, and without
+// --index a DATASET is needed.
+func TestLeaderboardIndex(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "campaigns.toml")
+	write(t, index, indexEntry("b-seed2")+indexEntry("a-seed1"))
 	got, err := leaderboardDatasets(index, []string{"runs/x/dataset"})
 	want := []string{filepath.Join(dir, "campaigns", "a", "b-seed2"), filepath.Join(dir, "campaigns", "a", "a-seed1"), "runs/x/dataset"}
 	if err != nil || !slices.Equal(got, want) {
@@ -63,18 +64,7 @@ func TestLeaderboardDatasetTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	index := filepath.Join(dir, "campaigns.toml")
-	write(t, index, `[[campaign]]
-name = "a-seed1"
-path = "campaigns/a/a-seed1"
-shape = "a"
-cluster = "clusters/a.toml"
-catalogue = "catalogues/catalogue.toml"
-seed = 1
-role = "development"
-round = 1
-measured = "2026-11-24"
-use = "a test"
-`)
+	write(t, index, indexEntry("a-seed1"))
 	for _, c := range []struct {
 		args []string
 		want string
