@@ -2,7 +2,6 @@ package contention
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -66,7 +65,6 @@ func (lp *LearnedParams) Validate() error {
 	if lp == nil {
 		return nil
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for _, c := range []struct {
 		key string
 		v   float64
@@ -97,12 +95,27 @@ func (lp *LearnedParams) Validate() error {
 		return fmt.Errorf("ack_ramp_s: %g outside [0, %g]", lp.AckRamp, float64(MaxAckRamp))
 	case !finite(lp.AckRelief) || lp.AckRelief < 0 || lp.AckRelief > 1:
 		return fmt.Errorf("ack_relief: %g outside [0, 1]", lp.AckRelief)
-	case lp.AckRampMax < 0:
-		return fmt.Errorf("ack_ramp_max: %d, want a count ≥ 0 (0: not held)", lp.AckRampMax)
+	case lp.AckRampMax < 0 || lp.AckRampMax > MaxPatternTransfers:
+		return fmt.Errorf("ack_ramp_max: %d, want a count from 0 (not held) to %d (no pattern holds more transfers)", lp.AckRampMax, MaxPatternTransfers)
 	case lp.Alpha != 0 && !(lp.Alpha >= MinAlpha && lp.Alpha <= MaxAlpha):
 		return fmt.Errorf("alpha: %g outside [%g, %g] (or 0: infinite, max-min)", lp.Alpha, float64(MinAlpha), float64(MaxAlpha))
 	}
-	for i, c := range lp.Surface {
+	return checkSurface(lp.Surface)
+}
+
+// checkSurface checks a surface's cells: a known kind, counts in [1, MaxSurfaceCount], a
+// factor in (0, 2], and each cell (kind, with, contra) once — the table holds one factor per
+// cell, so a second would silently replace the first.
+func checkSurface(cells []SurfaceCell) error {
+	type cell struct {
+		kind         string
+		with, contra int
+	}
+	seen := make(map[cell]int, len(cells))
+	for i, c := range cells {
+		key := cell{c.Kind, c.With, c.Contra}
+		prev, again := seen[key]
+		seen[key] = i
 		switch {
 		case !slices.Contains(SurfaceKinds, c.Kind):
 			return fmt.Errorf("surface[%d].kind: %q, want one of %v", i, c.Kind, SurfaceKinds)
@@ -110,6 +123,9 @@ func (lp *LearnedParams) Validate() error {
 			return fmt.Errorf("surface[%d]: with %d and contra %d, want both in [1, %d]", i, c.With, c.Contra, MaxSurfaceCount)
 		case !finite(c.Factor) || c.Factor <= 0 || c.Factor > 2:
 			return fmt.Errorf("surface[%d].factor: %g outside (0, 2]", i, c.Factor)
+		case again:
+			return fmt.Errorf("surface[%d]: the cell %s with %d and contra %d is surface[%d] again (factors %g and %g); give each cell once",
+				i, c.Kind, c.With, c.Contra, prev, cells[prev].Factor, c.Factor)
 		}
 	}
 	return nil

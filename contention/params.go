@@ -60,7 +60,6 @@ func (p Params) Validate() error {
 	bad := func(key string, format string, a ...any) {
 		probs = append(probs, key+": "+fmt.Sprintf(format, a...))
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch e := p.Efficiency; {
 	case !finite(e):
 		bad("efficiency", "%g is not a finite number", e)
@@ -128,6 +127,9 @@ func (p Params) Validate() error {
 	}
 	return badinput.Errorf("", "contention: %s", strings.Join(probs, "; "))
 }
+
+// finite says whether v is a number other than NaN and ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // sortedClasses returns a per-class map's keys in order, so that messages are stable.
 func sortedClasses(m map[cluster.PathClass]float64) []cluster.PathClass {

@@ -58,6 +58,10 @@ func TestParamsValidate(t *testing.T) {
 		{"NaN NIC rate", func(p *Params) { p.NICBps = math.NaN() }, "nic_bps: NaN is not a finite number"},
 		{"negative backbone rate", func(p *Params) { p.BackboneBps = -10e9 }, "backbone_bps: -1e+10 is negative"},
 		{"negative penalty alpha", func(p *Params) { p.PenaltyAlpha = -5e-10 }, "penalty_alpha_s_per_byte: -5e-10 is negative"},
+		{"learned ramp count of 1e9", func(p *Params) { p.Learned = map[string]*LearnedParams{"ackpath": {AckRampMax: 1e9}} }, "learned.ackpath: ack_ramp_max: 1000000000, want a count from 0 (not held) to 10000000"},
+		{"surface cell twice", func(p *Params) {
+			p.Learned = map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{"core", 1, 1, 0.9}, {"nic-in", 1, 1, 1}, {"core", 1, 1, 0.5}}}}
+		}, "learned.surface: surface[2]: the cell core with 1 and contra 1 is surface[0] again (factors 0.9 and 0.5); give each cell once"},
 	}
 	cl, err := cluster.LoadNamed("ccpe-testbed")
 	if err != nil {

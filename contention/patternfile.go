@@ -29,6 +29,43 @@ type Pattern struct {
 	Flows      []Flow
 }
 
+// Ceilings of the patterns read from files and generated for predict, checked before a
+// transfer is kept.
+const (
+	// MaxTransferBytes bounds a transfer's size: a pebibyte, beyond any one message, yet far
+	// from where a float64 stops holding whole bytes (2⁵³) or bytes × 8 / rate overflows, so
+	// that every predicted time is finite.
+	MaxTransferBytes = 1 << 50
+	// MaxPatternTransfers bounds the transfers of one pattern file, size matrix or generated
+	// workload, counted before they are held: ten million transfers (an all-to-all of 3,162
+	// nodes) take about a gigabyte to hold and predict.
+	MaxPatternTransfers = 10_000_000
+)
+
+// ParseBytes parses a transfer size as pattern files and workloads write it, in integer or
+// floating-point notation (4194304, 4e6): a whole number of bytes from least (0 or 1) to
+// MaxTransferBytes. The error says what is wrong, quoting s cut to badinput.MaxQuote.
+func ParseBytes(s string, least float64) (float64, error) {
+	b, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && b != 0 || math.IsInf(b, 0):
+		return 0, fmt.Errorf("%s is outside %g to %d bytes", badinput.Quote(s), least, int64(MaxTransferBytes))
+	case err != nil || math.IsNaN(b):
+		return 0, fmt.Errorf("%s is not a number of bytes", badinput.Quote(s))
+	case b != math.Trunc(b):
+		return 0, fmt.Errorf("%s is not a whole number of bytes", badinput.Quote(s))
+	case b < least || b > MaxTransferBytes:
+		return 0, fmt.Errorf("%s is outside %g to %d bytes", badinput.Quote(s), least, int64(MaxTransferBytes))
+	}
+	return b, nil
+}
+
+// checkBytes checks a transfer size read as a JSON number as ParseBytes checks text.
+func checkBytes(b float64) error {
+	_, err := ParseBytes(strconv.FormatFloat(b, 'g', -1, 64), 1)
+	return err
+}
+
 // ReadPatterns reads one or several patterns, each a set of transfers that start together,
 // from a file:
 //
@@ -40,8 +77,9 @@ type Pattern struct {
 //     {"patterns": [{"id": "a", "flows": [...]}, ...]}: one document, no key twice, no
 //     unknown key.
 //
-// Every transfer needs two different node names without control characters and a positive,
-// finite number of bytes; a file or pattern without transfers is an error. Whether the nodes
+// Every transfer needs two different node names without control characters and a whole
+// number of bytes from 1 to MaxTransferBytes; a file or pattern without transfers, or one of
+// more than MaxPatternTransfers, is an error. Whether the nodes
 // exist is the cluster's business: the models check it (and say which transfer). A file of
 // one pattern gives it the file's base name as ID.
 //
@@ -132,6 +170,12 @@ func parsePatternJSON(path string, data []byte) ([]Pattern, error) {
 	if len(pats) == 0 {
 		return nil, badinput.Errorf(path, "contention: no patterns")
 	}
+	total := 0
+	for _, jp := range pats {
+		if total += len(jp.Flows); total > MaxPatternTransfers {
+			return nil, badinput.Errorf(path, "contention: more than %d transfers in one file", MaxPatternTransfers)
+		}
+	}
 	out := make([]Pattern, len(pats))
 	seen := map[string]bool{}
 	for pi, jp := range pats {
@@ -158,8 +202,11 @@ func parsePatternJSON(path string, data []byte) ([]Pattern, error) {
 			if f.Src == f.Dst {
 				return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", key, f.Src)
 			}
-			if !(f.Bytes > 0) || math.IsInf(f.Bytes, 0) {
-				return nil, badinput.Errorf(path, "contention: %s.bytes: %g (or missing), want a positive finite number of bytes", key, f.Bytes)
+			if f.Bytes == 0 {
+				return nil, badinput.Errorf(path, "contention: %s.bytes: 0 (or missing), want a whole number of bytes from 1 to %d", key, int64(MaxTransferBytes))
+			}
+			if err := checkBytes(f.Bytes); err != nil {
+				return nil, badinput.Errorf(path, "contention: %s.bytes: %v", key, err)
 			}
 			flows[i] = Flow(f)
 		}
@@ -245,9 +292,12 @@ func parsePatternCSV(path string, data []byte) ([]Pattern, error) {
 		if src == dst {
 			return nil, badinput.Errorf(path, "contention: %s: src and dst are the same node %q", at(di), dst)
 		}
-		b, err := strconv.ParseFloat(strings.TrimSpace(rec[bi]), 64)
-		if err != nil || !(b > 0) || math.IsInf(b, 0) {
-			return nil, badinput.Errorf(path, "contention: %s: %q is not a positive finite number of bytes", at(bi), rec[bi])
+		if row > MaxPatternTransfers {
+			return nil, badinput.Errorf(path, "contention: %s: more than %d transfers in one file", at(bi), MaxPatternTransfers)
+		}
+		b, err := ParseBytes(rec[bi], 1)
+		if err != nil {
+			return nil, badinput.Errorf(path, "contention: %s: %v", at(bi), err)
 		}
 		id := patternName(path)
 		if pi >= 0 {
@@ -311,8 +361,12 @@ func oneLine(s string) string {
 }
 
 // ReadSizeMatrix reads an Alltoallv size matrix, a pattern of the given experiment: a CSV
-// header "src,<node>,<node>,..." and a row "<node>,<bytes>,<bytes>,..." per sending node (0: no
-// transfer). Its ID is the file's base name.
+// header "src,<node>,<node>,..." and a row "<node>,<bytes>,<bytes>,..." per node of the header,
+// in any order (0: no transfer; a node's own cell is not a transfer, as an MPI library copies
+// it in memory). Its ID is the file's base name. Every node of the header needs its row and
+// every row's node its column, each once; every cell is a whole number of bytes from 0 to
+// MaxTransferBytes; a matrix of more than MaxPatternTransfers transfers, or of none, is
+// refused. Errors are bad input naming the file, the line and the column.
 func ReadSizeMatrix(path, experiment string) (Pattern, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -320,42 +374,74 @@ func ReadSizeMatrix(path, experiment string) (Pattern, error) {
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
-	recs, err := r.ReadAll()
+	header, err := r.Read()
 	if err != nil {
-		return Pattern{}, badinput.Errorf(path, "contention: %s", csvProblem(err, 0))
+		return Pattern{}, badinput.Errorf(path, "contention: header: %s", csvProblem(err, 0))
 	}
-	if len(recs) < 2 || len(recs[0]) < 2 {
-		return Pattern{}, badinput.Errorf(path, "contention: want a header \"src,<node>,...\" and a row per sending node")
+	if len(header) < 3 {
+		return Pattern{}, badinput.Errorf(path, "contention: line 1: want a header \"src,<node>,<node>,...\" naming at least two nodes")
 	}
-	dsts := recs[0][1:]
-	seen := map[string]int{}
-	for i := range dsts {
-		dsts[i] = strings.TrimSpace(strings.TrimPrefix(dsts[i], "\ufeff"))
-		if prev, ok := seen[dsts[i]]; ok {
-			return Pattern{}, badinput.Errorf(path, "contention: line 1: node %q heads columns %d and %d; name each destination once", dsts[i], prev+2, i+2)
-		}
-		seen[dsts[i]] = i
+	dsts, cols, err := matrixColumns(path, header[1:])
+	if err != nil {
+		return Pattern{}, err
 	}
 	p := Pattern{ID: patternName(path), Experiment: experiment}
-	rows := map[string]int{}
-	for row, rec := range recs[1:] {
-		src := strings.TrimSpace(rec[0])
-		if prev, ok := rows[src]; ok {
-			return Pattern{}, badinput.Errorf(path, "contention: line %d: node %q already sends on line %d; give each source one row", row+2, src, prev)
+	rows := map[string]int{} // node → the line of its row
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		rows[src] = row + 2
+		if err != nil {
+			return Pattern{}, badinput.Errorf(path, "contention: %s", csvProblem(err, len(rows)+1))
+		}
+		line, _ := r.FieldPos(0)
+		src := strings.TrimSpace(rec[0])
+		if _, ok := cols[src]; !ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line %d, column 1: node %s has a row but no column; the header names every node of the matrix", line, badinput.Quote(src))
+		}
+		if prev, ok := rows[src]; ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line %d, column 1: node %s already sends on line %d; give each node one row", line, badinput.Quote(src), prev)
+		}
+		rows[src] = line
 		for c, cell := range rec[1:] {
-			b, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
-			if err != nil || b < 0 || math.IsInf(b, 0) {
-				return Pattern{}, badinput.Errorf(path, "contention: line %d, column %q: %q is not a number of bytes", row+2, dsts[c], cell)
+			b, err := ParseBytes(cell, 0)
+			if err != nil {
+				return Pattern{}, badinput.Errorf(path, "contention: line %d, column %d (to %s): %v", line, c+2, badinput.Quote(dsts[c]), err)
 			}
 			if b > 0 && src != dsts[c] {
+				if len(p.Flows) == MaxPatternTransfers {
+					return Pattern{}, badinput.Errorf(path, "contention: line %d: more than %d transfers in one matrix", line, MaxPatternTransfers)
+				}
 				p.Flows = append(p.Flows, Flow{Src: src, Dst: dsts[c], Bytes: b})
 			}
+		}
+	}
+	for i, d := range dsts {
+		if _, ok := rows[d]; !ok {
+			return Pattern{}, badinput.Errorf(path, "contention: line 1, column %d: node %s heads a column but has no row; give every node a row (0 for no transfer)", i+2, badinput.Quote(d))
 		}
 	}
 	if len(p.Flows) == 0 {
 		return Pattern{}, badinput.Errorf(path, "contention: the matrix has no transfer")
 	}
 	return p, nil
+}
+
+// matrixColumns reads the nodes heading a size matrix's columns: names without control
+// characters, each once. cols maps each to its index.
+func matrixColumns(path string, heads []string) (dsts []string, cols map[string]int, err error) {
+	cols = map[string]int{}
+	dsts = make([]string, len(heads))
+	for i, h := range heads {
+		d := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if p := nodeNameProblem(d); p != "" {
+			return nil, nil, badinput.Errorf(path, "contention: line 1, column %d: %s %s", i+2, badinput.Quote(h), p)
+		}
+		if prev, ok := cols[d]; ok {
+			return nil, nil, badinput.Errorf(path, "contention: line 1: node %s heads columns %d and %d; name each node once", badinput.Quote(d), prev+2, i+2)
+		}
+		dsts[i], cols[d] = d, i
+	}
+	return dsts, cols, nil
 }

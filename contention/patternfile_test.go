@@ -61,7 +61,11 @@ func TestPatternFilesRefused(t *testing.T) {
 		{"src and src_node", "p.csv", "src,src_node,dst,bytes\nX1,X1,Y2,1\n", []string{`both "src" and "src_node" columns`}},
 		{"ragged row", "p.csv", "src,dst,bytes\nX1,Y2,1\nX1,Y2\n", []string{"line 3 (row 2): a different number of fields than the header"}},
 		{"bad quote", "p.csv", "src,dst,bytes\nX1,\"Y2,1\n", []string{"line 2 (row 1), column 10: extraneous"}},
-		{"zero bytes", "p.csv", "src,dst,bytes\nX1,Y2,1\r\nX1,Y2,0\r\n", []string{`line 3 (row 2), column "bytes": "0" is not a positive finite number of bytes`}},
+		{"zero bytes", "p.csv", "src,dst,bytes\nX1,Y2,1\r\nX1,Y2,0\r\n", []string{`line 3 (row 2), column "bytes": "0" is outside 1 to 1125899906842624 bytes`}},
+		{"fractional bytes", "p.csv", "src,dst,bytes\nX1,Y2,0.5\n", []string{`line 2 (row 1), column "bytes": "0.5" is not a whole number of bytes`}},
+		{"bytes beyond the ceiling", "p.csv", "src,dst,bytes\nX1,Y2,1e308\n", []string{`column "bytes": "1e308" is outside 1 to 1125899906842624 bytes`}},
+		{"JSON fractional bytes", "p.json", `[{"src":"X1","dst":"Y2","bytes":2.5}]`, []string{`[0].bytes: "2.5" is not a whole number of bytes`}},
+		{"JSON bytes beyond the ceiling", "p.json", `[{"src":"X1","dst":"Y2","bytes":1e300}]`, []string{`[0].bytes: "1e+300" is outside 1 to 1125899906842624 bytes`}},
 		{"negative bytes", "p.csv", "src,dst,bytes\nX1,Y2,-1\n", []string{`line 2 (row 1), column "bytes": "-1"`}},
 		{"NaN bytes", "p.csv", "src,dst,bytes\nX1,Y2,NaN\n", []string{`column "bytes": "NaN"`}},
 		{"infinite bytes", "p.csv", "src,dst,bytes\nX1,Y2,Inf\n", []string{`column "bytes": "Inf"`}},
@@ -174,4 +178,63 @@ func TestReadPatternsGroups(t *testing.T) {
 	if _, err := ReadPatterns(jsonPath); err == nil || !badinput.Is(err) {
 		t.Errorf("repeated pattern IDs: %v", err)
 	}
+}
+
+// A size matrix whose rows and columns do not name the same nodes, or with a cell that is not
+// a whole number of bytes (NaN, fractional, beyond the ceiling), is bad input naming the line
+// and the column; a valid one gives a transfer per positive cell off the diagonal.
+func TestSizeMatrix(t *testing.T) {
+	p, err := ReadSizeMatrix(writePattern(t, "a2av.csv", "src,X1,X2,Y1\nY1,1,2,3\nX1,0,10,20\nX2,5,0,0\n"), "alltoallv")
+	if err != nil || p.ID != "a2av" || len(p.Flows) != 5 || p.Flows[0] != (Flow{Src: "Y1", Dst: "X1", Bytes: 1}) || p.Flows[2] != (Flow{Src: "X1", Dst: "X2", Bytes: 10}) {
+		t.Fatalf("%+v, %v", p, err)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"missing row", "src,X1,X2,Y1\nX1,0,10,20\nX2,5,0,0\n", `line 1, column 4: node "Y1" heads a column but has no row; give every node a row (0 for no transfer)`},
+		{"row without a column", "src,X1,X2\nX1,0,1\nX2,1,0\nY1,1,2\n", `line 4, column 1: node "Y1" has a row but no column`},
+		{"row twice", "src,X1,X2\nX1,0,1\nX2,1,0\nX1,3,4\n", `line 4, column 1: node "X1" already sends on line 2`},
+		{"column twice", "src,X1,X1\nX1,0,1\n", `line 1: node "X1" heads columns 2 and 3`},
+		{"NaN cell", "src,X1,X2\nX1,0,NaN\nX2,1,0\n", `line 2, column 3 (to "X2"): "NaN" is not a number of bytes`},
+		{"fractional cell", "src,X1,X2\nX1,0,1\nX2,0.5,0\n", `line 3, column 2 (to "X1"): "0.5" is not a whole number of bytes`},
+		{"negative cell", "src,X1,X2\nX1,0,-1\nX2,1,0\n", `line 2, column 3 (to "X2"): "-1" is outside 0 to 1125899906842624 bytes`},
+		{"cell beyond the ceiling", "src,X1,X2\nX1,0,1e308\nX2,1,0\n", `line 2, column 3 (to "X2"): "1e308" is outside 0 to 1125899906842624 bytes`},
+		{"empty cell", "src,X1,X2\nX1,0,\nX2,1,0\n", `line 2, column 3 (to "X2"): "" is not a number of bytes`},
+		{"short row", "src,X1,X2\nX1,0\nX2,1,0\n", "line 2 (row 1): a different number of fields than the header"},
+		{"one node", "src,X1\nX1,0\n", "line 1: want a header"},
+		{"control character", "src,X1,X\x002\nX1,0,1\n", `line 1, column 3: "X\x002" contains the control character U+0000`},
+		{"no transfer", "src,X1,X2\nX1,0,0\nX2,0,0\n", "the matrix has no transfer"},
+	} {
+		path := writePattern(t, "m.csv", tc.text)
+		_, err := ReadSizeMatrix(path, "alltoallv")
+		checkBadInput(t, tc.name, err, path+": contention: "+tc.want)
+	}
+}
+
+// FuzzReadSizeMatrix reads random size matrices: no panic; a refusal is bad input on one line
+// naming the file; an accepted matrix has whole, bounded sizes between two nodes it names.
+func FuzzReadSizeMatrix(f *testing.F) {
+	f.Add([]byte("src,X1,X2,Y1\nX1,0,10,20\nX2,5,0,0\nY1,1,2,3\n"))
+	f.Add([]byte("src,X1,X2,Y1\nX1,0,10,20\nX2,5,0,0\n"))
+	f.Add([]byte("src,X1,X2\nX1,0,NaN\nX2,0.5,0\n"))
+	f.Add([]byte("\ufeffsrc,X1,X2\r\nX1,0,1e308\r\nX2,1,0\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "m.csv")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadSizeMatrix(path, "alltoallv")
+		if err != nil {
+			if !badinput.Is(err) || strings.ContainsAny(err.Error(), "\r\n") || !strings.HasPrefix(err.Error(), path+": contention: ") {
+				t.Fatalf("error %q: want bad input on one line naming the file", err)
+			}
+			return
+		}
+		for _, fl := range p.Flows {
+			if fl.Src == fl.Dst || fl.Bytes < 1 || fl.Bytes > MaxTransferBytes || fl.Bytes != math.Trunc(fl.Bytes) {
+				t.Fatalf("transfer accepted: %+v", fl)
+			}
+		}
+		if len(p.Flows) == 0 {
+			t.Fatal("a matrix without transfers accepted")
+		}
+	})
 }

@@ -25,8 +25,9 @@ import (
 //	atleast2    ≥ 2
 //	finite      not NaN, not ±Inf
 //
-// Row checks, across columns: a transfer ends after it starts and goes between two different
-// nodes; a round trip joins two different nodes; a one-to-two experiment has three.
+// Row checks, across columns: a transfer ends after it starts, at a finite duration (both
+// times finite can still be infinitely apart: −1e308 to 1e308), and goes between two
+// different nodes; a round trip joins two different nodes; a one-to-two experiment has three.
 
 // batchLoc maps a record's row index back to the input file.
 type batchLoc struct {
@@ -316,16 +317,18 @@ func (ck *checker) checkRows(t *Table, rec arrow.Record, loc batchLoc, first *fi
 		start := rec.Column(t.ColumnIndex("t_start_s")).(*array.Float64).Float64Values()
 		end := rec.Column(t.ColumnIndex("t_end_s")).(*array.Float64).Float64Values()
 		for r := range start {
-			if end[r] > start[r] {
+			if d := end[r] - start[r]; d > 0 && !math.IsInf(d, 1) {
 				continue
 			}
-			kind := ErrEndBeforeStart
-			if end[r] == start[r] {
+			kind, format := ErrEndBeforeStart, "t_end_s %s is not after t_start_s %s"
+			switch {
+			case end[r] == start[r]:
 				kind = ErrZeroDuration
+			case end[r] > start[r]:
+				kind, format = ErrInfinite, "t_end_s %s minus t_start_s %s overflows: the duration is infinite"
 			}
 			first.offer(r, func() *InputError {
-				return inputErr(loc.at(r), "t_end_s", kind, "t_end_s %s is not after t_start_s %s",
-					formatFloat(end[r]), formatFloat(start[r]))
+				return inputErr(loc.at(r), "t_end_s", kind, format, formatFloat(end[r]), formatFloat(start[r]))
 			})
 			break
 		}

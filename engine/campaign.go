@@ -466,11 +466,3 @@ func pingPongMeasurement(clusterName string, a, b []string, size int64) measurem
 				Rep: int64(rep), RTT: rtt, Os: os, Or: or, Ur: ur})
 		}}
 }
-
-// Fits says whether the catalogue can be measured on cl (every random design's |N| nodes
-// taken from the racks it names, the LMO and collective nodes): the error of compiling its
-// measurements, which a campaign would otherwise meet only once the agents have joined.
-func Fits(c *experiments.Catalogue, cl *cluster.Cluster) error {
-	_, err := measurements(c, cl)
-	return err
-}

@@ -2,9 +2,13 @@ package estimate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -158,6 +162,9 @@ func (p *Param) UnmarshalJSON(data []byte) error {
 	if q.CIHigh, err = joinFinite("ci_high", j.CIHigh, nf.CIHigh); err != nil {
 		return err
 	}
+	if j.N < 0 {
+		return fmt.Errorf("estimate: n is %d, want a count of observations ≥ 0", j.N)
+	}
 	q.N = j.N
 	*p = q
 	return nil
@@ -181,8 +188,163 @@ func decodeLegacyParam(data []byte) (Param, error) {
 	if p.CIHigh, err = fromLegacyNumber("ci_high", j.CIHigh); err != nil {
 		return Param{}, err
 	}
+	if j.N < 0 {
+		return Param{}, fmt.Errorf("estimate: n is %d, want a count of observations ≥ 0", j.N)
+	}
 	p.N = j.N
 	return p, nil
+}
+
+// UnflaggedNull finds the first null of a JSON document that decoding into v (a pointer to
+// the value the document decoded into without error) would read as a zero or as absent
+// without a word: a null where v holds a number, a string, a bool or a struct, and a null for
+// any field that is left out when empty (omitempty: commcal never writes a null there). A null
+// for a pointer, a slice or a map written even when empty is left alone (encoding/json writes
+// none so), and so is everything inside a value that decodes itself, as Param does (its nulls
+// must come with a nonfinite flag). It returns the key's path ("params.nic_bps",
+// "hockney[0].r2") and its line, or line 0.
+func UnflaggedNull(data []byte, v any) (key string, line int) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []*nullFrame
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return "", 0
+		}
+		here, t, omitted := "", reflect.TypeOf(v).Elem(), false
+		if n := len(stack); n > 0 {
+			top := stack[n-1]
+			if k, ok := tok.(string); ok && top.object && top.wantKey {
+				top.key, top.wantKey = k, false
+				continue
+			}
+			if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+				if stack = stack[:n-1]; len(stack) == 0 {
+					return "", 0
+				}
+				stack[len(stack)-1].next()
+				continue
+			}
+			here, t, omitted = top.child()
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, &nullFrame{t: lookInto(t), object: tok == json.Delim('{'), wantKey: true, path: here})
+			continue
+		case nil:
+			if omitted || nullHides(t) {
+				for off < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
+					off++ // to the null itself
+				}
+				return cmp.Or(here, "the document"), 1 + bytes.Count(data[:off], []byte("\n"))
+			}
+		}
+		if len(stack) == 0 {
+			return "", 0
+		}
+		stack[len(stack)-1].next()
+	}
+}
+
+// nullFrame is an object or a list UnflaggedNull is inside.
+type nullFrame struct {
+	t               reflect.Type // its Go type: a struct, map, slice or array; nil: not looked into
+	object, wantKey bool
+	path, key       string // where it is; the key of the value it reads next (objects)
+	index           int    // the index of the value it reads next (lists)
+}
+
+// child is the path and the Go type (nil: unknown) of the value the frame reads next, and
+// whether it is a struct field left out when empty.
+func (f *nullFrame) child() (string, reflect.Type, bool) {
+	if f.object {
+		path := f.key
+		if f.path != "" {
+			path = f.path + "." + f.key
+		}
+		t, omitempty := fieldType(f.t, f.key)
+		return path, t, omitempty
+	}
+	var t reflect.Type
+	if f.t != nil && (f.t.Kind() == reflect.Slice || f.t.Kind() == reflect.Array) {
+		t = f.t.Elem()
+	}
+	return fmt.Sprintf("%s[%d]", f.path, f.index), t, false
+}
+
+// next moves the frame past the value it read.
+func (f *nullFrame) next() {
+	if f.object {
+		f.wantKey = true
+	} else {
+		f.index++
+	}
+}
+
+// fieldType is the Go type of an object's key — a map's element, or the struct field that
+// encoding/json would fill (its JSON name, matched regardless of case, embedded structs
+// included); nil when there is none — and whether the field is left out when empty.
+func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	switch {
+	case t == nil:
+		return nil, false
+	case t.Kind() == reflect.Map:
+		return t.Elem(), false
+	case t.Kind() != reflect.Struct:
+		return nil, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported() && !f.Anonymous:
+			continue
+		case name == "" && f.Anonymous:
+			if ft, omit := fieldType(lookInto(f.Type), key); ft != nil {
+				return ft, omit
+			}
+			continue
+		case name == "":
+			name = f.Name
+		}
+		if strings.EqualFold(name, key) {
+			return f.Type, slices.Contains(strings.Split(opts, ","), "omitempty")
+		}
+	}
+	return nil, false
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// decodesItself says whether values of t decode themselves from JSON (as Param does).
+func decodesItself(t reflect.Type) bool {
+	return t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
+}
+
+// lookInto is the type whose keys or elements UnflaggedNull follows for a value of type t:
+// t without pointers, or nil for an unknown type or one that decodes itself.
+func lookInto(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || decodesItself(t) {
+		return nil
+	}
+	return t
+}
+
+// nullHides says whether a null decoded into a value of type t would leave a zero that reads
+// as a value: a number, string, bool, struct or array not decoding itself.
+func nullHides(t reflect.Type) bool {
+	if t == nil || decodesItself(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return false
+	}
+	return true
 }
 
 // meanParam is the mean with its Student-t interval.

@@ -79,11 +79,56 @@ func TestParamJSONErrors(t *testing.T) {
 		{`{"value":1,"ci_low":1,"ci_high":null,"n":1,"nonfinite":{"ci_high":"infinity"}}`, `nonfinite ci_high is "infinity"`},
 		{`{"value":1,"ci_low":1,"ci_high":2,"n":1,"unit":"s"}`, `unknown field "unit"`},
 		{`{"value":"big","ci_low":1,"ci_high":2,"n":1}`, "cannot unmarshal string"},
+		{`{"value":1,"ci_low":1,"ci_high":2,"n":-4}`, "n is -4, want a count of observations ≥ 0"},
 	} {
 		var p Param
 		err := json.Unmarshal([]byte(c.in), &p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+// UnflaggedNull finds the nulls that decoding reads as a zero without a word (numbers,
+// strings, structs, and any field left out when empty), at their key and line, and leaves
+// alone those commcal writes: a nil list or pointer that is not left out, and an estimate's
+// value or bound that its nonfinite flag names.
+func TestUnflaggedNull(t *testing.T) {
+	type inner struct {
+		Rate  float64            `json:"rate_bps,omitempty"`
+		Lat   map[string]float64 `json:"latency_s,omitempty"`
+		Rates []float64          `json:"rates"`
+		Next  *inner             `json:"next"`
+	}
+	type doc struct {
+		Name   string  `json:"name"`
+		Est    Param   `json:"est"`
+		Inner  inner   `json:"inner"`
+		List   []inner `json:"list"`
+		Counts []int   `json:"counts"`
+	}
+	for _, c := range []struct {
+		in, key string
+		line    int
+	}{
+		{`{"name": "a", "inner": {"rate_bps": 5, "rates": null, "next": null}, "list": null}`, "", 0},
+		{`{"est": {"value": 1, "ci_low": null, "ci_high": 2, "n": 1, "nonfinite": {"ci_low": "-inf"}}}`, "", 0},
+		{`{"name": null}`, "name", 1},
+		{"{\n\"inner\": {\"rate_bps\":\n null}}", "inner.rate_bps", 3},
+		{`{"inner": {"latency_s": null}}`, "inner.latency_s", 1},
+		{`{"inner": {"latency_s": {"intra-rack": null}}}`, "inner.latency_s.intra-rack", 1},
+		{`{"inner": {"next": {"next": {"RATE_BPS": null}}}}`, "inner.next.next.RATE_BPS", 1},
+		{`{"list": [{}, {"rates": [1, null]}]}`, "list[1].rates[1]", 1},
+		{`{"counts": [null]}`, "counts[0]", 1},
+		{`{"inner": null}`, "inner", 1},
+		{`null`, "the document", 1},
+	} {
+		var d doc
+		if err := json.Unmarshal([]byte(c.in), &d); err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if key, line := UnflaggedNull([]byte(c.in), &d); key != c.key || line != c.line {
+			t.Errorf("%s: %q on line %d, want %q on line %d", c.in, key, line, c.key, c.line)
 		}
 	}
 }

@@ -113,7 +113,7 @@ var QuickCatalogue = Catalogue{
 
 // catalogueFile is the TOML form of a catalogue.
 type catalogueFile struct {
-	Seed  *uint64 `toml:"seed"`
+	Seed  *int64 `toml:"seed"`
 	Sweep *struct {
 		Sizes []int64 `toml:"sizes"`
 	} `toml:"sweep"`
@@ -187,7 +187,10 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 	c := &Catalogue{Reps: defaultReps}
 	c.Seed = 1
 	if f.Seed != nil {
-		c.Seed = *f.Seed
+		if *f.Seed < 0 {
+			return nil, bad("seed", "a seed of at least 0", *f.Seed)
+		}
+		c.Seed = uint64(*f.Seed)
 	}
 	if f.Sweep != nil {
 		c.SweepSizes = f.Sweep.Sizes
@@ -248,57 +251,6 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// check refuses values no campaign can run.
-func (c *Catalogue) check() error {
-	bad := func(key, want string, got any) error {
-		return fmt.Errorf("catalogue: %s: want %s, got %v", key, want, got)
-	}
-	positive := func(key string, xs []int64) error {
-		for _, x := range xs {
-			if x < 1 {
-				return bad(key, "sizes of at least 1 byte", x)
-			}
-		}
-		return nil
-	}
-	switch {
-	case c.Reps.Min < 2:
-		return bad("repetitions.min", "at least 2 (an interval needs two)", c.Reps.Min)
-	case c.Reps.Max < c.Reps.Min:
-		return bad("repetitions.max", "at least repetitions.min", c.Reps.Max)
-	case !(c.Reps.MaxRelWidth > 0 && c.Reps.MaxRelWidth < 1):
-		return bad("repetitions.ci_percent", "a percentage in (0, 100)", 100*c.Reps.MaxRelWidth)
-	case c.LMO.Bytes < 0:
-		return bad("lmo.bytes", "a size of at least 1 byte, or 0 for no LMO experiments", c.LMO.Bytes)
-	case c.LMO.Nodes < 0 || c.LMO.Nodes == 1 || c.LMO.Nodes == 2:
-		return bad("lmo.nodes", "0 (every node) or at least 3", c.LMO.Nodes)
-	case (c.FairnessMaxK > 0 || c.BidirMax > 0 || c.StaticSync.Graphs > 0) && c.Bytes < 1:
-		return bad("calibration.bytes", "the message size of the fairness, bidirectional and static-synchronous designs", c.Bytes)
-	}
-	for _, p := range c.PingPong.Pairs {
-		if p < 1 {
-			return bad("pingpong.pairs", "pair counts of at least 1", p)
-		}
-	}
-	for _, k := range []struct {
-		key string
-		xs  []int64
-	}{{"sweep.sizes", c.SweepSizes}, {"collectives.sizes", c.Collectives.Sizes}, {"pingpong.sizes", c.PingPong.Sizes}} {
-		if err := positive(k.key, k.xs); err != nil {
-			return err
-		}
-	}
-	for i, r := range c.Random {
-		if err := positive("random.sizes", r.Sizes); err != nil {
-			return err
-		}
-		if r.Racks < 0 {
-			return bad(fmt.Sprintf("random[%d].racks", i), "0 (two racks) or a count of racks", r.Racks)
-		}
-	}
-	return nil
 }
 
 // LMONodes picks the nodes of the LMO experiments and the collective sweeps: every node, or

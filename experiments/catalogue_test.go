@@ -1,9 +1,12 @@
 package experiments
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/commcal/commcal/cluster"
 )
 
 func TestParseCatalogue(t *testing.T) {
@@ -35,10 +38,10 @@ repetitions = { min = 4, max = 12, ci_percent = 1, budget = "30s", timeout = "1m
 	for _, tc := range []struct{ in, want string }{
 		{"swep = { sizes = [1] }", `unknown key(s) "swep"`},
 		{"lmo = { bytes = 10, nodez = 3 }", `unknown key(s) "lmo.nodez"`},
-		{"lmo = { bytes = 10, nodes = 2 }", "lmo.nodes: want 0 (every node) or at least 3"},
-		{"collectives = { sizes = [0, 10] }", "collectives.sizes: want sizes of at least 1 byte"},
+		{"lmo = { bytes = 10, nodes = 2 }", "lmo.nodes: want 0 (every node) or 3 to 64"},
+		{"collectives = { sizes = [0, 10] }", "collectives.sizes: want sizes of 1 to 4294967296 bytes, got 0"},
 		{"fairness = { max_k = 3 }", "calibration.bytes"},
-		{"repetitions = { min = 1 }", "repetitions.min: want at least 2"},
+		{"repetitions = { min = 1 }", "repetitions.min: want 2 to 1000"},
 		{"repetitions = { min = 5, max = 3 }", "repetitions.max"},
 		{`repetitions = { budget = "soon" }`, `repetitions.budget: want a positive duration`},
 		{"pingpong = { pairs = [0], sizes = [1] }", "pingpong.pairs"},
@@ -75,5 +78,107 @@ func TestLogSizes(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("%v, want %v", got, want)
 		}
+	}
+}
+
+// Every count, size and repetition field of a catalogue is bounded before anything is drawn
+// or allocated, and the message names the key and the ceiling; a catalogue that measures
+// nothing is refused. Each case would, unchecked, panic (a negative count), allocate
+// gigabytes or spin (counts of 10⁶–10⁸), or run a campaign nobody meant.
+func TestCatalogueBounds(t *testing.T) {
+	sweep := "sweep = { sizes = [1024] }\n"
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", "catalogue: measures nothing: write the table of at least one experiment"},
+		{"only repetitions", "repetitions = { min = 3 }", "catalogue: measures nothing"},
+		{"negative seed", "seed = -1\n" + sweep, "catalogue: seed: want a seed of at least 0, got -1"},
+		{"negative patterns", "random = [ { nodes = 4, d = 1, patterns = -1 } ]", "catalogue: random[0].patterns: want 1 to 10000 patterns, got -1"},
+		{"no patterns", "random = [ { nodes = 4, d = 1, patterns = 0 } ]", "catalogue: random[0].patterns: want 1 to 10000 patterns, got 0"},
+		{"10⁸ patterns", "random = [ { nodes = 4, d = 1, patterns = 100000000 } ]", "random[0].patterns: want 1 to 10000 patterns, got 100000000"},
+		{"one node", "random = [ { nodes = 1, d = 1, patterns = 1 } ]", "random[0].nodes: want at least 2 nodes, got 1"},
+		{"d of 10⁶", "random = [ { nodes = 4, d = 1000000, patterns = 1 } ]", "random[0].d: want 1 to 64 destinations per node, got 1000000"},
+		{"random transfers", "random = [ { nodes = 60000, d = 64, patterns = 10000 } ]",
+			"catalogue: random[0]: up to 3.84e+10 transfers a repetition (patterns × nodes × d), 3.84e+10 with the other designs; want at most 1000000 in all"},
+		{"random sizes of 10¹⁵ bytes", "random = [ { nodes = 4, d = 1, patterns = 1, sizes = [1000000000000000] } ]",
+			"random[0].sizes: want sizes of 1 to 4294967296 bytes, got 1000000000000000"},
+		{"too many designs", "random = [" + strings.Repeat("{ nodes = 4, d = 1, patterns = 1 },", 257) + "]", "catalogue: random: want at most 256 designs, got 257"},
+		{"sweep of 10¹⁵ bytes", "sweep = { sizes = [1000000000000000] }", "sweep.sizes: want sizes of 1 to 4294967296 bytes, got 1000000000000000"},
+		{"sweep size twice", "sweep = { sizes = [1024, 2048, 1024] }", "sweep.sizes: want each size once, got 1024 twice"},
+		{"too many sizes", "sweep = { sizes = [" + strings.Repeat("1,", 257) + "] }", "sweep.sizes: want at most 256 sizes, got 257"},
+		{"negative max_k", "fairness = { max_k = -3 }\ncalibration = { bytes = 1 }", "fairness.max_k: want 0 to 256 concurrent transfers, got -3"},
+		{"max_k of 10⁶", "fairness = { max_k = 1000000 }\ncalibration = { bytes = 1 }", "fairness.max_k: want 0 to 256 concurrent transfers, got 1000000"},
+		{"negative bidirectional", "bidirectional = { max = -1 }\ncalibration = { bytes = 1 }" + "\n" + sweep, "bidirectional.max: want 0 to 32 transfers each way, got -1"},
+		{"bidirectional of 10⁷", "bidirectional = { max = 10000000 }\ncalibration = { bytes = 1 }", "bidirectional.max: want 0 to 32 transfers each way, got 10000000"},
+		{"negative graphs", "static_sync = { graphs = -1, max_edges = 3 }\ncalibration = { bytes = 1 }\n" + sweep, "static_sync.graphs: want 0 to 256 graphs, got -1"},
+		{"40 edges", "static_sync = { graphs = 2, max_edges = 40 }\ncalibration = { bytes = 1 }", "static_sync.max_edges: want 2 to 6 communications (a contention graph has at least two), got 40"},
+		{"graphs without edges", "static_sync = { graphs = 2 }\ncalibration = { bytes = 1 }", "static_sync.max_edges: want 2 to 6"},
+		{"negative calibration bytes", "calibration = { bytes = -5 }\n" + sweep, "calibration.bytes: want a size of 1 to 4294967296 bytes, got -5"},
+		{"negative lmo bytes", "lmo = { bytes = -1 }", "lmo.bytes: want a size of 1 to 4294967296 bytes, or 0 for no LMO experiments, got -1"},
+		{"lmo of 10⁴ nodes", "lmo = { bytes = 1024, nodes = 10000 }", "lmo.nodes: want 0 (every node) or 3 to 64 (the one-to-two experiments grow as n³), got 10000"},
+		{"collective size twice", "collectives = { sizes = [8, 8] }", "collectives.sizes: want each size once, got 8 twice"},
+		{"pingpong of 1 GiB", "pingpong = { pairs = [1], sizes = [1073741824] }", "pingpong.sizes: want sizes of 1 to 67108864 bytes, got 1073741824"},
+		{"pingpong pairs without sizes", "pingpong = { pairs = [1, 2] }\n" + sweep, "catalogue: pingpong: want both pairs and sizes (either alone measures nothing), got 2 pair counts and 0 sizes"},
+		{"pingpong pair count twice", "pingpong = { pairs = [2, 2], sizes = [8] }", "pingpong.pairs: want each pair count once, got 2 twice"},
+		{"pingpong transfers", "pingpong = { pairs = [100000000], sizes = [8] }", "catalogue: pingpong: up to 1e+08 transfers a repetition (pairs × sizes)"},
+		{"10⁸ repetitions", "repetitions = { max = 100000000 }\n" + sweep, "repetitions.max: want repetitions.min to 1000, got 100000000"},
+		{"a year's timeout", `repetitions = { timeout = "8760h" }` + "\n" + sweep, "repetitions.timeout: want a duration of at most 24h0m0s, got 8760h0m0s"},
+		{"a year's budget", `repetitions = { budget = "8760h" }` + "\n" + sweep, "repetitions.budget: want a duration of at most 24h0m0s, got 8760h0m0s"},
+	} {
+		c, err := ParseCatalogue([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v (%+v), want %q", tc.name, err, c, tc.want)
+		}
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("%s: a message of %d bytes", tc.name, len(err.Error()))
+		}
+	}
+	// The ceilings themselves are accepted.
+	in := `sweep = { sizes = [4294967296] }
+calibration = { bytes = 4294967296 }
+fairness = { max_k = 256 }
+static_sync = { graphs = 1, max_edges = 6 }
+random = [ { nodes = 100, d = 64, patterns = 100 } ]
+lmo = { bytes = 1, nodes = 64 }
+pingpong = { pairs = [1], sizes = [67108864] }
+repetitions = { min = 1000, max = 1000, budget = "24h", timeout = "24h" }
+`
+	if _, err := ParseCatalogue([]byte(in)); err != nil {
+		t.Errorf("the ceilings: %v", err)
+	}
+}
+
+// Every catalogue of the project's campaigns is within the ceilings.
+func TestProjectCataloguesAreWithinBounds(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "data", "tcp", "catalogues", "*.toml"))
+	if len(files) == 0 {
+		t.Skip("no catalogues under data/tcp/catalogues")
+	}
+	for _, f := range files {
+		if _, err := ReadCatalogue(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The ceilings that depend on the cluster: every node of a large cluster for the LMO
+// experiments, and the transfers with the LMO nodes known.
+func TestCatalogueCheckCluster(t *testing.T) {
+	big, err := cluster.New(cluster.Description{Name: "big", NICRateBps: 1e9, Racks: []cluster.Rack{{Name: "A", NodePrefix: "a", NodeCount: 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultCatalogue
+	if err := c.CheckCluster(big); err == nil || !strings.Contains(err.Error(), "lmo.nodes: want 3 to 64 nodes for the LMO experiments and collective sweeps (the one-to-two experiments grow as n³), got 0, every node of cluster big: 100") {
+		t.Errorf("every node of 100: %v", err)
+	}
+	c.LMO.Nodes = 64
+	if err := c.CheckCluster(big); err != nil {
+		t.Errorf("64 nodes: %v", err)
+	}
+	small, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := DefaultCatalogue.CheckCluster(small); err != nil {
+		t.Errorf("the default catalogue on the testbed: %v", err)
 	}
 }

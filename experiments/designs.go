@@ -57,9 +57,13 @@ type StaticSyncDesign struct {
 // Patterns lists every pattern of the catalogue on a cluster, in a fixed order: the
 // point-to-point sweeps (class pair by class pair, sizes in order), fairness A and B, the
 // bidirectional designs, the static-synchronous graphs, then the random patterns setting by
-// setting. The error is RandomPatterns' for a setting the cluster cannot hold, naming the
-// design (random[i]).
+// setting. Designs outside the ceilings (bounds.go) are refused first, naming the key as a
+// truth's JSON spells it, before anything is drawn; then the error is RandomPatterns' for a
+// setting the cluster cannot hold, naming the design (random[i]).
 func (c Designs) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
+	if err := c.check(jsonKeys); err != nil {
+		return nil, err
+	}
 	var pats []contention.Pattern
 	for _, p := range cl.ClassPairs() {
 		for _, m := range c.SweepSizes {

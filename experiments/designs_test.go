@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 var smallCatalogue = Designs{SweepSizes: []int64{1 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 3, BidirMax: 2,
@@ -162,6 +163,32 @@ func TestRandomPatternsOverThreeRacks(t *testing.T) {
 	for _, spec := range []RandomSpec{{Nodes: 10, D: 1, Racks: 3}, {Nodes: 6, D: 1, Racks: -1}, {Nodes: 6, D: 1, Racks: 4}} {
 		if _, err := RandomPatterns(cl, spec, 1, 1); err == nil {
 			t.Errorf("%+v accepted", spec)
+		}
+	}
+}
+
+// Patterns refuses designs outside the ceilings before drawing anything, naming the key as a
+// truth's JSON spells it (simulate's truth holds Designs): a negative count would panic in
+// make, a huge one allocate gigabytes, forty edges never finish drawing.
+func TestDesignsBounds(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d    Designs
+		want string
+	}{
+		{Designs{Random: []RandomDesign{{Nodes: 4, D: 1, Patterns: -1}}}, "catalogue: random[0].patterns: want 1 to 10000 patterns, got -1"},
+		{Designs{FairnessMaxK: 1_000_000, Bytes: 1}, "catalogue: fairness_max_k: want 0 to 256 concurrent transfers, got 1000000"},
+		{Designs{BidirMax: -1, Bytes: 1}, "catalogue: bidir_max: want 0 to 32 transfers each way, got -1"},
+		{Designs{StaticSync: StaticSyncDesign{Graphs: 2, MaxEdges: 40}, Bytes: 1}, "catalogue: static_sync.max_edges: want 2 to 6"},
+		{Designs{SweepSizes: []int64{-1}}, "catalogue: sweep_sizes: want sizes of 1 to 4294967296 bytes, got -1"},
+		{Designs{FairnessMaxK: 3}, "catalogue: calibration_bytes: want the message size of the fairness"},
+	} {
+		pats, err := c.d.Patterns(cl)
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %d patterns, %v; want bad input saying %q", c.d, len(pats), err, c.want)
 		}
 	}
 }

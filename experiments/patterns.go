@@ -39,9 +39,12 @@ func RandomPatterns(cl *cluster.Cluster, spec RandomSpec, count int, seed uint64
 	if len(spec.Sizes) == 0 {
 		spec.Sizes = []int64{10_000_000}
 	}
-	if spec.Racks < 1 || spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 {
-		return nil, fmt.Errorf("experiments: random patterns need |N| ≥ 2 divisible by the %d racks used and d ≥ 1 (cluster %s has %d racks); got |N| = %d, d = %d",
-			spec.Racks, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
+	if count < 0 || count > MaxRandomPatterns {
+		return nil, fmt.Errorf("experiments: %d random patterns, want 0 to %d", count, MaxRandomPatterns)
+	}
+	if spec.Racks < 1 || spec.Racks > len(cl.Racks()) || spec.Nodes < 2 || spec.Nodes%spec.Racks != 0 || spec.D < 1 || spec.D > MaxRandomDraws {
+		return nil, fmt.Errorf("experiments: random patterns need |N| ≥ 2 divisible by the %d racks used and d from 1 to %d (cluster %s has %d racks); got |N| = %d, d = %d",
+			spec.Racks, MaxRandomDraws, cl.Name(), len(cl.Racks()), spec.Nodes, spec.D)
 	}
 	per := spec.Nodes / spec.Racks
 	var nodes []string

@@ -3,6 +3,7 @@ package experiments
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -46,4 +47,84 @@ func TestWorkload(t *testing.T) {
 			t.Errorf("Workload(%q) = %v, want bad input", bad, err)
 		}
 	}
+}
+
+// A workload spec with a size that cannot be meant (fractional, beyond the ceiling, not a
+// number), a key given twice or counts beyond their ceilings is bad input whose message names
+// the spec and what was wanted; the transfers are counted before any is made.
+func TestWorkloadBounds(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := cluster.New(cluster.Description{Name: "big", NICRateBps: 1e9, Racks: []cluster.Rack{{Name: "A", NodePrefix: "a", NodeCount: 4000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cl         *cluster.Cluster
+		spec, want string
+	}{
+		{cl, "all-to-all:0.5", `--workload "all-to-all:0.5": want all-to-all:BYTES: "0.5" is not a whole number of bytes`},
+		{cl, "all-to-all:1e308", `--workload "all-to-all:1e308": want all-to-all:BYTES: "1e308" is outside 1 to 1125899906842624 bytes`},
+		{cl, "all-to-all:NaN", `"NaN" is not a number of bytes`},
+		{cl, "all-to-all:0", `"0" is outside 1 to 1125899906842624 bytes`},
+		{big, "all-to-all:1e6", "4000 nodes make 15996000 transfers, want at most 10000000"},
+		{cl, "random:nodes=10,d=2,nodes=20", `key "nodes" given twice`},
+		{cl, "random:nodes=10,d=2,seed=1,seed=2", `key "seed" given twice`},
+		{cl, "random:nodes=10,d=2,count=100000000", "want nodes ≥ 2, d from 1 to 64 and count from 1 to 10000"},
+		{cl, "random:nodes=10,d=1000,count=1", "want nodes ≥ 2, d from 1 to 64 and count from 1 to 10000"},
+		{cl, "random:nodes=10,d=-1", "want nodes ≥ 2, d from 1 to 64"},
+		{big, "random:nodes=4000,d=64,count=10000", "up to 2.56e+09 transfers (count × nodes × d), want at most 10000000"},
+		{cl, "random:nodes=10,d=2,sizes=1e6/0.5", `size "0.5" is not a whole number of bytes`},
+		{cl, "random:nodes=10,d=2,sizes=" + strings.Repeat("1/", 300) + "1", "301 sizes, want at most 256"},
+		{cl, "all-to-all:" + strings.Repeat("9", 10000), `"… (10000 bytes) is outside 1 to 1125899906842624 bytes`},
+	} {
+		_, err := Workload(tc.cl, tc.spec)
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.40s: %v, want bad input saying %q", tc.spec, err, tc.want)
+			continue
+		}
+		if len(err.Error()) > 400 {
+			t.Errorf("%.40s: a message of %d bytes", tc.spec, len(err.Error()))
+		}
+	}
+}
+
+// FuzzWorkload feeds arbitrary --workload specs (random and all-to-all; alltoallv reads a file,
+// fuzzed in contention): each gives patterns of whole, bounded sizes or bad input, never a
+// panic, an error of another kind or more transfers than the ceiling.
+func FuzzWorkload(f *testing.F) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"all-to-all:1e6", "all-to-all:0.5", "random:nodes=10,d=2,count=3,seed=5,sizes=1e6/2e6",
+		"random:nodes=10,nodes=2", "random:", "bcast:1", "random:nodes=4,d=1,count=-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		if strings.HasPrefix(spec, "alltoallv") {
+			return
+		}
+		pats, err := Workload(cl, spec)
+		if err != nil {
+			if !badinput.Is(err) {
+				t.Fatalf("%q: an error that is not bad input: %v", spec, err)
+			}
+			return
+		}
+		n := 0
+		for _, p := range pats {
+			n += len(p.Flows)
+			for _, fl := range p.Flows {
+				if fl.Bytes < 1 || fl.Bytes > contention.MaxTransferBytes || fl.Bytes != float64(int64(fl.Bytes)) {
+					t.Fatalf("%q: a transfer of %g bytes", spec, fl.Bytes)
+				}
+			}
+		}
+		if n == 0 || n > contention.MaxPatternTransfers {
+			t.Fatalf("%q: %d transfers", spec, n)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,9 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 }
 
 // ReadCalibration reads a calibration.json strictly; any problem is bad input naming the file.
+// Beyond the JSON's structure (no unknown key, no key twice) it refuses a null that no
+// estimate's nonfinite flag accounts for (estimate.UnflaggedNull: JSON decoding would read it
+// as 0), another tool's or format's calibration, and parameters out of their ranges.
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
 	if err := datasets.ReadJSONFile(path, &cal); err != nil {
@@ -71,16 +75,29 @@ func ReadCalibration(path string) (*estimate.Calibration, error) {
 		}
 		return nil, badinput.Wrap(path, err)
 	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	if key, line := estimate.UnflaggedNull(data, &cal); line > 0 {
+		return nil, badinput.Errorf(path, "line %d, key %s: null, want a value or the key left out (null stands only for an estimate's value or bound that its \"nonfinite\" flag names)", line, badinput.Quote(key))
+	}
 	if err := checkedCalibration(path, &cal); err != nil {
 		return nil, err
 	}
 	return &cal, nil
 }
 
+// calibrationTool is the tool key of the calibrations commcal writes.
+const calibrationTool = "commcal"
+
 // checkedCalibration reports what is wrong with a calibration read from a file.
 func checkedCalibration(path string, cal *estimate.Calibration) error {
 	if !slices.Contains(estimate.CalibrationFormats, cal.Format) {
-		return badinput.Errorf(path, "format %q, want %q", cal.Format, estimate.CalibrationFormat)
+		return badinput.Errorf(path, "format %s, want %q (a calibration commcal writes)", badinput.Quote(cal.Format), estimate.CalibrationFormat)
+	}
+	if cal.Tool != "" && cal.Tool != calibrationTool {
+		return badinput.Errorf(path, "tool %s, want %q: the calibration of another tool, whose keys mean other things", badinput.Quote(cal.Tool), calibrationTool)
 	}
 	if cal.Cluster == "" {
 		return badinput.Errorf(path, "no cluster named")

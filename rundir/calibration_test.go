@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
@@ -61,5 +62,55 @@ func TestCalibrationNonfiniteRoundTrip(t *testing.T) {
 	os.WriteFile(path, []byte(unflagged), 0o644)
 	if _, err := ReadCalibration(path); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "null without a nonfinite flag") {
 		t.Errorf("a null without its flag: %v", err)
+	}
+}
+
+// A calibration is refused, naming the file and the key, when a null stands where no
+// nonfinite flag accounts for it (JSON decoding would read it as 0), when another tool or
+// format wrote it, when a count is negative, or when a surface cell is given twice.
+func TestCalibrationRefused(t *testing.T) {
+	cal := &estimate.Calibration{Format: estimate.CalibrationFormat, Tool: "commcal", Cluster: "ccpe-testbed", Params: contention.DefaultParams(),
+		Hockney: []estimate.HockneyFit{{Class: "intra-rack", Alpha: estimate.Param{Value: 1e-5, CILow: 0, CIHigh: math.Inf(1), N: 3}, R2: 0.99}}}
+	cal.Params.NICBps = 9.4e8
+	cal.Params.LatencyS = map[cluster.PathClass]float64{cluster.IntraRack: 5e-5}
+	cal.Params.Learned = map[string]*contention.LearnedParams{"surface": {Surface: []contention.SurfaceCell{{Kind: "core", With: 1, Contra: 1, Factor: 0.9}}}}
+	dir := t.TempDir()
+	if err := WriteCalibration(dir, cal); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, CalibrationFile)
+	good, _ := os.ReadFile(path)
+	if _, err := ReadCalibration(path); err != nil {
+		t.Fatalf("the calibration itself: %v", err)
+	}
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"null nic_bps", `"nic_bps": 940000000`, `"nic_bps": null`, `line 33, key "params.nic_bps": null, want a value or the key left out`},
+		{"null latency_s", `"latency_s": {
+      "intra-rack": 0.00005
+    }`, `"latency_s": null`, `key "params.latency_s": null`},
+		{"null latency of a class", `"intra-rack": 0.00005`, `"intra-rack": null`, `key "params.latency_s.intra-rack": null`},
+		{"null r2", `"r2": 0.99`, `"r2": null`, `key "hockney[0].r2": null`},
+		{"another tool", `"tool": "commcal"`, `"tool": "simgrid"`, `tool "simgrid", want "commcal": the calibration of another tool`},
+		{"another format", `"format": "commcal-calibration/2"`, `"format": "commcal-accuracy/1"`, `format "commcal-accuracy/1", want "commcal-calibration/2"`},
+		{"negative n", `"n": 3`, `"n": -3`, "n is -3, want a count of observations ≥ 0"},
+		{"surface cell twice", `"factor": 0.9
+          }`, `"factor": 0.9
+          }, {"kind": "core", "with": 1, "contra": 1, "factor": 0.5}`, "surface[1]: the cell core with 1 and contra 1 is surface[0] again (factors 0.9 and 0.5)"},
+	} {
+		bad := strings.Replace(string(good), tc.old, tc.new, 1)
+		if bad == string(good) {
+			t.Errorf("%s: %q is not in the calibration:\n%s", tc.name, tc.old, good)
+			continue
+		}
+		os.WriteFile(path, []byte(bad), 0o644)
+		_, err := ReadCalibration(path)
+		if err == nil || !badinput.Is(err) || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want bad input naming the file and saying %q", tc.name, err, tc.want)
+		}
+	}
+	// A null that a nonfinite flag names is read: the Hockney α's upper bound.
+	os.WriteFile(path, good, 0o644)
+	if back, err := ReadCalibration(path); err != nil || !math.IsInf(back.Hockney[0].Alpha.CIHigh, 1) {
+		t.Errorf("flagged null: %v", err)
 	}
 }

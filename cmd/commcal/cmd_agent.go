@@ -241,7 +241,7 @@ func agentToken(file string) (engine.Token, error) {
 
 // coordinate is rank 0's part: the coordinator, with rank 0's own agent beside it.
 func coordinate(ctx context.Context, e env, o agentOptions, launch engine.Launch, self engine.AgentConfig) error {
-	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output, launch.Size)
+	cl, cat, out, err := o.Campaign.start(ctx, e, o.Cluster, o.Output, launch.Size)
 	var sizeErr *engine.LaunchSizeError
 	if errors.As(err, &sizeErr) {
 		return o.launchSizeError(launch, sizeErr)

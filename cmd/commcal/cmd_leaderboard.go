@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -114,16 +115,38 @@ func runLeaderboard(ctx context.Context, e env, o leaderboardOptions) error {
 }
 
 // leaderboardDatasets are the datasets of the campaign index file, in its order, then args;
-// args alone without a file.
+// args alone without a file. A dataset given twice — the same directory, by whatever path,
+// link or the index — is a usage error naming both: it would count twice.
 func leaderboardDatasets(file string, args []string) ([]string, error) {
-	if file == "" {
-		return args, nil
+	dirs := args
+	if file != "" {
+		ix, err := campaigns.Load(file)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(ix.Paths(), args...)
 	}
-	ix, err := campaigns.Load(file)
-	if err != nil {
-		return nil, err
+	return dirs, distinctDatasets(dirs)
+}
+
+// distinctDatasets refuses a directory listed twice. One that cannot be read is left to the
+// dataset reader to report; those it names were found, so their paths are at most PATH_MAX
+// bytes and are quoted whole.
+func distinctDatasets(dirs []string) error {
+	seen := make([]os.FileInfo, len(dirs))
+	for i, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		for j, prev := range seen[:i] {
+			if prev != nil && os.SameFile(prev, fi) {
+				return usagef("leaderboard: dataset %d, %q, is dataset %d, %q, again: each dataset counts once", i+1, d, j+1, dirs[j])
+			}
+		}
+		seen[i] = fi
 	}
-	return append(ix.Paths(), args...), nil
+	return nil
 }
 
 // datasetProgress is the leaderboard's progress, a dataset at a time (each takes seconds to

@@ -48,6 +48,13 @@ that no measurement starts from what the campaign measured before it
 Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
 are removed by the next, those of a run still going are left alone.
 
+Before anything is built, the campaign's cost is printed: its measurements, the transfers and
+bytes of a repetition of each, and a lower bound of its duration (per repetition, the 30 ms
+start lead plus the time the busiest link takes at --scale times its nominal rate). A campaign
+whose bound at the catalogue's minimum repetitions is above --max-cost (default 24h) is refused
+with exit 2; give a larger --max-cost to measure it. Every count and size of a catalogue has a
+ceiling (docs/formats.md), checked before anything is drawn.
+
 A catalogue file (TOML) has one table per experiment; an experiment left out is not measured:
    seed = 1
    sweep = { sizes = [1024, 65536, 1048576] }
@@ -90,6 +97,14 @@ EXAMPLES:
 	})
 }
 
+// defaultMaxCost is --max-cost's default: a day, longer than a nightly campaign may run; a
+// catalogue whose lower bound is longer is a mistake more often than a plan.
+const defaultMaxCost = 24 * time.Hour
+
+// maxSocketBuffer bounds --socket-buffer: 1 GiB, far above what the kernel grants a socket
+// (net.core.wmem_max and rmem_max, a few MiB by default), which caps the request anyway.
+const maxSocketBuffer = 1 << 30
+
 // campaignFlags are the flags of a measurement campaign (measure, and agent's rank 0).
 func campaignFlags() []cli.Flag {
 	return []cli.Flag{
@@ -99,6 +114,8 @@ func campaignFlags() []cli.Flag {
 		&cli.IntFlag{Name: "socket-buffer", Usage: "SO_SNDBUF and SO_RCVBUF in bytes (0: kernel autotuning)"},
 		&cli.IntFlag{Name: "max-reps", Usage: "repetition cap per measurement (default: the catalogue's)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed of the random and static-synchronous patterns (default: the catalogue's)"},
+		&cli.DurationFlag{Name: "max-cost", Value: defaultMaxCost, EnvVars: []string{"COMMCAL_MAX_COST"},
+			Usage: "refuse a catalogue estimated to take longer than this (at least; see the campaign cost logged before it starts)"},
 	}
 }
 
@@ -109,16 +126,25 @@ type campaignOptions struct {
 	Socket        engine.SocketOptions
 	MaxReps       int
 	Seed          uint64
+	// MaxCost is the longest campaign measured without complaint (engine.Cost.Least).
+	MaxCost time.Duration
+	// Scale is the emulated rates' share of the nominal ones (measure's --scale; 0: 1).
+	Scale float64
 }
 
 func campaignFrom(c *cli.Context) (campaignOptions, error) {
 	o := campaignOptions{CatalogueFile: c.String("catalogue"), Quick: c.Bool("quick"), MaxReps: c.Int("max-reps"), Seed: c.Uint64("seed"),
-		Socket: engine.SocketOptions{Congestion: c.String("congestion"), Buffer: c.Int("socket-buffer")}}
-	if o.Quick && o.CatalogueFile != "" {
-		return o, usagef("%s: --quick and --catalogue are exclusive", c.Command.Name)
-	}
-	if o.Socket.Buffer < 0 || c.Int("max-reps") < 0 {
-		return o, usagef("%s: --socket-buffer and --max-reps cannot be negative", c.Command.Name)
+		Socket: engine.SocketOptions{Congestion: c.String("congestion"), Buffer: c.Int("socket-buffer")}, MaxCost: c.Duration("max-cost")}
+	name := c.Command.Name
+	switch {
+	case o.Quick && o.CatalogueFile != "":
+		return o, usagef("%s: --quick and --catalogue are exclusive", name)
+	case o.Socket.Buffer < 0 || o.Socket.Buffer > maxSocketBuffer:
+		return o, usagef("%s: --socket-buffer %d: want 0 (autotuning) to %d bytes", name, o.Socket.Buffer, maxSocketBuffer)
+	case o.MaxReps < 0 || o.MaxReps > experiments.MaxReps:
+		return o, usagef("%s: --max-reps %d: want 0 (the catalogue's) to %d", name, o.MaxReps, experiments.MaxReps)
+	case o.MaxCost <= 0:
+		return o, usagef("%s: --max-cost %s: want a positive duration", name, o.MaxCost)
 	}
 	return o, nil
 }
@@ -176,7 +202,8 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	if err := measure.Available(); err != nil {
 		return err
 	}
-	cl, cat, out, err := o.Campaign.start(ctx, o.Cluster, o.Output, 0)
+	o.Campaign.Scale = o.Scale
+	cl, cat, out, err := o.Campaign.start(ctx, e, o.Cluster, o.Output, 0)
 	if err != nil {
 		return err
 	}
@@ -196,8 +223,10 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 
 // start loads what a campaign needs and claims its dataset: the cluster description, the
 // catalogue, and --out (never the description or the catalogue file). agents, when not 0, is
-// the launch's size, checked against the description first.
-func (o campaignOptions) start(ctx context.Context, clusterRef string, output outputOptions, agents int) (*cluster.Cluster, experiments.Catalogue, *atomicio.Claimed, error) {
+// the launch's size, checked against the description first. Before anything is claimed it
+// estimates the campaign's cost (engine.EstimateCost), prints it, and refuses a campaign whose
+// lower bound is above --max-cost.
+func (o campaignOptions) start(ctx context.Context, e env, clusterRef string, output outputOptions, agents int) (*cluster.Cluster, experiments.Catalogue, *atomicio.Claimed, error) {
 	cl, err := loadCluster(clusterRef)
 	if err != nil {
 		return nil, experiments.Catalogue{}, nil, err
@@ -211,16 +240,42 @@ func (o campaignOptions) start(ctx context.Context, clusterRef string, output ou
 	if err != nil {
 		return nil, cat, nil, err
 	}
-	// Before anything is claimed or built: a design the cluster cannot hold would otherwise
-	// fail the campaign once the agents have joined, as an internal error.
-	if err := engine.Fits(&cat, cl); err != nil {
-		if o.CatalogueFile == "" {
-			return nil, cat, nil, usagef("the built-in catalogue does not fit cluster %s (%v); give a --catalogue that does", cl.Name(), err)
-		}
-		return nil, cat, nil, badinput.Errorf(o.CatalogueFile, "cluster %s: %w", cl.Name(), err)
+	if err := o.checkCost(e, &cat, cl); err != nil {
+		return nil, cat, nil, err
 	}
 	out, err := output.claim(ctx, keepOutput, clusterRef, o.CatalogueFile)
 	return cl, cat, out, err
+}
+
+// checkCost estimates the campaign's cost before anything is claimed or built (a design the
+// cluster cannot hold would otherwise fail the campaign once the agents have joined, as an
+// internal error), logs it at level info, and refuses it above --max-cost (the message says
+// the cost); else prints it.
+func (o campaignOptions) checkCost(e env, cat *experiments.Catalogue, cl *cluster.Cluster) error {
+	scale := o.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	cost, err := engine.EstimateCost(cat, cl, scale)
+	if err != nil {
+		if o.CatalogueFile == "" {
+			return usagef("the built-in catalogue does not fit cluster %s (%v); give a --catalogue that does", cl.Name(), err)
+		}
+		return badinput.Errorf(o.CatalogueFile, "cluster %s: %w", cl.Name(), err)
+	}
+	e.log.Info("campaign cost", "measurements", cost.Measurements, "transfers_per_rep", cost.Transfers, "bytes_per_rep", cost.Bytes,
+		"at_least", cost.Least().String(), "min_reps", cost.MinReps, "at_max_reps", cost.Most().String(), "max_reps", cost.MaxReps,
+		"rate_scale", scale, "max_cost", o.MaxCost.String())
+	if cost.Least() > o.MaxCost {
+		what := "the built-in catalogue"
+		if o.CatalogueFile != "" {
+			what = "catalogue " + o.CatalogueFile
+		}
+		return usagef("%s on cluster %s: %s; that is above --max-cost %s: give a larger --max-cost (COMMCAL_MAX_COST) to measure it, or a smaller catalogue",
+			what, cl.Name(), cost, o.MaxCost)
+	}
+	fmt.Fprintf(e.stdout, "campaign: %s, at %g × the nominal rates (--max-cost %s)\n", cost, scale, o.MaxCost)
+	return nil
 }
 
 // printMeasured prints a measured dataset and its notes, the last of which says how the
