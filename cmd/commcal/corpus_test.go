@@ -177,6 +177,10 @@ func TestBadInputCorpus(t *testing.T) {
 			withPattern(t, d)
 			write(t, filepath.Join(d, "params.json"), `{"efficiency": 0.94, "contra_factor": 1, "inverse_bandwidth_s_per_byte": {"intra-rack": -1e-8}}`)
 		}, []string{"predict", "--cluster", "ccpe-testbed", "--params", "{d}/params.json", "{d}/p.csv"}, exitBadInput, "params.json"},
+		{"params with a null capacity, which would read as the default", func(t *testing.T, d string) {
+			withPattern(t, d)
+			write(t, filepath.Join(d, "params.json"), `{"nic_bps": null}`)
+		}, []string{"predict", "--cluster", "ccpe-testbed", "--params", "{d}/params.json", "{d}/p.csv"}, exitBadInput, `key "nic_bps": null`},
 		{"params with a misspelled path class", func(t *testing.T, d string) {
 			withPattern(t, d)
 			write(t, filepath.Join(d, "params.json"), `{"efficiency": 0.94, "contra_factor": 1, "latency_s": {"inter_rack": 1e-4}}`)

@@ -19,6 +19,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
@@ -218,6 +219,12 @@ func (o paramsOptions) load() (contention.Params, error) {
 	if o.File != "" {
 		if err := datasets.ReadJSONFile(o.File, &p); err != nil {
 			return p, badinput.Wrap(o.File, err)
+		}
+		// A null would read as 0, the default: refused as a calibration's are.
+		if data, err := os.ReadFile(o.File); err == nil {
+			if key, line := estimate.UnflaggedNull(data, &contention.Params{}); line > 0 {
+				return p, badinput.Errorf(o.File, "line %d, key %s: null, want a value or the key left out", line, badinput.Quote(key))
+			}
 		}
 		if err := p.Validate(); err != nil {
 			return p, badinput.Wrap(o.File, err)
