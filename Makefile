@@ -4,7 +4,7 @@ BIN := ./commcal
 # Pinned so that the committed sample's manifest does not carry the day it was made.
 SAMPLE_EPOCH := 1795219200
 
-.PHONY: run test build static bench simgrid-inputs simgrid fuzz fuzz-smoke sample clean
+.PHONY: run test leaderboard build static bench simgrid-inputs simgrid fuzz fuzz-smoke sample clean
 
 ## build: ./commcal. -buildvcs=auto stamps the git commit into the binary (commcal version
 ## prints it) when built from a checkout, whatever GOFLAGS says.
@@ -19,17 +19,20 @@ static:
 run: build
 	$(BIN) run --out run
 
-## test: static checks and every test
+## test: static checks and every test, the committed leaderboard on three of its datasets
 # Packages are tested one at a time (-p 1): the emulation tests measure real TCP through
 # shaped links, and another package's tests beside them on a 2-core machine take the CPU the
 # emulation needs and skew the rates it measures. Tests inside a package still run in
-# parallel where they say so. The selection package calibrates and scores every committed TCP
-# dataset, which on a slow machine takes longer than go test's default bound of 10 minutes a
-# package; -timeout 30m is there for a hung test, not for a slow machine. The measured times
-# are in docs/performance.md.
+# parallel where they say so. -timeout 30m is there for a hung test, not for a slow machine.
+# The measured times are in docs/performance.md.
 test:
 	$(GO) vet ./...
 	$(GO) test -p 1 -timeout 30m ./...
+
+## leaderboard: data/tcp/LEADERBOARD.md regenerated from every committed TCP dataset and
+## compared with the file (minutes; CI runs it after make test)
+leaderboard:
+	COMMCAL_LEADERBOARD=full $(GO) test -count=1 -timeout 60m -run '^TestCommittedLeaderboard$$' ./selection/
 
 ## bench: the performance benchmarks (ingest throughput and the others)
 bench:
