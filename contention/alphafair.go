@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -131,8 +132,10 @@ func (f *wfill) rate(w, u, q float64) (float64, float64) {
 }
 
 // fillAlpha sets the rates of the active classes by weighted α-fair sharing with the weights
-// eff and ceilings ceil, starting from and updating the resources' prices price.
-func (f *wfill) fillAlpha(price []float64) error {
+// eff and ceilings ceil, starting from and updating the resources' prices price. It stops
+// when ctx is done (stopped), checked at every iteration: one sharing can take up to
+// alphaMaxIter of them, each a Cholesky factorisation or a sweep over the priced resources.
+func (f *wfill) fillAlpha(ctx context.Context, price []float64) error {
 	e := f.e
 	unit := e.net.Ceiling
 	// No class finishes during a sharing: finished ones leave the lists once, before the sweeps.
@@ -162,6 +165,9 @@ func (f *wfill) fillAlpha(price []float64) error {
 		f.iterations++
 		if iter == alphaMaxIter {
 			return &NotConvergedError{Alpha: f.alpha, Violation: worst}
+		}
+		if err := stopped(ctx); err != nil {
+			return err
 		}
 		if worst <= mark/2 || math.IsNaN(mark) {
 			mark, markIter = worst, iter

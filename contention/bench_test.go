@@ -2,6 +2,7 @@ package contention
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -66,7 +67,7 @@ func predictBench(b *testing.B, m Model, net *Network, flows []Flow) {
 	b.ReportAllocs()
 	var steps int
 	for b.Loop() {
-		p, err := m.Predict(net, flows)
+		p, err := m.Predict(context.Background(), net, flows)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -219,7 +220,7 @@ func TestWriteSimGridInputs(t *testing.T) {
 			}
 			for range runs {
 				start := time.Now()
-				p, err := m.Predict(&learned, flows)
+				p, err := m.Predict(context.Background(), &learned, flows)
 				if err != nil {
 					t.Fatal(err)
 				}

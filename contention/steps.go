@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -75,9 +76,23 @@ type route struct {
 }
 
 // rateRule is a model's way of sharing the network: rates sets e.rate[c] for every active
-// class c of e, for the current step.
+// class c of e, for the current step. A rule whose step can loop for long (α-fair sharing's
+// price iteration) stops when ctx is done, returning stopped's error; the others take O(active
+// classes + resources) a step, and the step loop's own check covers them.
 type rateRule interface {
-	rates() error
+	rates(ctx context.Context) error
+}
+
+// stopped is the error of a prediction that ctx stopped before its end: ctx's error wrapped
+// (errors.Is(err, context.Canceled) holds for an interruption), or nil while ctx is live.
+// ctx.Err() is an atomic load, a few nanoseconds: the step loop and the α-fair iteration call
+// it on every step and iteration, each of which costs far more (O(active classes +
+// resources) at least), rather than counting steps between calls.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("contention: prediction stopped: %w", err)
+	}
+	return nil
 }
 
 // newEngine checks the flows (nodePairs) and groups them into classes (one per transfer when
@@ -330,13 +345,17 @@ func (pm *pathMaker) route(s, d int32) route {
 func (e *engine) pathOf(c int32) []int32 { rt := &e.routes[c]; return rt.res[:rt.n] }
 func (e *engine) active(c int32) []int32 { return e.mem[e.head[c]:e.memOff[c+1]] }
 
-// run is the step loop. It returns each transfer's completion time, plus latencies.
-func (e *engine) run(rule rateRule) (*Prediction, error) {
+// run is the step loop. It returns each transfer's completion time, plus latencies, or
+// stopped's error once ctx is done (checked at every step).
+func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 	flows := e.flows
 	p := &Prediction{Times: make([]float64, len(flows))}
 	t := 0.0
 	for len(e.act) > 0 {
-		if err := rule.rates(); err != nil {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
+		if err := rule.rates(ctx); err != nil {
 			return nil, err
 		}
 		e.steps++
@@ -440,13 +459,14 @@ type stepModel interface {
 	rule(net *Network) (singletons bool, newRule func(e *engine) rateRule)
 }
 
-// predictSteps runs a step model; observe, when set (tests), sees every step's rates.
-func predictSteps(m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
+// predictSteps runs a step model until ctx is done; observe, when set (tests), sees every
+// step's rates.
+func predictSteps(ctx context.Context, m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
 	singletons, newRule := m.rule(net)
 	e, err := newEngine(net, flows, singletons)
 	if err != nil {
 		return nil, err
 	}
 	e.observe = observe
-	return e.run(newRule(e))
+	return e.run(ctx, newRule(e))
 }
