@@ -73,3 +73,19 @@ func TestPredictStopsWhenCancelled(t *testing.T) {
 		})
 	}
 }
+
+// An α-fair sharing of 10⁶ classes, whose iterations take a second each, stops within a
+// second of a cancellation too: ackpath-alpha (at fitted parameters) on allToAll1000,
+// cancelled in its first steps (the set-up takes a few tenths of a second).
+func TestLargeSharingStopsWhenCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sets up an all-to-all of 1,000 nodes; not with -short")
+	}
+	net, flows := allToAll1000(t)
+	net.Learned = fittedLearned
+	lag := checkStops(t, 2*time.Second, func(ctx context.Context) error {
+		_, err := AckPathAlpha.Predict(ctx, net, flows)
+		return err
+	})
+	t.Logf("stopped %v after the cancellation", lag)
+}

@@ -131,7 +131,7 @@ func (m Learned) eachSample(ctx context.Context, scratch *Scratch, net *Network,
 	// Sampled weights are a transfer's own: one class per transfer. Without them, every factor
 	// depends on a transfer's path and the step's counts only, so the transfers of one
 	// (source, destination) pair share a class, as under max-min.
-	e, f, err := scratch.prepare(net, flows, m.v, lp, spread == 0)
+	e, f, err := scratch.prepare(ctx, net, flows, m.v, lp, spread == 0)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 				t.Fatal(err)
 			}
 			lp := net.Learned[m.Name()]
-			e, err := newEngine(lp.network(net), flows, true)
+			e, err := newEngine(context.Background(), lp.network(net), flows, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -550,7 +550,7 @@ func TestAlphaFairKKT(t *testing.T) {
 			net := ackCluster(t, 470e6, nil)
 			for range 15 {
 				flows := randomTableIFlows(rng, 2+rng.IntN(14), 4)
-				e, err := newEngine(net, flows, false)
+				e, err := newEngine(context.Background(), net, flows, false)
 				if err != nil {
 					t.Fatal(err)
 				}

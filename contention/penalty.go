@@ -39,7 +39,7 @@ func (Penalty) rule(*Network) (bool, func(*engine) rateRule) {
 // per edge. fn may give parallel edges different penalties, so every transfer is a class of
 // its own. It stops as Model.Predict does when ctx is done.
 func PredictWithPenalties(ctx context.Context, net *Network, flows []Flow, fn func([]Edge) []float64) (*Prediction, error) {
-	e, err := newEngine(net, flows, true)
+	e, err := newEngine(ctx, net, flows, true)
 	if err != nil {
 		return nil, err
 	}

@@ -96,11 +96,15 @@ func stopped(ctx context.Context) error {
 }
 
 // newEngine checks the flows (nodePairs) and groups them into classes (one per transfer when
-// singletons).
-func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
+// singletons). It stops when ctx is done, looking at it between its passes over the flows:
+// each takes a fraction of a second at 10⁷ flows, the whole set-up more than one.
+func newEngine(ctx context.Context, net *Network, flows []Flow, singletons bool) (*engine, error) {
 	nodes := net.Cluster.Nodes()
 	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity))}
 	src, dst, err := nodePairs(net, flows)
+	if err == nil {
+		err = stopped(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +126,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		cls[i] = c
 		e.src, e.dst = append(e.src, s), append(e.dst, d)
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	nc := len(e.src)
 	e.routes = make([]route, nc)
 	pm := newPathMaker(net)
@@ -141,6 +148,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		e.mem[fill[c]] = int32(i)
 		fill[c]++
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	bySize := func(a, b int32) int {
 		if flows[a].Bytes != flows[b].Bytes {
 			if flows[a].Bytes < flows[b].Bytes {
@@ -157,6 +167,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		if m := e.mem[e.memOff[c]:e.memOff[c+1]]; len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
 			slices.SortFunc(m, bySize)
 		}
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 	e.reset()
 	return e, nil
@@ -463,7 +476,7 @@ type stepModel interface {
 // step's rates.
 func predictSteps(ctx context.Context, m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
 	singletons, newRule := m.rule(net)
-	e, err := newEngine(net, flows, singletons)
+	e, err := newEngine(ctx, net, flows, singletons)
 	if err != nil {
 		return nil, err
 	}
