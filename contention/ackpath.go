@@ -1,6 +1,9 @@
 package contention
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // ackpath: a transfer's acknowledgements travel back through the reverse directions of its
 // path and queue there behind the data of the transfers going that way. A longer round trip
@@ -121,8 +124,8 @@ func (t *takeUp) addTo(p *Prediction) {
 	}
 }
 
-func (t *takeUp) rates() error {
-	if err := t.wfill.rates(); err != nil {
+func (t *takeUp) rates(ctx context.Context) error {
+	if err := t.wfill.rates(ctx); err != nil {
 		return err
 	}
 	e := t.e

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -333,7 +334,7 @@ func (s *alg1) give(c int32, rate float64) {
 }
 
 // rates runs Algorithm 1 on the active classes.
-func (s *alg1) rates() error {
+func (s *alg1) rates(context.Context) error {
 	s.startStep()
 	act := s.e.act
 	for _, c := range s.e.changed {

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -130,9 +131,27 @@ func (f *wfill) rate(w, u, q float64) (float64, float64) {
 	return v, v * f.negInvAlpha / q
 }
 
+// alphaLarge is the number of active classes from which an iteration of α-fair sharing looks
+// at its context within itself too (halt): at 10⁶ classes (an all-to-all of 1,000 nodes) one
+// Newton step, sweep or extrapolation takes a second, each of its evaluations of the
+// violation tens of milliseconds; below, an iteration takes milliseconds at most, and the
+// look at every iteration is enough.
+const alphaLarge = 1 << 14
+
+// halt is stopped's error where the sharing is large (alphaLarge), nil otherwise: the look
+// that newton, sweep and extrapolate take between their evaluations.
+func (f *wfill) halt(ctx context.Context) error {
+	if len(f.e.act) < alphaLarge {
+		return nil
+	}
+	return stopped(ctx)
+}
+
 // fillAlpha sets the rates of the active classes by weighted α-fair sharing with the weights
-// eff and ceilings ceil, starting from and updating the resources' prices price.
-func (f *wfill) fillAlpha(price []float64) error {
+// eff and ceilings ceil, starting from and updating the resources' prices price. It stops
+// when ctx is done (stopped), checked at every iteration (one sharing can take up to
+// alphaMaxIter of them) and, in a large sharing, within each (halt).
+func (f *wfill) fillAlpha(ctx context.Context, price []float64) error {
 	e := f.e
 	unit := e.net.Ceiling
 	// No class finishes during a sharing: finished ones leave the lists once, before the sweeps.
@@ -163,25 +182,37 @@ func (f *wfill) fillAlpha(price []float64) error {
 		if iter == alphaMaxIter {
 			return &NotConvergedError{Alpha: f.alpha, Violation: worst}
 		}
+		if err := stopped(ctx); err != nil {
+			return err
+		}
 		if worst <= mark/2 || math.IsNaN(mark) {
 			mark, markIter = worst, iter
 		} else if worst <= alphaStallTol && iter-markIter >= alphaStall ||
 			worst <= alphaLooseTol && iter-markIter >= alphaLooseStall {
 			break
 		}
-		if ok, after := f.newton(price, worst); ok {
+		ok, after, err := f.newton(ctx, price, worst)
+		if err != nil {
+			return err
+		}
+		if ok {
 			worst = after
 			continue
 		}
 		// No price moved: the iteration is at its fixed point to the precision of the prices
 		// (a price far below the others on its classes' paths cannot be resolved further).
-		if !f.sweep(price) {
+		if moved, err := f.sweep(ctx, price); err != nil || !moved {
+			if err != nil {
+				return err
+			}
 			break
 		}
 		f.setQ(price) // from the prices again: the sweep's increments drift
 		worst = f.violation(price, f.x, f.usage)
 		if sweep++; sweep >= 3 {
-			worst = f.extrapolate(price, worst)
+			if worst, err = f.extrapolate(ctx, price, worst); err != nil {
+				return err
+			}
 		}
 	}
 	f.keepPrices(price, sig)
@@ -265,8 +296,8 @@ func (f *wfill) keepPrices(price []float64, sig uint64) {
 
 // sweep is one round of coordinate ascent: each priced resource's price in turn set by
 // solvePrice, the class price sums following; it keeps the prices before it in f.prev (for
-// extrapolate) and says whether any price moved.
-func (f *wfill) sweep(price []float64) bool {
+// extrapolate) and says whether any price moved, unless halt stops it first.
+func (f *wfill) sweep(ctx context.Context, price []float64) (bool, error) {
 	unit := f.e.net.Ceiling
 	copy(f.prev, price)
 	moved := false
@@ -274,6 +305,9 @@ func (f *wfill) sweep(price []float64) bool {
 		on := f.on[r]
 		if len(on) == 0 {
 			continue
+		}
+		if err := f.halt(ctx); err != nil {
+			return false, err
 		}
 		old := price[r]
 		if p := f.solvePrice(on, old, f.capacity[r]/unit); p != old {
@@ -284,7 +318,7 @@ func (f *wfill) sweep(price []float64) bool {
 			price[r] = p
 		}
 	}
-	return moved
+	return moved, nil
 }
 
 // solvePrice is a resource's price given the others': 0 when its classes on fit in its
@@ -349,10 +383,14 @@ func (f *wfill) solvePrice(on []int32, old, k float64) float64 {
 // jump to p + λ·Δ (Δ the last sweep's move, λ = 2, 4, 8, …, prices kept ≥ 0) for the λ that
 // leaves the largest capacity violation smallest, if any lowers it. It never makes the
 // violation worse, so the sweeps' convergence stands. before is the violation at price; it
-// returns the violation at the prices it leaves, with their rates and loads in f.x and f.usage.
-func (f *wfill) extrapolate(price []float64, before float64) float64 {
+// returns the violation at the prices it leaves, with their rates and loads in f.x and f.usage,
+// unless halt stops it first.
+func (f *wfill) extrapolate(ctx context.Context, price []float64, before float64) (float64, error) {
 	best, bestLambda := before, 0.0
 	for lambda := 2.0; lambda <= 1<<20; lambda *= 2 {
+		if err := f.halt(ctx); err != nil {
+			return 0, err
+		}
 		for _, r := range f.used {
 			f.cand[r] = max(price[r]+lambda*(price[r]-f.prev[r]), 0)
 		}
@@ -363,13 +401,13 @@ func (f *wfill) extrapolate(price []float64, before float64) float64 {
 		best, bestLambda = v, lambda
 	}
 	if bestLambda == 0 {
-		return before
+		return before, nil
 	}
 	for _, r := range f.used {
 		price[r] = max(price[r]+bestLambda*(price[r]-f.prev[r]), 0)
 	}
 	f.setQ(price)
-	return f.violation(price, f.x, f.usage)
+	return f.violation(price, f.x, f.usage), nil
 }
 
 // priceSum is the sum of the prices p of class c's resources.
@@ -429,8 +467,9 @@ func (f *wfill) violation(p, x, load []float64) float64 {
 // both resources of members × the rate's fall per unit of price; positive semidefinite), the
 // prices kept ≥ 0, the step halved until it lowers the largest violation. It says whether it
 // did, and the violation it left; the sweeps then clean up the resources it left out. before
-// is the violation at price, with its rates and loads in f.x and f.usage.
-func (f *wfill) newton(price []float64, before float64) (bool, float64) {
+// is the violation at price, with its rates and loads in f.x and f.usage. halt can stop it
+// before each factorisation and each evaluation of the line search.
+func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bool, float64, error) {
 	e := f.e
 	unit := e.net.Ceiling
 	for r := range f.index {
@@ -464,7 +503,7 @@ func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 	f.rows = act
 	n := len(act)
 	if n == 0 {
-		return false, before
+		return false, before, nil
 	}
 	// H in the upper triangle of a row-major n×n array, factorised in place (LAPACK's dpotrf;
 	// mat.Cholesky would also estimate the condition number, as long again). Where the step
@@ -476,27 +515,10 @@ func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 	f.hbuf = slices.Grow(f.hbuf[:0], n*n)[:n*n]
 	h := blas64.Symmetric{Uplo: blas.Upper, N: n, Data: f.hbuf, Stride: n}
 	for _, mu := range newtonDamping {
-		clear(f.hbuf)
-		for _, c := range e.act {
-			if f.slope[c] == 0 {
-				continue
-			}
-			path := f.path[c]
-			for a, r := range path {
-				i := int(f.index[r])
-				if i < 0 {
-					continue
-				}
-				for _, s := range path[a:] {
-					if j := int(f.index[s]); j >= 0 {
-						f.hbuf[min(i, j)*n+max(i, j)] += f.slope[c]
-					}
-				}
-			}
+		if err := f.halt(ctx); err != nil {
+			return false, 0, err
 		}
-		for i := range n {
-			f.hbuf[i*n+i] *= 1 + mu
-		}
+		f.hessian(n, mu)
 		chol, ok := lapack64.Potrf(h)
 		if !ok {
 			continue // singular: the next μ raises the diagonal
@@ -510,6 +532,9 @@ func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 		blas64.Trsv(blas.Trans, chol, v)
 		blas64.Trsv(blas.NoTrans, chol, v)
 		for t := 1.0; t >= 1.0/1024; t /= 2 {
+			if err := f.halt(ctx); err != nil {
+				return false, 0, err
+			}
 			copy(f.cand, price)
 			for i, r := range act {
 				f.cand[r] = max(price[r]+t*f.dbuf[i], 0)
@@ -519,11 +544,37 @@ func (f *wfill) newton(price []float64, before float64) (bool, float64) {
 				f.setQ(price)
 				f.x, f.xCand = f.xCand, f.x
 				f.usage, f.loadCand = f.loadCand, f.usage
-				return true, v
+				return true, v, nil
 			}
 		}
 	}
-	return false, before
+	return false, before, nil
+}
+
+// hessian sets the upper triangle of newton's n×n matrix H, in f.hbuf, from the classes'
+// slopes and the rows of the resources (f.index), with its diagonal raised by a factor 1 + mu.
+func (f *wfill) hessian(n int, mu float64) {
+	clear(f.hbuf)
+	for _, c := range f.e.act {
+		if f.slope[c] == 0 {
+			continue
+		}
+		path := f.path[c]
+		for a, r := range path {
+			i := int(f.index[r])
+			if i < 0 {
+				continue
+			}
+			for _, s := range path[a:] {
+				if j := int(f.index[s]); j >= 0 {
+					f.hbuf[min(i, j)*n+max(i, j)] += f.slope[c]
+				}
+			}
+		}
+	}
+	for i := range n {
+		f.hbuf[i*n+i] *= 1 + mu
+	}
 }
 
 // NotConvergedError says that a step's α-fair prices did not converge within the iteration

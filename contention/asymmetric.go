@@ -1,5 +1,7 @@
 package contention
 
+import "context"
+
 // Asymmetric is the reference model of Zhu et al. (CCPE 2014): Algorithm 1 for the rates
 // inside Algorithm 2 for the steps.
 //
@@ -49,8 +51,8 @@ type Asymmetric struct{}
 func (Asymmetric) Name() string { return "asymmetric" }
 
 // Predict implements Model.
-func (m Asymmetric) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return predictSteps(m, net, flows, nil)
+func (m Asymmetric) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(ctx, m, net, flows, nil)
 }
 
 func (Asymmetric) rule(*Network) (bool, func(*engine) rateRule) { return alg1Rule(contraFull, 1) }

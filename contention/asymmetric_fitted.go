@@ -1,5 +1,7 @@
 package contention
 
+import "context"
+
 // AsymmetricFitted is Asymmetric with the contra-flow rule weighted by the network's
 // ContraFactor φ, fitted on the cluster's bidirectional experiments: a transfer whose
 // bottleneck is contra-flow gets r_fair − φ·(r_fair − r_contra), where r_fair is what the
@@ -11,8 +13,8 @@ type AsymmetricFitted struct{}
 func (AsymmetricFitted) Name() string { return "asymmetric-fitted" }
 
 // Predict implements Model.
-func (m AsymmetricFitted) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return predictSteps(m, net, flows, nil)
+func (m AsymmetricFitted) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(ctx, m, net, flows, nil)
 }
 
 func (AsymmetricFitted) rule(net *Network) (bool, func(*engine) rateRule) {

@@ -1,6 +1,7 @@
 package contention_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,7 +56,7 @@ func checkEqual(t *testing.T, c equalityCase, failures map[string]int) float64 {
 	for _, m := range equalityModels {
 		net := *c.net
 		net.ContraFactor = m.phi
-		got, err1 := m.model.Predict(&net, c.flows)
+		got, err1 := m.model.Predict(context.Background(), &net, c.flows)
 		want, err2 := contention.ReferencePredict(m.model.Name(), &net, c.flows)
 		report := func(format string, a ...any) {
 			failures[m.name]++
@@ -344,7 +345,7 @@ func TestEqualToReferenceBenchPattern(t *testing.T) {
 	}
 	net, flows := contention.BenchPattern()
 	for _, m := range contention.Models() {
-		got, err1 := m.Predict(net, flows)
+		got, err1 := m.Predict(context.Background(), net, flows)
 		want, err2 := contention.ReferencePredict(m.Name(), net, flows)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)

@@ -1,6 +1,7 @@
 package contention_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -44,7 +45,7 @@ func ExampleAsymmetric_Predict() {
 	net := contention.NewNetwork(cl, 1) // the paper's rates are the nominal ones
 	flows := []contention.Flow{{Src: "X1", Dst: "Y2", Bytes: 10e6}, {Src: "X1", Dst: "X2", Bytes: 20e6},
 		{Src: "X2", Dst: "Y3", Bytes: 20e6}, {Src: "X3", Dst: "Y1", Bytes: 20e6}, {Src: "Y1", Dst: "Y3", Bytes: 20e6}}
-	p, err := contention.Asymmetric{}.Predict(net, flows)
+	p, err := contention.Asymmetric{}.Predict(context.Background(), net, flows)
 	if err != nil {
 		log.Fatal(err)
 	}

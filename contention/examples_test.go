@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -34,7 +35,7 @@ func tableICluster(t *testing.T) *Network {
 var tableIFlows = []Flow{{"X1", "Y2", 10e6}, {"X1", "X2", 20e6}, {"X2", "Y3", 20e6}, {"X3", "Y1", 20e6}, {"Y1", "Y3", 20e6}}
 
 func TestTableI(t *testing.T) {
-	p, err := Asymmetric{}.Predict(tableICluster(t), tableIFlows)
+	p, err := Asymmetric{}.Predict(context.Background(), tableICluster(t), tableIFlows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestAsymmetricPropertyOnOneNIC(t *testing.T) {
 			flows = append(flows, Flow{Src: nodeName(i), Dst: "n0", Bytes: 1e6})
 		}
 		flows = append(flows, Flow{Src: "n0", Dst: "n13", Bytes: 1e6})
-		p, err := Asymmetric{}.Predict(net, flows)
+		p, err := Asymmetric{}.Predict(context.Background(), net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,13 +89,13 @@ func TestAsymmetricPropertyOnOneNIC(t *testing.T) {
 				t.Errorf("%d in, 1 out: transfer %d at %g bit/s, want %g", in, i, r, 940e6/float64(in))
 			}
 		}
-		pf, _ := Fair{}.Predict(net, flows)
+		pf, _ := Fair{}.Predict(context.Background(), net, flows)
 		if out := pf.FirstRates[in]; out != 940e6 {
 			t.Errorf("fair: the outgoing transfer gets %g, want 940e6", out)
 		}
 		// asymmetric-fitted sits between: φ = 0.5 gives the midpoint.
 		net.ContraFactor = 0.5
-		pa, _ := AsymmetricFitted{}.Predict(net, flows)
+		pa, _ := AsymmetricFitted{}.Predict(context.Background(), net, flows)
 		net.ContraFactor = 1
 		if want := 940e6 - 0.5*(940e6-940e6/float64(in)); !scalar.EqualWithinRel(pa.FirstRates[in], want, 1e-12) {
 			t.Errorf("asymmetric-fitted φ=0.5: %g, want %g", pa.FirstRates[in], want)
@@ -143,7 +144,7 @@ func TestSequenceOfLinearModelsFig3(t *testing.T) {
 	step := map[int][]float64{6: {3.5, 3.5, 3.5, 10.0 / 3, 10.0 / 3, 1.5}, 5: {3.5, 3.5, 3.5, 7.0 / 3, 7.0 / 3}, 3: {3, 3, 3}}
 	predict := func(alpha float64) *Prediction {
 		net.Penalty.Alpha = alpha
-		p, err := PredictWithPenalties(net, flows, func(e []Edge) []float64 { return step[len(e)] })
+		p, err := PredictWithPenalties(context.Background(), net, flows, func(e []Edge) []float64 { return step[len(e)] })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,5 +1,7 @@
 package contention
 
+import "context"
+
 // fill is progressive filling on the engine's classes. The transfers of a class cross the
 // same resources, so they freeze together at the same level: a class is frozen as one, with
 // its multiplicity counted in the resources' usage and unfrozen transfers.
@@ -107,7 +109,7 @@ func (f *fill) level(r int32) float64 {
 }
 
 // rates is progressive filling on the active classes.
-func (f *fill) rates() error {
+func (f *fill) rates(context.Context) error {
 	e := f.e
 	for _, c := range e.changed {
 		f.cls[c].mult = e.mult[c]

@@ -1,6 +1,10 @@
 package contention
 
-import "github.com/commcal/commcal/cluster"
+import (
+	"context"
+
+	"github.com/commcal/commcal/cluster"
+)
 
 // Hockney ignores contention: every transfer takes α + β·m, with α and β of its path class
 // (the network's Latency and InverseBandwidth; β defaults to 8/ceiling seconds per byte).
@@ -10,8 +14,12 @@ type Hockney struct{}
 // Name implements Model.
 func (Hockney) Name() string { return "hockney" }
 
-// Predict implements Model.
-func (Hockney) Predict(net *Network, flows []Flow) (*Prediction, error) {
+// Predict implements Model. It has no loop to stop: one pass over the flows, which it does not
+// start when ctx is already done.
+func (Hockney) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	src, dst, err := nodePairs(net, flows)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -61,16 +62,17 @@ func LearnedNames() []string {
 // Predict implements Model: the mean over the weight samples of each transfer's completion
 // time (latencies included). Steps is the mean number of steps, rounded; FirstRates the mean
 // first-step rates.
-func (m Learned) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return m.PredictWith(nil, net, flows)
+func (m Learned) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return m.PredictWith(ctx, nil, net, flows)
 }
 
 // PredictWith is Predict keeping the pattern's set-up in scratch (if not nil) for the next
-// prediction of the same flows, as a fit's evaluations do.
-func (m Learned) PredictWith(scratch *Scratch, net *Network, flows []Flow) (*Prediction, error) {
+// prediction of the same flows, as a fit's evaluations do. It stops as Predict does when ctx
+// is done.
+func (m Learned) PredictWith(ctx context.Context, scratch *Scratch, net *Network, flows []Flow) (*Prediction, error) {
 	out := &Prediction{Times: make([]float64, len(flows)), FirstRates: make([]float64, len(flows))}
 	steps, n := 0, 0
-	err := m.eachSample(scratch, net, flows, func(p *Prediction, samples int) {
+	err := m.eachSample(ctx, scratch, net, flows, func(p *Prediction, samples int) {
 		steps, n = steps+p.Steps, samples
 		for i := range flows {
 			out.Times[i] += p.Times[i] / float64(samples)
@@ -90,10 +92,11 @@ func (m Learned) PredictWith(scratch *Scratch, net *Network, flows []Flow) (*Pre
 // times: element j is the mean over the weight samples of the (j+1)-th smallest time. They
 // are what the spread σ is fitted to on the fairness experiments, whose transfers are
 // interchangeable: which one finishes first changes from repetition to repetition, so each
-// transfer's mean hides the spread that the sorted times show. scratch is as PredictWith's.
-func (m Learned) OrderStatistics(scratch *Scratch, net *Network, flows []Flow) ([]float64, error) {
+// transfer's mean hides the spread that the sorted times show. ctx and scratch are as
+// PredictWith's.
+func (m Learned) OrderStatistics(ctx context.Context, scratch *Scratch, net *Network, flows []Flow) ([]float64, error) {
 	out := make([]float64, len(flows))
-	err := m.eachSample(scratch, net, flows, func(p *Prediction, samples int) {
+	err := m.eachSample(ctx, scratch, net, flows, func(p *Prediction, samples int) {
 		slices.Sort(p.Times)
 		for j, t := range p.Times {
 			out[j] += t / float64(samples)
@@ -104,8 +107,8 @@ func (m Learned) OrderStatistics(scratch *Scratch, net *Network, flows []Flow) (
 
 // eachSample runs the step loop once per weight sample and hands each prediction to use,
 // with the number of samples; scratch, if not nil, keeps the pattern's set-up for the next
-// call.
-func (m Learned) eachSample(scratch *Scratch, net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
+// call. It stops when ctx is done, within a step (engine.run).
+func (m Learned) eachSample(ctx context.Context, scratch *Scratch, net *Network, flows []Flow, use func(p *Prediction, samples int)) error {
 	lp := net.Learned[m.name]
 	if lp == nil {
 		lp = &LearnedParams{}
@@ -120,12 +123,15 @@ func (m Learned) eachSample(scratch *Scratch, net *Network, flows []Flow, use fu
 	}
 	var z [][]float64 // per flow, its weights' normal deviates (weightDeviates)
 	if spread > 0 {
-		z = weightDeviates(len(flows), samples)
+		var err error
+		if z, err = weightDeviates(ctx, len(flows), samples); err != nil {
+			return err
+		}
 	}
 	// Sampled weights are a transfer's own: one class per transfer. Without them, every factor
 	// depends on a transfer's path and the step's counts only, so the transfers of one
 	// (source, destination) pair share a class, as under max-min.
-	e, f, err := scratch.prepare(net, flows, m.v, lp, spread == 0)
+	e, f, err := scratch.prepare(ctx, net, flows, m.v, lp, spread == 0)
 	if err != nil {
 		return err
 	}
@@ -148,7 +154,7 @@ func (m Learned) eachSample(scratch *Scratch, net *Network, flows []Flow, use fu
 		if tu != nil {
 			tu.start()
 		}
-		p, err := e.run(rule)
+		p, err := e.run(ctx, rule)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -35,12 +36,12 @@ func TestLearnedWithoutParamsIsMaxMin(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 50 {
 		flows := randomTableIFlows(rng, 1+rng.IntN(12), 20)
-		want, err := MaxMin{}.Predict(net, flows)
+		want, err := MaxMin{}.Predict(context.Background(), net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range LearnedModels() {
-			got, err := m.Predict(net, flows)
+			got, err := m.Predict(context.Background(), net, flows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,12 +66,12 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 	for range 40 {
 		flows := randomTableIFlows(rng, 2+rng.IntN(30), 3)
 		for _, m := range []Learned{SurfaceModel, Duplex, AckPath, AckPathAlpha} {
-			got, err := m.Predict(net, flows)
+			got, err := m.Predict(context.Background(), net, flows)
 			if err != nil {
 				t.Fatal(err)
 			}
 			lp := net.Learned[m.Name()]
-			e, err := newEngine(lp.network(net), flows, true)
+			e, err := newEngine(context.Background(), lp.network(net), flows, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestLearnedClassesMatchSingletons(t *testing.T) {
 			for c := range f.weight {
 				f.weight[c] = 1
 			}
-			want, err := e.run(f)
+			want, err := e.run(context.Background(), f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestStochasticOneBottleneck(t *testing.T) {
 	for k := 2; k <= 6; k++ {
 		flows := slices.Repeat([]Flow{{"X1", "X2", 10e6}}, k)
 		fair := float64(k) * 80e6 / 940e6
-		order, err := Stochastic.OrderStatistics(nil, net, flows)
+		order, err := Stochastic.OrderStatistics(context.Background(), nil, net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestStochasticOneBottleneck(t *testing.T) {
 		if order[0] >= order[k-1]*0.99 {
 			t.Errorf("k = %d: order statistics %v: no spread at σ = 0.4", k, order)
 		}
-		p, err := Stochastic.Predict(net, flows)
+		p, err := Stochastic.Predict(context.Background(), net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestStochasticOneBottleneck(t *testing.T) {
 		if om := floatsMean(order); !scalar.EqualWithinRel(mean, om, 1e-9) {
 			t.Errorf("k = %d: mean expected time %g, mean order statistic %g", k, mean, om)
 		}
-		again, err := Stochastic.Predict(net, flows)
+		again, err := Stochastic.Predict(context.Background(), net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,11 +159,11 @@ func TestStochasticSamplingError(t *testing.T) {
 		flows := slices.Repeat([]Flow{{"X1", "X2", 10e6}}, k)
 		run := func(samples int) ([]float64, []float64) {
 			net.Learned = map[string]*LearnedParams{"stochastic": {Spread: 0.3, Samples: samples}}
-			order, err := Stochastic.OrderStatistics(nil, net, flows)
+			order, err := Stochastic.OrderStatistics(context.Background(), nil, net, flows)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Stochastic.Predict(net, flows)
+			p, err := Stochastic.Predict(context.Background(), net, flows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +189,7 @@ func TestDuplexCoupling(t *testing.T) {
 	flows := []Flow{{"X1", "X2", 10e6}, {"X3", "X1", 10e6}}
 	for _, c := range []struct{ kappa, share float64 }{{0, 1}, {0.5, 0.75}, {1, 0.5}} {
 		net.Learned = map[string]*LearnedParams{"duplex": {Coupling: c.kappa}}
-		p, err := Duplex.Predict(net, flows)
+		p, err := Duplex.Predict(context.Background(), net, flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +225,7 @@ func TestSurfaceFactor(t *testing.T) {
 	// In the model: a NIC sending one transfer while receiving two gets 0.8 of its capacity out.
 	net := tableICluster(t)
 	net.Learned = map[string]*LearnedParams{"surface": {Surface: []SurfaceCell{{Kind: "nic-out", With: 1, Contra: 2, Factor: 0.8}}}}
-	p, err := SurfaceModel.Predict(net, []Flow{{"X1", "X2", 10e6}, {"X2", "X1", 10e6}, {"X3", "X1", 10e6}})
+	p, err := SurfaceModel.Predict(context.Background(), net, []Flow{{"X1", "X2", 10e6}, {"X2", "X1", 10e6}, {"X3", "X1", 10e6}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +435,7 @@ func TestAckPathLoneQueue(t *testing.T) {
 // want, to 1e-9 relative.
 func checkFirstRate(t *testing.T, m Model, net *Network, flows []Flow, want float64) {
 	t.Helper()
-	p, err := m.Predict(net, flows)
+	p, err := m.Predict(context.Background(), net, flows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +485,7 @@ func TestAckPathFactors(t *testing.T) {
 	}, [][]float64{{470e6, 470e6, 940e6 / (1 + a)}, {470e6, 470e6, 940e6 / (1 + b)}, {235e6, 235e6, 940e6, 940e6 / (1 + a)}})
 	// The factor follows the counts step by step: in the first pattern, once the transfers into
 	// X1 end (1 MB at 470 Mbit/s), the transfer out of X1 runs at the full ceiling.
-	p, err := AckPath.Predict(net, []Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 2e6}})
+	p, err := AckPath.Predict(context.Background(), net, []Flow{{"X2", "X1", 1e6}, {"X3", "X1", 1e6}, {"X1", "X2", 2e6}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +523,7 @@ func TestAlphaFairTwoBottlenecks(t *testing.T) {
 // relative.
 func checkRates(t *testing.T, m Model, net *Network, flows []Flow, want []float64) {
 	t.Helper()
-	p, err := m.Predict(net, flows)
+	p, err := m.Predict(context.Background(), net, flows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +550,7 @@ func TestAlphaFairKKT(t *testing.T) {
 			net := ackCluster(t, 470e6, nil)
 			for range 15 {
 				flows := randomTableIFlows(rng, 2+rng.IntN(14), 4)
-				e, err := newEngine(net, flows, false)
+				e, err := newEngine(context.Background(), net, flows, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -581,7 +582,7 @@ func TestAlphaFairKKT(t *testing.T) {
 						}
 					}
 				}
-				if _, err := e.run(f); err != nil {
+				if _, err := e.run(context.Background(), f); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -616,19 +617,19 @@ func TestScratchReusedAcrossParams(t *testing.T) {
 			var s Scratch
 			for k, lp := range steps(m.Name()) {
 				net.Learned = map[string]*LearnedParams{m.Name(): lp}
-				got, err := m.PredictWith(&s, net, flows)
+				got, err := m.PredictWith(context.Background(), &s, net, flows)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := m.Predict(net, flows)
+				want, err := m.Predict(context.Background(), net, flows)
 				if err != nil {
 					t.Fatal(err)
 				}
-				gotOrder, err := m.OrderStatistics(&s, net, flows)
+				gotOrder, err := m.OrderStatistics(context.Background(), &s, net, flows)
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantOrder, err := m.OrderStatistics(nil, net, flows)
+				wantOrder, err := m.OrderStatistics(context.Background(), nil, net, flows)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -678,7 +679,7 @@ func TestAlphaFairKinkConverges(t *testing.T) {
 		flows = append(flows, Flow{Src: p[0], Dst: p[1], Bytes: 4 << 20})
 	}
 	var s Scratch
-	pred, err := AckPathAlpha.PredictWith(&s, net, flows)
+	pred, err := AckPathAlpha.PredictWith(context.Background(), &s, net, flows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -726,7 +727,7 @@ func TestScratchWarmPrices(t *testing.T) {
 			if s.f != nil {
 				before = s.f.iterations
 			}
-			if _, err := AckPathAlpha.PredictWith(&s, net, flows); err != nil {
+			if _, err := AckPathAlpha.PredictWith(context.Background(), &s, net, flows); err != nil {
 				t.Fatal(err)
 			}
 			return s.f.iterations - before
@@ -797,12 +798,12 @@ func beforeAfter(t *testing.T, m Learned, flows []Flow, set func(*LearnedParams)
 	lp := LearnedParams{Alpha: 0.8}
 	net := ackCluster(t, 10e9, &lp)
 	net.Learned[AckPathAlpha.Name()] = &lp
-	before, err := m.Predict(net, flows)
+	before, err := m.Predict(context.Background(), net, flows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set(&lp)
-	if after, err = m.Predict(net, flows); err != nil {
+	if after, err = m.Predict(context.Background(), net, flows); err != nil {
 		t.Fatal(err)
 	}
 	return before, after

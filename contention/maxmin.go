@@ -1,5 +1,7 @@
 package contention
 
+import "context"
+
 // MaxMin is exact max-min fair sharing by progressive filling: every transfer's rate rises at
 // the same pace until a resource fills (its transfers freeze at that level) or the ceiling is
 // reached; the others go on rising. The result is the allocation in which no rate can grow
@@ -11,8 +13,8 @@ type MaxMin struct{}
 func (MaxMin) Name() string { return "maxmin" }
 
 // Predict implements Model.
-func (m MaxMin) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return predictSteps(m, net, flows, nil)
+func (m MaxMin) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(ctx, m, net, flows, nil)
 }
 
 func (MaxMin) rule(*Network) (bool, func(*engine) rateRule) {

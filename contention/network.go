@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -83,10 +84,13 @@ type Prediction struct {
 	FirstRates []float64
 }
 
-// Model is one named prediction variant.
+// Model is one named prediction variant. Predict stops when ctx is done, within a step of the
+// step loop (or an iteration of α-fair sharing), with an error that wraps ctx.Err(): a
+// prediction of 10⁵ transfers can run for minutes, and an interrupted command must not wait
+// for it.
 type Model interface {
 	Name() string
-	Predict(net *Network, flows []Flow) (*Prediction, error)
+	Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error)
 }
 
 // ResourceCounts is the number of flows crossing each directed resource of cl, by resource

@@ -2,6 +2,7 @@ package contention
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -128,7 +129,7 @@ func TestNegativeParamsNeverPredict(t *testing.T) {
 		checkBadInput(t, doc.json, err, doc.want)
 		if net != nil {
 			for _, m := range Models() {
-				pr, err := m.Predict(net, []Flow{{"X1", "Y1", 1e7}})
+				pr, err := m.Predict(context.Background(), net, []Flow{{"X1", "Y1", 1e7}})
 				if err == nil && pr.Times[0] < 0 {
 					t.Errorf("%s predicts %g s", m.Name(), pr.Times[0])
 				}
@@ -157,7 +158,7 @@ func TestBadFlowsAreBadInput(t *testing.T) {
 	}
 	for _, m := range Models() {
 		for _, tc := range cases {
-			_, err := m.Predict(net, []Flow{ok, tc.bad, ok})
+			_, err := m.Predict(context.Background(), net, []Flow{ok, tc.bad, ok})
 			checkBadInput(t, m.Name()+": "+tc.name, err, "contention: "+tc.want)
 		}
 	}

@@ -1,6 +1,9 @@
 package contention
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // PenaltyParams parameterise the penalty models.
 type PenaltyParams struct {
@@ -23,8 +26,8 @@ type Penalty struct{}
 func (Penalty) Name() string { return "penalty" }
 
 // Predict implements Model.
-func (m Penalty) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return predictSteps(m, net, flows, nil)
+func (m Penalty) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(ctx, m, net, flows, nil)
 }
 
 func (Penalty) rule(*Network) (bool, func(*engine) rateRule) {
@@ -34,14 +37,14 @@ func (Penalty) rule(*Network) (bool, func(*engine) rateRule) {
 // PredictWithPenalties runs the sequence of linear models with penalties from fn, which is
 // given the edges of each step's contention graph, in input order, and returns one penalty
 // per edge. fn may give parallel edges different penalties, so every transfer is a class of
-// its own.
-func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64) (*Prediction, error) {
-	e, err := newEngine(net, flows, true)
+// its own. It stops as Model.Predict does when ctx is done.
+func PredictWithPenalties(ctx context.Context, net *Network, flows []Flow, fn func([]Edge) []float64) (*Prediction, error) {
+	e, err := newEngine(ctx, net, flows, true)
 	if err != nil {
 		return nil, err
 	}
 	rho := make([]float64, len(e.src))
-	return e.run(ruleFunc(func() error {
+	return e.run(ctx, ruleFunc(func() error {
 		edges := make([]Edge, len(e.act)) // fn may keep it
 		for j, c := range e.act {
 			f := flows[e.mem[e.memOff[c]]]
@@ -61,7 +64,7 @@ func PredictWithPenalties(net *Network, flows []Flow, fn func([]Edge) []float64)
 // ruleFunc is a rate rule that is a function.
 type ruleFunc func() error
 
-func (f ruleFunc) rates() error { return f() }
+func (f ruleFunc) rates(context.Context) error { return f() }
 
 // penaltyAlpha is α of the network's penalty parameters, 8/ceiling when unset.
 func penaltyAlpha(net *Network) float64 {
@@ -104,7 +107,7 @@ func newPenaltyRule(e *engine, table *PenaltyTable) *penaltyRule {
 	return &penaltyRule{e: e, table: table, rho: make([]float64, len(e.src))}
 }
 
-func (p *penaltyRule) rates() error {
+func (p *penaltyRule) rates(context.Context) error {
 	e := p.e
 	p.core.compute(e.act, e.src, e.dst, e.mult, e.nodeCount, p.rho)
 	if p.table != nil {

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -167,8 +168,8 @@ type PenaltyTableModel struct{}
 func (PenaltyTableModel) Name() string { return "penalty-table" }
 
 // Predict implements Model.
-func (m PenaltyTableModel) Predict(net *Network, flows []Flow) (*Prediction, error) {
-	return predictSteps(m, net, flows, nil)
+func (m PenaltyTableModel) Predict(ctx context.Context, net *Network, flows []Flow) (*Prediction, error) {
+	return predictSteps(ctx, m, net, flows, nil)
 }
 
 func (PenaltyTableModel) rule(net *Network) (bool, func(*engine) rateRule) {

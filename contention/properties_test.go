@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -46,7 +47,7 @@ func stepRates(t *testing.T, m stepModel, phi float64, net *Network, flows []Flo
 	var all [][]float64
 	n := *net
 	n.ContraFactor = phi
-	_, err := predictSteps(m, &n, flows, func(e *engine) {
+	_, err := predictSteps(context.Background(), m, &n, flows, func(e *engine) {
 		full := make([]float64, len(flows))
 		for _, c := range e.act {
 			for _, i := range e.active(c) {
@@ -102,7 +103,7 @@ func TestNoRateExceedsCapacity(t *testing.T) {
 func TestEveryTransferFinishes(t *testing.T) {
 	for _, c := range propertyPatterns(t) {
 		for _, m := range Models() {
-			p, err := m.Predict(c.net, c.p.Flows)
+			p, err := m.Predict(context.Background(), c.net, c.p.Flows)
 			if err != nil {
 				t.Fatalf("%s, %s: %v", m.Name(), c.p.ID, err)
 			}
@@ -174,8 +175,8 @@ func TestRenamingAndReorderingChangeNothing(t *testing.T) {
 			moved[i] = Flow{Src: rename[f.Src], Dst: rename[f.Dst], Bytes: f.Bytes}
 		}
 		for _, m := range Models() {
-			a, err1 := m.Predict(c.net, c.p.Flows)
-			b, err2 := m.Predict(c.net, moved)
+			a, err1 := m.Predict(context.Background(), c.net, c.p.Flows)
+			b, err2 := m.Predict(context.Background(), c.net, moved)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}

@@ -8,6 +8,7 @@ package contention
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -36,7 +37,7 @@ func referencePredict(name string, net *Network, flows []Flow) (*Prediction, err
 			return rho
 		})
 	case "hockney":
-		return Hockney{}.Predict(net, flows)
+		return Hockney{}.Predict(context.Background(), net, flows)
 	}
 	panic("contention: no reference for model " + name)
 }

@@ -1,6 +1,10 @@
 package contention
 
-import "github.com/commcal/commcal/cluster"
+import (
+	"context"
+
+	"github.com/commcal/commcal/cluster"
+)
 
 // A Scratch keeps one pattern's set-up for a learned model between predictions, so that a fit,
 // which predicts the same calibration patterns under thousands of parameter values, builds
@@ -26,8 +30,9 @@ type scratchKey struct {
 }
 
 // prepare returns the engine and fill for flows on net under lp, ready for a first run: the
-// Scratch's when they fit, new ones otherwise (kept in s unless s is nil).
-func (s *Scratch) prepare(net *Network, flows []Flow, v LearnedVariant, lp *LearnedParams, unweighted bool) (*engine, *wfill, error) {
+// Scratch's when they fit, new ones otherwise (kept in s unless s is nil). A new engine's
+// set-up stops when ctx is done (newEngine).
+func (s *Scratch) prepare(ctx context.Context, net *Network, flows []Flow, v LearnedVariant, lp *LearnedParams, unweighted bool) (*engine, *wfill, error) {
 	key := scratchKey{n: len(flows), cluster: net.Cluster, v: v, shape: fillShapeOf(v, lp, unweighted)}
 	if len(flows) > 0 {
 		key.flows = &flows[0]
@@ -38,7 +43,7 @@ func (s *Scratch) prepare(net *Network, flows []Flow, v LearnedVariant, lp *Lear
 		s.f.reset()
 		return s.e, s.f, nil
 	}
-	e, err := newEngine(net, flows, !unweighted)
+	e, err := newEngine(ctx, net, flows, !unweighted)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -75,17 +76,35 @@ type route struct {
 }
 
 // rateRule is a model's way of sharing the network: rates sets e.rate[c] for every active
-// class c of e, for the current step.
+// class c of e, for the current step. A rule whose step can loop for long (α-fair sharing's
+// price iteration) stops when ctx is done, returning stopped's error; the others take O(active
+// classes + resources) a step, and the step loop's own check covers them.
 type rateRule interface {
-	rates() error
+	rates(ctx context.Context) error
+}
+
+// stopped is the error of a prediction that ctx stopped before its end: ctx's error wrapped
+// (errors.Is(err, context.Canceled) holds for an interruption), or nil while ctx is live.
+// ctx.Err() is an atomic load, a few nanoseconds: the step loop and the α-fair iteration call
+// it on every step and iteration, each of which costs far more (O(active classes +
+// resources) at least), rather than counting steps between calls.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("contention: prediction stopped: %w", err)
+	}
+	return nil
 }
 
 // newEngine checks the flows (nodePairs) and groups them into classes (one per transfer when
-// singletons).
-func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
+// singletons). It stops when ctx is done, looking at it between its passes over the flows:
+// each takes a fraction of a second at 10⁷ flows, the whole set-up more than one.
+func newEngine(ctx context.Context, net *Network, flows []Flow, singletons bool) (*engine, error) {
 	nodes := net.Cluster.Nodes()
 	e := &engine{net: net, flows: flows, nodeCount: len(nodes), count: make([]int32, len(net.Capacity))}
 	src, dst, err := nodePairs(net, flows)
+	if err == nil {
+		err = stopped(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +126,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		cls[i] = c
 		e.src, e.dst = append(e.src, s), append(e.dst, d)
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	nc := len(e.src)
 	e.routes = make([]route, nc)
 	pm := newPathMaker(net)
@@ -126,6 +148,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		e.mem[fill[c]] = int32(i)
 		fill[c]++
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	bySize := func(a, b int32) int {
 		if flows[a].Bytes != flows[b].Bytes {
 			if flows[a].Bytes < flows[b].Bytes {
@@ -142,6 +167,9 @@ func newEngine(net *Network, flows []Flow, singletons bool) (*engine, error) {
 		if m := e.mem[e.memOff[c]:e.memOff[c+1]]; len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
 			slices.SortFunc(m, bySize)
 		}
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 	e.reset()
 	return e, nil
@@ -330,13 +358,17 @@ func (pm *pathMaker) route(s, d int32) route {
 func (e *engine) pathOf(c int32) []int32 { rt := &e.routes[c]; return rt.res[:rt.n] }
 func (e *engine) active(c int32) []int32 { return e.mem[e.head[c]:e.memOff[c+1]] }
 
-// run is the step loop. It returns each transfer's completion time, plus latencies.
-func (e *engine) run(rule rateRule) (*Prediction, error) {
+// run is the step loop. It returns each transfer's completion time, plus latencies, or
+// stopped's error once ctx is done (checked at every step).
+func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 	flows := e.flows
 	p := &Prediction{Times: make([]float64, len(flows))}
 	t := 0.0
 	for len(e.act) > 0 {
-		if err := rule.rates(); err != nil {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
+		if err := rule.rates(ctx); err != nil {
 			return nil, err
 		}
 		e.steps++
@@ -440,13 +472,14 @@ type stepModel interface {
 	rule(net *Network) (singletons bool, newRule func(e *engine) rateRule)
 }
 
-// predictSteps runs a step model; observe, when set (tests), sees every step's rates.
-func predictSteps(m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
+// predictSteps runs a step model until ctx is done; observe, when set (tests), sees every
+// step's rates.
+func predictSteps(ctx context.Context, m stepModel, net *Network, flows []Flow, observe func(*engine)) (*Prediction, error) {
 	singletons, newRule := m.rule(net)
-	e, err := newEngine(net, flows, singletons)
+	e, err := newEngine(ctx, net, flows, singletons)
 	if err != nil {
 		return nil, err
 	}
 	e.observe = observe
-	return e.run(newRule(e))
+	return e.run(ctx, newRule(e))
 }

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestRoutesAreClusterPaths(t *testing.T) {
 func TestClasses(t *testing.T) {
 	net := NewNetwork(benchTwoRack(), DefaultEfficiency)
 	flows := []Flow{{"a0", "b1", 3e6}, {"a1", "a2", 1e6}, {"a0", "b1", 1e6}, {"a1", "a2", 1e6}, {"a0", "b1", 2e6}, {"b1", "a0", 1e6}}
-	e, err := newEngine(net, flows, false)
+	e, err := newEngine(context.Background(), net, flows, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestClasses(t *testing.T) {
 			t.Errorf("class table (dense %t): classes %v, want %v", tab.dense != nil, got, want)
 		}
 	}
-	single, err := newEngine(net, flows, true)
+	single, err := newEngine(context.Background(), net, flows, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -32,15 +33,25 @@ const DefaultSamples = 64
 // weightDeviates returns, per flow, the standard normal deviates of its share weights in each
 // of the samples: a Latin hypercube, transfer i's deviates one from each of the samples'
 // equal-probability strata in a seeded random order, so that every transfer's weights cover
-// the distribution evenly whatever the number of samples.
-func weightDeviates(flows, samples int) [][]float64 {
+// the distribution evenly whatever the number of samples. It stops when ctx is done (stopped),
+// checked every deviatesCheck flows: at 64 samples, 10⁶ flows take seconds.
+func weightDeviates(ctx context.Context, flows, samples int) ([][]float64, error) {
 	z := make([][]float64, flows)
 	rng := rand.New(rand.NewPCG(uint64(samples), 0x636f6d6d63616c))
 	for i := range z {
+		if i%deviatesCheck == 0 {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
+		}
 		z[i] = make([]float64, samples)
 		for k, s := range rng.Perm(samples) {
 			z[i][k] = distuv.UnitNormal.Quantile((float64(s) + rng.Float64()) / float64(samples))
 		}
 	}
-	return z
+	return z, nil
 }
+
+// deviatesCheck is how many flows weightDeviates draws between two looks at its context: a few
+// milliseconds' worth at 64 samples.
+const deviatesCheck = 1024

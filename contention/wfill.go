@@ -1,5 +1,7 @@
 package contention
 
+import "context"
+
 // wfill is weighted progressive filling on the engine's classes: the rate of each member of
 // class c rises as weight[c]·λ until a resource fills (its unfrozen classes freeze at the
 // level λ it reached) or the class reaches the ceiling; a class weighs its weight times its
@@ -176,7 +178,7 @@ func (f *wfill) level(r int32) float64 {
 // acknowledgements' path. The plain fill is max-min's under α-fair sharing too: its
 // bottlenecks are what locates a queue, and α-fair sharing has none (a transfer crossing two
 // priced resources is held back by both).
-func (f *wfill) rates() error {
+func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
 	nr := int32(len(e.net.Capacity))
 	for _, r := range f.used {
@@ -194,7 +196,7 @@ func (f *wfill) rates() error {
 		}
 	}
 	if f.alpha > 0 {
-		return f.fillAlpha(f.price)
+		return f.fillAlpha(ctx, f.price)
 	}
 	f.fill()
 	return nil

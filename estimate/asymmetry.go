@@ -57,8 +57,9 @@ const bootstrapResamples = 400
 // over its repetitions and T_pred the model's completion time with the other parameters from
 // params. Each pattern's error is tabulated on a grid of φ (step 1/200), the best grid point is
 // refined by golden-section search, and the interval comes from a seeded bootstrap over
-// patterns on the grid (so it is resolved to 0.005).
-func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, seed uint64) (*ContraFit, error) {
+// patterns on the grid (so it is resolved to 0.005). It stops with ctx's error (wrapped) when
+// ctx is done.
+func FitContraFactor(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, seed uint64) (*ContraFit, error) {
 	pats, err := datasets.MeasuredPatterns(rows, experiments.Bidirectional())
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	// it sets: each worker has its own copy of the network); sse does it on net.
 	sseOn := func(n *contention.Network, p *datasets.MeasuredPattern, phi float64) (float64, *contention.Prediction, error) {
 		n.ContraFactor = phi
-		pred, err := contention.AsymmetricFitted{}.Predict(n, p.Flows)
+		pred, err := contention.AsymmetricFitted{}.Predict(ctx, n, p.Flows)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -95,7 +96,7 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	for _, p := range pats {
 		transfers += len(p.Flows)
 	}
-	err = parallel.For(context.Background(), len(pats), 0, func(i int) error {
+	err = parallel.For(ctx, len(pats), 0, func(i int) error {
 		local := *net
 		table[i] = make([]float64, phiGrid+1)
 		for g := range table[i] {
@@ -109,11 +110,16 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	if err != nil {
 		return nil, err
 	}
-	// total is the Σ log² error over all patterns at any φ.
+	// total is the Σ log² error over all patterns at any φ. The table's patterns predicted
+	// once already, so only ctx can make a prediction fail here: serr keeps the first error.
+	var serr error
 	total := func(phi float64) float64 {
 		s := 0.0
 		for _, p := range pats {
-			v, _, _ := sse(p, phi)
+			v, _, err := sse(p, phi)
+			if err != nil && serr == nil {
+				serr = err
+			}
 			s += v
 		}
 		return s
@@ -122,6 +128,9 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	lo, hi := math.Max(0, float64(g-1)/phiGrid), math.Min(1, float64(g+1)/phiGrid)
 	phi := goldenSection(total, lo, hi, 1e-6)
 	best := total(phi)
+	if serr != nil {
+		return nil, serr
+	}
 	if v := table.column(g); v < best {
 		phi, best = float64(g)/phiGrid, v
 	}
@@ -132,19 +141,33 @@ func FitContraFactor(cl *cluster.Cluster, rows []datasets.Transfer, params conte
 	fit.CILow, fit.CIHigh = math.Min(fit.CILow, phi), math.Max(fit.CIHigh, phi)
 	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
 	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(best), rms(table.column(0)), rms(table.column(phiGrid))
-	for _, p := range pats {
-		var in, out int
-		fmt.Sscanf(p.ID, "in%d-out%d", &in, &out)
-		_, pf, _ := sse(p, 0)
-		_, pa, _ := sse(p, 1)
-		_, px, _ := sse(p, phi)
-		for i, f := range p.Flows {
-			rate := func(t float64) float64 { return f.Bytes * 8 / t }
-			fit.Residuals = append(fit.Residuals, ContraResidual{Experiment: p.Experiment, Pattern: p.ID, In: in, Out: out, Flow: i,
-				Measured: rate(p.Mean[i]), Fair: rate(pf.Times[i]), Asymmetric: rate(pa.Times[i]), Fitted: rate(px.Times[i])})
-		}
+	if fit.Residuals, err = contraResiduals(pats, phi, sse); err != nil {
+		return nil, err
 	}
 	return fit, nil
+}
+
+// contraResiduals are the transfers of the patterns with their measured rates and those
+// predicted (sse) under fair sharing, the asymmetric rule and the fitted φ.
+func contraResiduals(pats []*datasets.MeasuredPattern, phi float64, sse func(*datasets.MeasuredPattern, float64) (float64, *contention.Prediction, error)) ([]ContraResidual, error) {
+	var out []ContraResidual
+	for _, p := range pats {
+		var in, outgoing int
+		fmt.Sscanf(p.ID, "in%d-out%d", &in, &outgoing)
+		var pred [3]*contention.Prediction // fair, asymmetric, fitted
+		for k, at := range []float64{0, 1, phi} {
+			var err error
+			if _, pred[k], err = sse(p, at); err != nil {
+				return nil, err
+			}
+		}
+		for i, f := range p.Flows {
+			rate := func(t float64) float64 { return f.Bytes * 8 / t }
+			out = append(out, ContraResidual{Experiment: p.Experiment, Pattern: p.ID, In: in, Out: outgoing, Flow: i,
+				Measured: rate(p.Mean[i]), Fair: rate(pred[0].Times[i]), Asymmetric: rate(pred[1].Times[i]), Fitted: rate(pred[2].Times[i])})
+		}
+	}
+	return out, nil
 }
 
 // goldenSection minimises a unimodal f on [a, b] to within tol.

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -20,7 +21,7 @@ func bidirectionalCampaign(t testing.TB, phi float64, seed uint64) (*cluster.Clu
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 5,
 		Contention: &simulate.ContentionTruth{Model: "asymmetric-fitted", Efficiency: contention.DefaultEfficiency,
 			ContraFactor: phi, Designs: experiments.Designs{Bytes: 10_000_000, BidirMax: 4}}}
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func bidirectionalCampaign(t testing.TB, phi float64, seed uint64) (*cluster.Clu
 func TestFitContraFactorRecovers(t *testing.T) {
 	for _, phi := range []float64{0, 0.4, 1} {
 		cl, rows := bidirectionalCampaign(t, phi, 1)
-		fit, err := FitContraFactor(cl, rows, contention.DefaultParams(), 1)
+		fit, err := FitContraFactor(context.Background(), cl, rows, contention.DefaultParams(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestFitContraFactorCoverage(t *testing.T) {
 	covered := 0
 	for s := uint64(0); s < trials; s++ {
 		cl, rows := bidirectionalCampaign(t, phi, 100+s)
-		fit, err := FitContraFactor(cl, rows, contention.DefaultParams(), s)
+		fit, err := FitContraFactor(context.Background(), cl, rows, contention.DefaultParams(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestFitContraFactorCoverage(t *testing.T) {
 
 func TestFitContraFactorNeedsData(t *testing.T) {
 	cl, _ := cluster.LoadNamed("ccpe-testbed")
-	if _, err := FitContraFactor(cl, nil, contention.DefaultParams(), 1); err == nil {
+	if _, err := FitContraFactor(context.Background(), cl, nil, contention.DefaultParams(), 1); err == nil {
 		t.Error("a fit without bidirectional experiments gave no error")
 	}
 }

@@ -27,7 +27,10 @@ func BenchmarkCalibrateTCP(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		c := Calibrate(ds.Cluster, Inputs{Transfers: rows}, contention.DefaultParams(), false)
+		c, err := Calibrate(context.Background(), ds.Cluster, Inputs{Transfers: rows}, contention.DefaultParams(), false)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if len(c.Learned) != len(contention.LearnedModels()) {
 			b.Fatalf("%d learned models fitted, want %d; skipped: %+v", len(c.Learned), len(contention.LearnedModels()), c.Skipped)
 		}

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -70,17 +71,29 @@ type Inputs struct {
 // capacity keep defaults' efficiency × nominal rate. An estimator without its data is
 // skipped, not an error; degenerate data is reported the same way, with the estimator's
 // message. The stages run in the order of calibrationStages.
-func Calibrate(cl *cluster.Cluster, in Inputs, defaults contention.Params, weighted bool) *Calibration {
+//
+// When ctx is done, Calibrate stops within a second (the fits that can take longer, the
+// learned models' and φ's, stop within a step of the predictions they run) and returns ctx's
+// error, wrapped; the only error it returns is that one.
+func Calibrate(ctx context.Context, cl *cluster.Cluster, in Inputs, defaults contention.Params, weighted bool) (*Calibration, error) {
 	c := &Calibration{Format: CalibrationFormat, Cluster: cl.Name(), Params: defaults}
-	run := &calibrationRun{c: c, cl: cl, in: in, defaults: defaults, weighted: weighted}
+	run := &calibrationRun{ctx: ctx, c: c, cl: cl, in: in, defaults: defaults, weighted: weighted}
 	for _, st := range calibrationStages {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("estimate: calibration stopped before %s: %w", st.name, err)
+		}
 		st.run(run)
 	}
-	return c
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("estimate: calibration stopped: %w", err)
+	}
+	return c, nil
 }
 
 // calibrationRun is one Calibrate call's state: the calibration it fills and what it reads.
+// ctx is the call's; a stage stopped by it records a skip that Calibrate then discards.
 type calibrationRun struct {
+	ctx      context.Context
 	c        *Calibration
 	cl       *cluster.Cluster
 	in       Inputs
@@ -227,7 +240,7 @@ func (r *calibrationRun) ceilingFromHockney() {
 // contra fits φ of asymmetric-fitted from the bidirectional experiments.
 func (r *calibrationRun) contra() {
 	var err error
-	if r.c.Contra, err = FitContraFactor(r.cl, r.in.Transfers, r.c.Params, 1); err != nil {
+	if r.c.Contra, err = FitContraFactor(r.ctx, r.cl, r.in.Transfers, r.c.Params, 1); err != nil {
 		r.skip("contra-factor", err)
 		return
 	}
@@ -240,7 +253,10 @@ func (r *calibrationRun) learned() {
 	c := r.c
 	var stages *maxminStages // ackpath's, for ackpath-alpha's fit (maxminStages)
 	for _, m := range contention.LearnedModels() {
-		lf, err := fitLearned(r.cl, r.in.Transfers, c.Params, m, &stages)
+		if r.ctx.Err() != nil {
+			return // Calibrate returns the error
+		}
+		lf, err := fitLearned(r.ctx, r.cl, r.in.Transfers, c.Params, m, &stages)
 		if err != nil {
 			r.skip("learned:"+m.Name(), err)
 			continue

@@ -1,6 +1,7 @@
 package estimate_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -22,7 +23,7 @@ func ExampleFitHockney() {
 	}
 	tr := simulate.DefaultTruth(cl, 1)
 	tr.Reps = 3
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		log.Fatal(err)
 	}

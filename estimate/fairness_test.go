@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -18,7 +19,7 @@ func fairnessCampaign(t testing.TB, seed uint64) []datasets.Transfer {
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: seed, Noise: 0.02, Reps: 10,
 		Contention: &simulate.ContentionTruth{Model: "asymmetric", Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
 			Designs: experiments.Designs{Bytes: 10_000_000, FairnessMaxK: 15}}}
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

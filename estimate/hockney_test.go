@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -13,7 +14,7 @@ func hockneyCampaign(t testing.TB, cl *cluster.Cluster, seed uint64) (*simulate.
 	tr := simulate.DefaultTruth(cl, seed)
 	tr.LMO, tr.Scatter, tr.Gather, tr.L, tr.Contention = nil, nil, nil, nil, nil
 	tr.Reps = 5
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -125,15 +126,18 @@ type ParamSource struct {
 // sandwich is optimistic; rates' intervals are taken on the log scale. A parameter the
 // patterns do not determine (a singular JᵀWJ) gets infinite bounds. The surface cells, each
 // determined by one or two patterns, have none; α's is the bootstrap's (see fitAlpha).
-func FitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
-	return fitLearned(cl, rows, base, model, nil)
+//
+// The fit stops when ctx is done, returning its error (wrapped): a fit takes seconds to
+// minutes.
+func FitLearned(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*LearnedFit, error) {
+	return fitLearned(ctx, cl, rows, base, model, nil)
 }
 
 // fitLearned is FitLearned; where memo holds the max-min stages of an earlier fit on the same
 // rows and base with the same components but α-fair sharing, it starts from them, else it
 // keeps its own there for the next (memo not nil).
-func fitLearned(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned, memo **maxminStages) (*LearnedFit, error) {
-	f, err := newLearnedFit(cl, rows, base, model)
+func fitLearned(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned, memo **maxminStages) (*LearnedFit, error) {
+	f, err := newLearnedFit(ctx, cl, rows, base, model)
 	if err != nil {
 		return nil, err
 	}
@@ -180,8 +184,8 @@ type learnedFit struct {
 // newLearnedFit collects the calibration patterns of rows and sets up model's fit on the
 // network base describes, its learned parameters at the start: the ceiling at base's, the
 // slowdowns at 0 with c₁ tied to c and ρ at 0. Data problems return errors unwrapped (they
-// name the model or need no name).
-func newLearnedFit(cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*learnedFit, error) {
+// name the model or need no name). Its evaluations stop when ctx is done (learnedFitter).
+func newLearnedFit(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned) (*learnedFit, error) {
 	data, err := learnedObservations(rows)
 	if err != nil {
 		return nil, err
@@ -204,7 +208,7 @@ func newLearnedFit(cl *cluster.Cluster, rows []datasets.Transfer, base contentio
 	}
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
-	f := &learnedFit{learnedFitter: &learnedFitter{model: model, net: net}, cl: cl, variant: model.Variant(), data: data,
+	f := &learnedFit{learnedFitter: &learnedFitter{ctx: ctx, model: model, net: net}, cl: cl, variant: model.Variant(), data: data,
 		multiBidir: slices.Concat(data.multi, data.bidir), start: start, backbone: base.BackboneBps, saturated: base.BackboneBps > 0,
 		lp: lp, lone: new(float64), converged: true}
 	f.fitAck = f.variant.AckPath && len(f.multiBidir) > 0

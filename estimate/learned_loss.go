@@ -11,8 +11,12 @@ import (
 	"github.com/commcal/commcal/internal/parallel"
 )
 
-// learnedFitter evaluates one learned model's error on calibration patterns.
+// learnedFitter evaluates one learned model's error on calibration patterns. ctx is the fit's:
+// once it is done, every evaluation fails with its error at once (within a step of the
+// predictions under way), so that a search, whatever its number of evaluations left, ends
+// within a second and the fit returns that error.
 type learnedFitter struct {
+	ctx   context.Context
 	model contention.Learned
 	net   *contention.Network
 }
@@ -33,7 +37,7 @@ func (f *learnedFitter) residuals(obs []learnedObs) ([][]float64, error) {
 		}
 		todo = append(todo, i)
 	}
-	err := parallel.For(context.Background(), len(todo), 0, func(k int) error {
+	err := parallel.For(f.ctx, len(todo), 0, func(k int) error {
 		r, err := f.logErrors(obs[todo[k]])
 		out[todo[k]] = r
 		return err
@@ -55,11 +59,11 @@ func (f *learnedFitter) logErrors(o learnedObs) ([]float64, error) {
 	var pred []float64
 	if o.order {
 		var err error
-		if pred, err = f.model.OrderStatistics(o.scratch, f.net, o.flows); err != nil {
+		if pred, err = f.model.OrderStatistics(f.ctx, o.scratch, f.net, o.flows); err != nil {
 			return nil, fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
 		}
 	} else {
-		p, err := f.model.PredictWith(o.scratch, f.net, o.flows)
+		p, err := f.model.PredictWith(f.ctx, o.scratch, f.net, o.flows)
 		if err != nil {
 			return nil, fmt.Errorf("%s/%s: %w", o.exp, o.id, err)
 		}

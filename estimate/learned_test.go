@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -107,7 +108,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 	// The closed-form calibration the fit starts from, 5% off.
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
-	fit, err := FitLearned(cl, rows, base, contention.Stochastic)
+	fit, err := FitLearned(context.Background(), cl, rows, base, contention.Stochastic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 	}
 	// Max-min's fit of the same data has no spread, and the stochastic model fits the order
 	// statistics better.
-	mm, err := FitLearned(cl, rows, base, contention.SurfaceModel)
+	mm, err := FitLearned(context.Background(), cl, rows, base, contention.SurfaceModel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 		t.Errorf("stochastic RMS %g, without spread %g (spread %+v)", fit.RMSLogErr, mm.RMSLogErr, mm.Spread)
 	}
 	// Same data, same fit.
-	again, err := FitLearned(cl, rows, base, contention.Stochastic)
+	again, err := FitLearned(context.Background(), cl, rows, base, contention.Stochastic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestFitLearnedSpreadCoverage(t *testing.T) {
 		cl, rows := shareCampaign(t, 0.3, 95e6, 97e6, 8, seed)
 		base := contention.DefaultParams()
 		base.CeilingBps, base.NICBps = 1.05*95e6, 0.95*97e6
-		fit, err := FitLearned(cl, rows, base, contention.Stochastic)
+		fit, err := FitLearned(context.Background(), cl, rows, base, contention.Stochastic)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +276,7 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 	rows = append(rows, bidirCampaign(t, cl, a, b, c, c1, ceiling, capacity, 20, 2)...)
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
-	fit, err := FitLearned(cl, rows, base, contention.AckPath)
+	fit, err := FitLearned(context.Background(), cl, rows, base, contention.AckPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestFitLearnedRecoversAckPath(t *testing.T) {
 			noBidir = append(noBidir, r)
 		}
 	}
-	if fit, err := FitLearned(cl, noBidir, base, contention.AckPath); err != nil || fit.AckIn != nil || fit.Params.AckIn != 0 || fit.AckLone != nil || fit.Params.AckLone != nil {
+	if fit, err := FitLearned(context.Background(), cl, noBidir, base, contention.AckPath); err != nil || fit.AckIn != nil || fit.Params.AckIn != 0 || fit.AckLone != nil || fit.Params.AckLone != nil {
 		t.Errorf("without bidir_nic: %v, a %+v", err, fit)
 	}
 }
@@ -325,7 +326,7 @@ func TestFitLearnedOutlierTransfer(t *testing.T) {
 	}
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
-	fit, err := FitLearned(cl, append(rows, bidir...), base, contention.AckPath)
+	fit, err := FitLearned(context.Background(), cl, append(rows, bidir...), base, contention.AckPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestFitLearnedAckPathCoverage(t *testing.T) {
 		rows = append(rows, bidirCampaign(t, cl, a, b, c, c1, ceiling, capacity, 5, seed+100)...)
 		base := contention.DefaultParams()
 		base.CeilingBps, base.NICBps = 1.05*ceiling, 0.95*capacity
-		fit, err := FitLearned(cl, rows, base, contention.AckPath)
+		fit, err := FitLearned(context.Background(), cl, rows, base, contention.AckPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +376,7 @@ func TestFitLearnedFarStart(t *testing.T) {
 	})
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = ceiling, 10*capacity
-	fit, err := FitLearned(cl, rows, base, contention.Duplex)
+	fit, err := FitLearned(context.Background(), cl, rows, base, contention.Duplex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,15 +425,15 @@ func alphaCampaign(t *testing.T, a, alpha, ceiling, capacity float64) (*cluster.
 // warnings. A memo of another model's stages (duplex fits κ before them) is not used.
 func TestFitLearnedSharesMaxminStages(t *testing.T) {
 	cl, rows, base := alphaCampaign(t, 0.6, 0.7, 95e6, 97e6)
-	alone, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
+	alone, err := FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stages *maxminStages
-	if _, err := fitLearned(cl, rows, base, contention.AckPath, &stages); err != nil || stages == nil {
+	if _, err := fitLearned(context.Background(), cl, rows, base, contention.AckPath, &stages); err != nil || stages == nil {
 		t.Fatalf("ackpath's fit kept no stages (%v)", err)
 	}
-	shared, err := fitLearned(cl, rows, base, contention.AckPathAlpha, &stages)
+	shared, err := fitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha, &stages)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,14 +441,14 @@ func TestFitLearnedSharesMaxminStages(t *testing.T) {
 		t.Errorf("from ackpath's stages:\n%+v\nalone:\n%+v", shared, alone)
 	}
 	var other *maxminStages
-	if _, err := fitLearned(cl, rows, base, contention.Duplex, &other); err != nil {
+	if _, err := fitLearned(context.Background(), cl, rows, base, contention.Duplex, &other); err != nil {
 		t.Fatal(err)
 	}
-	ack, err := fitLearned(cl, rows, base, contention.AckPath, &other)
+	ack, err := fitLearned(context.Background(), cl, rows, base, contention.AckPath, &other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := FitLearned(cl, rows, base, contention.AckPath); err != nil || !reflect.DeepEqual(ack, want) {
+	if want, err := FitLearned(context.Background(), cl, rows, base, contention.AckPath); err != nil || !reflect.DeepEqual(ack, want) {
 		t.Errorf("ackpath after duplex's stages:\n%+v\nalone:\n%+v (%v)", ack, want, err)
 	}
 }
@@ -461,7 +462,7 @@ func TestFitLearnedSharesMaxminStages(t *testing.T) {
 func TestFitLearnedRecoversAlpha(t *testing.T) {
 	const a, alpha, ceiling, capacity = 0.6, 0.7, 95e6, 97e6
 	cl, rows, base := alphaCampaign(t, a, alpha, ceiling, capacity)
-	fit, err := FitLearned(cl, rows, base, contention.AckPathAlpha)
+	fit, err := FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +485,7 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	// Without the chains no transfer crosses two contended resources: α is 1, without an
 	// interval, and the warning says what to measure.
 	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool { return r.Experiment == experiments.StaticSync })
-	if fit, err = FitLearned(cl, rows, base, contention.AckPathAlpha); err != nil {
+	if fit, err = FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha); err != nil {
 		t.Fatal(err)
 	}
 	if fit.Alpha == nil || fit.Alpha.Value != 1 || fit.Params.Alpha != 1 || !math.IsInf(fit.Alpha.CIHigh, 1) ||
@@ -514,15 +515,15 @@ func TestFitAlphaSkipsNonConvergence(t *testing.T) {
 		flows = append(flows, contention.Flow{Src: f[:2], Dst: f[3:5], Bytes: float64(mb) * 1e6})
 	}
 	var nc *contention.NotConvergedError
-	if _, err := contention.AckPathAlpha.Predict(net, flows); !errors.As(err, &nc) {
+	if _, err := contention.AckPathAlpha.Predict(context.Background(), net, flows); !errors.As(err, &nc) {
 		t.Fatalf("at α = 0.1 the prices converged (%v): the pattern no longer tests the fit's guard", err)
 	}
 	lp.Alpha = 1
-	p, err := contention.AckPathAlpha.Predict(net, flows)
+	p, err := contention.AckPathAlpha.Predict(context.Background(), net, flows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &learnedFitter{model: contention.AckPathAlpha, net: net}
+	f := &learnedFitter{ctx: context.Background(), model: contention.AckPathAlpha, net: net}
 	alpha, warning, err := f.fitAlpha(lp, []learnedObs{{exp: "random_calibration", id: "p", flows: flows, target: p.Times}})
 	if err != nil {
 		t.Fatal(err)
@@ -552,7 +553,7 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 	}
 	lp := &contention.LearnedParams{AckIn: a, AckOut: b, AckLone: new(c1)}
 	net.Learned = map[string]*contention.LearnedParams{contention.AckPath.Name(): lp}
-	f := &learnedFitter{model: contention.AckPath, net: net}
+	f := &learnedFitter{ctx: context.Background(), model: contention.AckPath, net: net}
 	set := func(x []float64) { lp.AckFull = min(max(x[0], 0), contention.MaxAck) }
 	half := func(at float64, dom domain) float64 {
 		t.Helper()
@@ -604,7 +605,7 @@ func TestFitLearnedRecoversAckRamp(t *testing.T) {
 		pats = append(pats, p)
 	}
 	for _, p := range pats {
-		pred, err := contention.AckPath.Predict(net, p.Flows)
+		pred, err := contention.AckPath.Predict(context.Background(), net, p.Flows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -615,7 +616,7 @@ func TestFitLearnedRecoversAckRamp(t *testing.T) {
 			}
 		}
 	}
-	fit, err := FitLearned(cl, rows, base, contention.AckPath)
+	fit, err := FitLearned(context.Background(), cl, rows, base, contention.AckPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -31,7 +32,7 @@ func lmoCampaignWith(t testing.TB, seed uint64, noise float64, reps int, sweeps 
 		tr.Scatter, tr.Gather = nil, nil
 	}
 	tr.Noise, tr.Reps = noise, reps
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -16,7 +17,7 @@ func TestLRecovery(t *testing.T) {
 	for s := uint64(0); s < trials; s++ {
 		tr := simulate.DefaultTruth(cl, 700+s)
 		tr.Hockney, tr.LMO, tr.Scatter, tr.Gather, tr.Contention = nil, nil, nil, nil, nil
-		g, err := simulate.Generate(cl, tr)
+		g, err := simulate.Generate(context.Background(), cl, tr)
 		if err != nil {
 			t.Fatal(err)
 		}

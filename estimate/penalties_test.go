@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -52,7 +53,7 @@ func staticSyncCampaign(t *testing.T, model string) (*cluster.Cluster, []dataset
 	tr := &simulate.Truth{Cluster: cl.Name(), Seed: 5, Noise: 0, Reps: 1,
 		Contention: &simulate.ContentionTruth{Model: model, Efficiency: contention.DefaultEfficiency, ContraFactor: 1,
 			Designs: experiments.Designs{Bytes: 10_000_000, StaticSync: experiments.StaticSyncDesign{Graphs: 10, MaxEdges: 4}}}}
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

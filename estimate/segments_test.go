@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -67,7 +68,10 @@ func TestCeilingFromPointToPoint(t *testing.T) {
 			}
 		}
 	}
-	c := Calibrate(cl, Inputs{Transfers: rows}, contention.DefaultParams(), false)
+	c, err := Calibrate(context.Background(), cl, Inputs{Transfers: rows}, contention.DefaultParams(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := c.Params.CeilingBps; math.Abs(got-1e9/19)/(1e9/19) > 0.01 {
 		t.Errorf("ceiling %.4g bit/s, want the measured %.4g", got, 1e9/19)
 	}

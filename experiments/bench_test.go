@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -34,7 +35,7 @@ func BenchmarkModelsPaperWorkload(b *testing.B) {
 		b.Run(m.Name(), func(b *testing.B) {
 			for b.Loop() {
 				for _, p := range pats {
-					if _, err := m.Predict(net, p.Flows); err != nil {
+					if _, err := m.Predict(context.Background(), net, p.Flows); err != nil {
 						b.Fatal(err)
 					}
 				}

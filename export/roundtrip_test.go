@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -276,7 +277,7 @@ func TestSimGridRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred, err := contention.MaxMin{}.Predict(net, pat)
+			pred, err := contention.MaxMin{}.Predict(context.Background(), net, pat)
 			if err != nil {
 				t.Fatal(err)
 			}

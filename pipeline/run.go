@@ -134,7 +134,10 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		return nil, err
 	}
 	start = time.Now()
-	cal := Estimate(ds.Cluster, in, opts.Defaults, opts.Weighted, opts.Created)
+	cal, err := Estimate(ctx, ds.Cluster, in, opts.Defaults, opts.Weighted, opts.Created)
+	if err != nil {
+		return nil, err
+	}
 	if err := rundir.WriteCalibration(tmp, cal); err != nil {
 		return nil, err
 	}
@@ -151,7 +154,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if opts.Override != nil {
 		opts.Override(&params)
 	}
-	preds, acc, err := Validate(ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, nil, tmp)
+	preds, acc, err := Validate(ctx, ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, nil, tmp)
 	if err != nil {
 		return nil, err
 	}

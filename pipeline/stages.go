@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"path/filepath"
 	"time"
 
@@ -16,19 +17,23 @@ import (
 // The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
 
 // Estimate calibrates every model parameter a dataset's calibration experiments allow, and
-// stamps the calibration with the tool, its version and the creation time.
-func Estimate(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) *estimate.Calibration {
-	cal := estimate.Calibrate(cl, in, defaults, weighted)
+// stamps the calibration with the tool, its version and the creation time. Its only error is
+// ctx's, when ctx is done before the calibration ends.
+func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
+	cal, err := estimate.Calibrate(ctx, cl, in, defaults, weighted)
+	if err != nil {
+		return nil, err
+	}
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
-	return cal
+	return cal, nil
 }
 
 // Validate scores every model on a dataset's held-out transfers with the given parameters
 // and penalty table, writes predictions.parquet and accuracy.json (with inSample, when not
 // nil: validate --in-sample, whose predictions go to predictions_in_sample.parquet) into dir,
-// and returns both.
-func Validate(cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
-	preds, acc, err := validate.Validate(cl, transfers, params, table, contention.Models(), heldOut)
+// and returns both. The predictions stop when ctx is done, with its error.
+func Validate(ctx context.Context, cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
+	preds, acc, err := validate.Validate(ctx, cl, transfers, params, table, contention.Models(), heldOut)
 	if err != nil {
 		return nil, nil, err
 	}

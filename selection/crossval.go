@@ -73,7 +73,10 @@ func CrossValidate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs,
 			f, ok := fold[key{r.Experiment, r.PatternID}]
 			return ok && f == k
 		})
-		cal := estimate.Calibrate(cl, train, defaults, false)
+		cal, err := estimate.Calibrate(ctx, cl, train, defaults, false)
+		if err != nil {
+			return err
+		}
 		net, err := cal.Params.Network(cl)
 		if err != nil {
 			return fmt.Errorf("cross-validation, fold %d: %w", k+1, err)

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -25,15 +26,20 @@ import (
 // On a dataset without random calibration patterns the fit leaves ackpath's ceiling relief ρ
 // at 0 (nothing tells it from the slowdowns there); with the held-out patterns read as such it
 // fits ρ too, so there the reach also has a parameter the held-out model has not.
-func InSample(cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, heldOut []string, override func(*contention.Params)) (*validate.InSample, error) {
+//
+// It stops when ctx is done, with its error.
+func InSample(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, heldOut []string, override func(*contention.Params)) (*validate.InSample, error) {
 	all := in
 	all.Transfers = HeldOutAsCalibration(in.Transfers, heldOut)
-	cal := estimate.Calibrate(cl, all, defaults, false)
+	cal, err := estimate.Calibrate(ctx, cl, all, defaults, false)
+	if err != nil {
+		return nil, err
+	}
 	params := cal.Params
 	if override != nil {
 		override(&params)
 	}
-	rows, acc, err := validate.Validate(cl, in.Transfers, params, cal.PenaltyTable(), contention.Models(), heldOut)
+	rows, acc, err := validate.Validate(ctx, cl, in.Transfers, params, cal.PenaltyTable(), contention.Models(), heldOut)
 	if err != nil {
 		return nil, fmt.Errorf("in-sample: %w", err)
 	}

@@ -64,12 +64,15 @@ func TestInSample(t *testing.T) {
 	}
 	before := slices.Clone(in.Transfers)
 	held := experiments.WithRole(experiments.HeldOut)
-	cal := estimate.Calibrate(ds.Cluster, in, contention.DefaultParams(), false)
-	rows, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), held)
+	cal, err := estimate.Calibrate(context.Background(), ds.Cluster, in, contention.DefaultParams(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reach, err := InSample(ds.Cluster, in, contention.DefaultParams(), held, nil)
+	rows, acc, err := validate.Validate(context.Background(), ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach, err := InSample(context.Background(), ds.Cluster, in, contention.DefaultParams(), held, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

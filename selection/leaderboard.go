@@ -198,18 +198,21 @@ func scoreDataset(ctx context.Context, dir string, open func(string) (*datasets.
 		return nil, err
 	}
 	in.HockneyBreaks = ds.Manifest.HockneyBreaks
-	cal := estimate.Calibrate(ds.Cluster, in, defaults, false)
+	cal, err := estimate.Calibrate(ctx, ds.Cluster, in, defaults, false)
+	if err != nil {
+		return nil, err
+	}
 	cv, err := CrossValidate(ctx, ds.Cluster, in, defaults)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	_, acc, err := validate.Validate(ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
+	_, acc, err := validate.Validate(ctx, ds.Cluster, in.Transfers, cal.Params, cal.PenaltyTable(), contention.Models(), heldOut)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	d := &datasetScore{name: filepath.Base(filepath.Clean(dir)), cluster: ds.Cluster.Name(), cv: cv, acc: acc}
 	if inSample {
-		if d.reach, err = InSample(ds.Cluster, in, defaults, heldOut, nil); err != nil {
+		if d.reach, err = InSample(ctx, ds.Cluster, in, defaults, heldOut, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
 	}

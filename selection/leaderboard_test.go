@@ -3,6 +3,7 @@ package selection
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,13 +20,10 @@ import (
 	"github.com/commcal/commcal/simulate"
 )
 
-// TestLeaderboard ranks the models on two simulated datasets of one truth (asymmetric, 1%
-// noise): every model is scored on both, the ranking sums their transfers, is in order and
-// puts hockney (no contention at all) last, every setting carries its noise limit and the
-// ranking the pooled one; with inSample every model's reach is pooled in the ranking's order,
-// the same as its accuracy for models that no random pattern calibrates, and given on every
-// entry.
-func TestLeaderboard(t *testing.T) {
+// simulatedDatasets simulates two datasets of one truth (asymmetric, 1% noise, seeds 1 and 2)
+// on the CCPE testbed and returns their directories.
+func simulatedDatasets(t *testing.T) []string {
+	t.Helper()
 	cl, err := cluster.LoadNamed("ccpe-testbed")
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +38,36 @@ func TestLeaderboard(t *testing.T) {
 		}
 		dirs = append(dirs, dir)
 	}
+	return dirs
+}
+
+// A leaderboard, which takes tens of seconds over the two simulated datasets, cancelled a
+// second into its calibrations and cross-validations returns within a second with an error
+// that is context.Canceled.
+func TestLeaderboardStopsWhenCancelled(t *testing.T) {
+	dirs := simulatedDatasets(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	const delay = time.Second
+	time.AfterFunc(delay, cancel)
+	start := time.Now()
+	lb, err := BuildLeaderboard(ctx, dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), true, nil)
+	took := time.Since(start)
+	if lb != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("after %v: a leaderboard (%v) and error %v; want none and an error that is context.Canceled", took, lb != nil, err)
+	}
+	if lag := took - delay; lag > time.Second {
+		t.Errorf("returned %v after the cancellation, want at most 1s", lag)
+	}
+}
+
+// TestLeaderboard ranks the models on two simulated datasets of one truth (asymmetric, 1%
+// noise): every model is scored on both, the ranking sums their transfers, is in order and
+// puts hockney (no contention at all) last, every setting carries its noise limit and the
+// ranking the pooled one; with inSample every model's reach is pooled in the ranking's order,
+// the same as its accuracy for models that no random pattern calibrates, and given on every
+// entry.
+func TestLeaderboard(t *testing.T) {
+	dirs := simulatedDatasets(t)
 	var progress []int
 	lb, err := BuildLeaderboard(context.Background(), dirs, datasets.Open, contention.DefaultParams(), experiments.WithRole(experiments.HeldOut), true,
 		func(done, total int) {

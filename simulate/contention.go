@@ -68,8 +68,9 @@ func (ct *ContentionTruth) patterns(cl *cluster.Cluster, seed uint64) ([]content
 	return pats, nil
 }
 
-// generateContention appends the transfers of a contention truth, starting at clock.
-func generateContention(cl *cluster.Cluster, tr *Truth, nz *noise, clock float64, g *Generated) error {
+// generateContention appends the transfers of a contention truth, starting at clock, unless
+// ctx is done first.
+func generateContention(ctx context.Context, cl *cluster.Cluster, tr *Truth, nz *noise, clock float64, g *Generated) error {
 	ct := tr.Contention
 	model, ok := contention.ModelByName(ct.Model)
 	if !ok {
@@ -91,9 +92,9 @@ func generateContention(cl *cluster.Cluster, tr *Truth, nz *noise, clock float64
 	// The model's times are predicted on all cores; the noise is drawn afterwards in pattern
 	// order, so the dataset is the same bytes as a serial run's.
 	preds := make([]*contention.Prediction, len(pats))
-	err = parallel.For(context.Background(), len(pats), 0, func(i int) error {
+	err = parallel.For(ctx, len(pats), 0, func(i int) error {
 		var err error
-		if preds[i], err = model.Predict(net, pats[i].Flows); err != nil {
+		if preds[i], err = model.Predict(ctx, net, pats[i].Flows); err != nil {
 			return fmt.Errorf("simulate: truth: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
 		}
 		return nil

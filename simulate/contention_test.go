@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func smallContention(cl string) *Truth {
 func TestContentionPatternsAreTheCatalogues(t *testing.T) {
 	cl := testCluster(t, "ccpe-testbed")
 	tr := smallContention(cl.Name())
-	g, err := Generate(cl, tr)
+	g, err := Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestContentionTruthRefusesItsOwnFields(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr := smallContention(cl.Name())
 			c.edit(tr.Contention)
-			_, err := Generate(cl, tr)
+			_, err := Generate(context.Background(), cl, tr)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package simulate_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -20,7 +21,7 @@ func ExampleGenerate() {
 	}
 	tr := simulate.DefaultTruth(cl, 1)
 	tr.Reps = 2
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		log.Fatal(err)
 	}

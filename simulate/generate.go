@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,8 +34,9 @@ func (n *noise) factor() float64 {
 // Generate draws every measurement of a truth: the Hockney sweeps, the contention catalogue's
 // patterns, the LMO experiments, the scatter and gather sweeps, and the L benchmark, in that
 // order. The same truth (seed included) gives the same rows. It checks that the truth's nodes
-// belong to the cluster.
-func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
+// belong to the cluster. It stops with ctx's error when ctx is done: the contention truth's
+// predictions of a large catalogue can take long.
+func Generate(ctx context.Context, cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 	if tr.Reps < 1 {
 		return nil, fmt.Errorf("simulate: truth: reps must be at least 1, got %d", tr.Reps)
 	}
@@ -48,7 +50,7 @@ func Generate(cl *cluster.Cluster, tr *Truth) (*Generated, error) {
 		return nil, err
 	}
 	if tr.Contention != nil {
-		if err := generateContention(cl, tr, gen.nz, clock, gen.g); err != nil {
+		if err := generateContention(ctx, cl, tr, gen.nz, clock, gen.g); err != nil {
 			return nil, err
 		}
 	}

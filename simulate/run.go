@@ -25,7 +25,7 @@ type Options struct {
 // Run generates a dataset from a truth and writes it, with the truth as truth.json, to
 // opts.Out (through a datasets.DirWriter: atomically, like ingest).
 func Run(ctx context.Context, opts Options) (*datasets.Manifest, *Generated, error) {
-	g, err := Generate(opts.Cluster, opts.Truth)
+	g, err := Generate(ctx, opts.Cluster, opts.Truth)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package validate_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -22,7 +23,7 @@ func ExampleValidate() {
 	}
 	tr := simulate.DefaultTruth(cl, 1)
 	tr.Reps = 3
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func ExampleValidate() {
 		m, _ := contention.ModelByName(name)
 		models = append(models, m)
 	}
-	rows, acc, err := validate.Validate(cl, g.Transfers, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
+	rows, acc, err := validate.Validate(context.Background(), cl, g.Transfers, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -108,7 +108,8 @@ func absAll(x []float64) []float64 {
 
 // PredictPatterns predicts every pattern with every model, on all cores: out[k][j] is
 // pattern k's prediction by models[j]. Each pattern has its own slot, so the result does not
-// depend on the scheduling. An error names the model and the pattern.
+// depend on the scheduling. An error names the model and the pattern; when ctx is done, the
+// predictions stop within a step and ctx's error is returned.
 func PredictPatterns(ctx context.Context, net *contention.Network, pats []*datasets.MeasuredPattern, models []contention.Model) ([][]*contention.Prediction, error) {
 	flows := make([][]contention.Flow, len(pats))
 	for k, p := range pats {
@@ -275,8 +276,9 @@ func asymmetricTraffic(cl *cluster.Cluster, flows []contention.Flow) bool {
 // Validate predicts every held-out transfer of the dataset's rows with every model and scores
 // the predictions. heldOut must name held-out experiments only (experiments.CheckHeldOut):
 // scoring a calibration experiment would score a model on what it was fitted on. The rows
-// are one per transfer and model, transfers in pattern order, models in the given order.
-func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, table *contention.PenaltyTable,
+// are one per transfer and model, transfers in pattern order, models in the given order. The
+// predictions stop when ctx is done, with its error.
+func Validate(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, table *contention.PenaltyTable,
 	models []contention.Model, heldOut []string) ([]Row, *Accuracy, error) {
 	if err := experiments.CheckHeldOut(heldOut); err != nil {
 		return nil, nil, fmt.Errorf("validate: %w", err)
@@ -296,7 +298,7 @@ func Validate(cl *cluster.Cluster, rows []datasets.Transfer, params contention.P
 	}
 	// Patterns are independent: predict them on all cores, then score them in order, so that
 	// the result is the serial one byte for byte.
-	preds, err := PredictPatterns(context.Background(), net, pats, models)
+	preds, err := PredictPatterns(ctx, net, pats, models)
 	if err != nil {
 		return nil, nil, fmt.Errorf("validate: %w", err)
 	}

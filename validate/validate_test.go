@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -31,7 +32,7 @@ func simulated(t *testing.T, model string, noise float64, reps int) (*cluster.Cl
 	tr.Noise, tr.Reps = noise, reps
 	tr.Contention.Model = model
 	tr.Hockney = nil // no latency: the models below are not given one either
-	g, err := simulate.Generate(cl, tr)
+	g, err := simulate.Generate(context.Background(), cl, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func byModel(s SettingAccuracy) map[string]ModelAccuracy {
 func TestAsymmetricGroundTruth(t *testing.T) {
 	const noise, reps = 0.02, 10
 	cl, rows := simulated(t, "asymmetric", noise, reps)
-	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
+	preds, acc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestAsymmetricGroundTruth(t *testing.T) {
 
 func TestMaxMinGroundTruth(t *testing.T) {
 	cl, rows := simulated(t, "maxmin", 0.02, 10)
-	_, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
+	_, acc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestInconsistentRepetitions(t *testing.T) {
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 0, FlowID: 0, Src: "X1", Dst: "Y1", Bytes: 100, TStart: 0, TEnd: 1},
 		{Experiment: "random", PatternID: "N10-d1-000", Rep: 1, FlowID: 0, Src: "X1", Dst: "Y2", Bytes: 100, TStart: 0, TEnd: 1},
 	}
-	if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut)); err == nil {
+	if _, _, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), experiments.WithRole(experiments.HeldOut)); err == nil {
 		t.Error("a transfer that changes between repetitions was accepted")
 	}
 }
@@ -125,7 +126,7 @@ func TestInconsistentRepetitions(t *testing.T) {
 func TestRowsLongFormat(t *testing.T) {
 	cl, rows := simulated(t, "maxmin", 0.02, 3)
 	models := contention.Models()
-	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
+	preds, acc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestRowsLongFormat(t *testing.T) {
 func TestValidateRefusesCalibrationExperiments(t *testing.T) {
 	cl, rows := simulated(t, "asymmetric", 0.02, 3)
 	for _, held := range [][]string{{experiments.StaticSync}, {experiments.P2PSweep}, {experiments.Random, experiments.BidirNIC}, {"no_such"}} {
-		if _, _, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held); err == nil {
+		if _, _, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), held); err == nil {
 			t.Errorf("Validate(held out %v) accepted a calibration or unknown experiment", held)
 		}
 	}
@@ -171,12 +172,12 @@ func TestValidateParallelIsSerial(t *testing.T) {
 	cl, rows := simulated(t, "asymmetric", 0.02, 3)
 	held := experiments.WithRole(experiments.HeldOut)
 	prev := runtime.GOMAXPROCS(1)
-	serialRows, serialAcc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
+	serialRows, serialAcc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
 	runtime.GOMAXPROCS(max(4, prev))
 	if err != nil {
 		t.Fatal(err)
 	}
-	parRows, parAcc, err := Validate(cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
+	parRows, parAcc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, contention.Models(), held)
 	runtime.GOMAXPROCS(prev)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestGroupsAddUp(t *testing.T) {
 		m, _ := contention.ModelByName(name)
 		models = append(models, m)
 	}
-	preds, acc, err := Validate(cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
+	preds, acc, err := Validate(context.Background(), cl, rows, contention.DefaultParams(), nil, models, experiments.WithRole(experiments.HeldOut))
 	if err != nil {
 		t.Fatal(err)
 	}

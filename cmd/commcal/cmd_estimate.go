@@ -74,7 +74,10 @@ func runEstimate(ctx context.Context, e env, o estimateOptions) error {
 		return err
 	}
 	defer job.out.Release()
-	cal := pipeline.Estimate(job.ds.Cluster, job.in, job.params, o.Weighted, e.when)
+	cal, err := pipeline.Estimate(ctx, job.ds.Cluster, job.in, job.params, o.Weighted, e.when)
+	if err != nil {
+		return err
+	}
 	if err := o.Output.build(func(tmp string) error { return rundir.WriteCalibration(tmp, cal) }); err != nil {
 		return err
 	}

@@ -135,7 +135,9 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	defer job.out.Release()
 	ds, in := job.ds, job.in
 	if cal == nil {
-		cal = pipeline.Estimate(ds.Cluster, in, job.params, false, e.when)
+		if cal, err = pipeline.Estimate(ctx, ds.Cluster, in, job.params, false, e.when); err != nil {
+			return err
+		}
 	} else if cal.Cluster != ds.Cluster.Name() {
 		return badinput.Errorf(o.Calibration, "a calibration of cluster %s, the dataset is of %s", cal.Cluster, ds.Cluster.Name())
 	}
@@ -143,13 +145,13 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	o.Params.override(&calibrated)
 	var reach *validate.InSample
 	if o.InSample {
-		if reach, err = selection.InSample(ds.Cluster, in, job.params, o.HeldOut, o.Params.override); err != nil {
+		if reach, err = selection.InSample(ctx, ds.Cluster, in, job.params, o.HeldOut, o.Params.override); err != nil {
 			return err
 		}
 	}
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
-		_, acc, err = pipeline.Validate(ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, reach, tmp)
+		_, acc, err = pipeline.Validate(ctx, ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, reach, tmp)
 		return err
 	})
 	if err != nil {
