@@ -220,20 +220,27 @@ func patternName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-func parsePatternCSV(path string, data []byte) ([]Pattern, error) {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.ReuseRecord = true
+// csvColumns are the columns of a pattern CSV file: its header, and the indices of src, dst,
+// bytes and the optional pattern column (−1 when absent).
+type csvColumns struct {
+	header              []string
+	src, dst, bytes, id int
+}
+
+// readPatternHeader reads a pattern CSV file's header and finds its columns (case does not
+// matter; src or src_node, dst or dst_node, bytes, and pattern or pattern_id, each once).
+func readPatternHeader(path string, r *csv.Reader) (csvColumns, error) {
 	header, err := r.Read()
 	if err != nil {
-		return nil, badinput.Errorf(path, "contention: header: %s", csvProblem(err, 0))
+		return csvColumns{}, badinput.Errorf(path, "contention: header: %s", csvProblem(err, 0))
 	}
-	header = append([]string(nil), header...)
+	cols := csvColumns{header: append([]string(nil), header...), id: -1}
 	col := map[string]int{}
-	for i, h := range header {
+	for i, h := range cols.header {
 		name := strings.ToLower(strings.TrimSpace(h))
-		header[i] = strings.TrimSpace(h)
+		cols.header[i] = strings.TrimSpace(h)
 		if prev, ok := col[name]; ok {
-			return nil, badinput.Errorf(path, "contention: line 1, column %d: column %q repeats column %d; a header names each column once", i+1, header[i], prev+1)
+			return csvColumns{}, badinput.Errorf(path, "contention: line 1, column %d: column %q repeats column %d; a header names each column once", i+1, cols.header[i], prev+1)
 		}
 		col[name] = i
 	}
@@ -242,34 +249,40 @@ func parsePatternCSV(path string, data []byte) ([]Pattern, error) {
 		for _, n := range names {
 			if i, ok := col[n]; ok {
 				if at >= 0 {
-					return 0, badinput.Errorf(path, "contention: line 1: both %q and %q columns; give one", header[at], header[i])
+					return 0, badinput.Errorf(path, "contention: line 1: both %q and %q columns; give one", cols.header[at], cols.header[i])
 				}
 				at = i
 			}
 		}
 		if at < 0 {
-			return 0, badinput.Errorf(path, "contention: line 1: no column %s (the header is %q)", strings.Join(names, " or "), strings.Join(header, ","))
+			return 0, badinput.Errorf(path, "contention: line 1: no column %s (the header is %q)", strings.Join(names, " or "), strings.Join(cols.header, ","))
 		}
 		return at, nil
 	}
-	si, err := find("src", "src_node")
-	if err != nil {
-		return nil, err
+	for _, c := range []struct {
+		at    *int
+		names []string
+	}{{&cols.src, []string{"src", "src_node"}}, {&cols.dst, []string{"dst", "dst_node"}}, {&cols.bytes, []string{"bytes"}}} {
+		if *c.at, err = find(c.names...); err != nil {
+			return csvColumns{}, err
+		}
 	}
-	di, err := find("dst", "dst_node")
-	if err != nil {
-		return nil, err
-	}
-	bi, err := find("bytes")
-	if err != nil {
-		return nil, err
-	}
-	pi := -1 // the optional pattern column
 	if _, ok1 := col["pattern"]; ok1 {
-		pi, _ = find("pattern", "pattern_id")
+		cols.id, _ = find("pattern", "pattern_id")
 	} else if _, ok2 := col["pattern_id"]; ok2 {
-		pi, _ = find("pattern_id")
+		cols.id, _ = find("pattern_id")
 	}
+	return cols, nil
+}
+
+func parsePatternCSV(path string, data []byte) ([]Pattern, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.ReuseRecord = true
+	cols, err := readPatternHeader(path, r)
+	if err != nil {
+		return nil, err
+	}
+	header, si, di, bi, pi := cols.header, cols.src, cols.dst, cols.bytes, cols.id
 	var pats []Pattern
 	index := map[string]int{}
 	for row := 1; ; row++ {
