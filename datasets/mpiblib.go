@@ -101,7 +101,7 @@ func (p *mpibParser) comment(n int64, f []string) error {
 		}
 		p.nodes, p.nodesLine = nodes, n
 	case f[0] == "root" && len(f) == 2:
-		root, err := p.r.parseSize(n, "root", f[1])
+		root, err := p.r.parseIndex(n, "root", "a rank", f[1])
 		if err != nil {
 			return err
 		}

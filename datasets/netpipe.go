@@ -128,7 +128,7 @@ func (p *netpipeParser) order(n, size int64) error {
 // number checks the number of a measurement of standard output: 0 first (and 0 again for
 // another run), then each one more than the last.
 func (p *netpipeParser) number(n int64, s string) error {
-	i, err := p.r.parseSize(n, "measurement", s)
+	i, err := p.r.parseIndex(n, "measurement", "a measurement number", s)
 	switch {
 	case err != nil:
 		return err

@@ -192,16 +192,32 @@ func notUTF8(line string) string {
 	return fmt.Sprintf("byte 0x%02x at byte %d of the line is not UTF-8: text in another encoding, or binary, is not a benchmark's output", line[min(at, len(line)-1)], at+1)
 }
 
-// parseSize reads a message size in bytes (an integer ≥ 0).
-func (r *textReader) parseSize(line int64, column, s string) (int64, error) {
+// parseInt reads an integer; what names it ("a count") in the message when s is not one.
+func (r *textReader) parseInt(line int64, column, what, s string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
-	switch {
-	case err != nil:
-		return 0, r.errAt(line, column, ErrWrongType, "%s is not a message size in bytes (an integer)", quote(s))
-	case v < 0:
-		return 0, r.errAt(line, column, ErrNegative, "message size %d, want ≥ 0", v)
+	if err != nil {
+		return 0, r.errAt(line, column, ErrWrongType, "%s is not %s (an integer)", quote(s), what)
 	}
 	return v, nil
+}
+
+// parseSize reads a message size in bytes (an integer ≥ 0).
+func (r *textReader) parseSize(line int64, column, s string) (int64, error) {
+	v, err := r.parseInt(line, column, "a message size in bytes", s)
+	if err == nil && v < 0 {
+		return 0, r.errAt(line, column, ErrNegative, "message size %d, want ≥ 0", v)
+	}
+	return v, err
+}
+
+// parseIndex reads a number that counts from 0 (an integer ≥ 0): what names it, "a rank" or
+// "a measurement number".
+func (r *textReader) parseIndex(line int64, column, what, s string) (int64, error) {
+	v, err := r.parseInt(line, column, what, s)
+	if err == nil && v < 0 {
+		return 0, r.errAt(line, column, ErrNegative, "%s %d, want ≥ 0", column, v)
+	}
+	return v, err
 }
 
 // parsePositive reads a finite number > 0 (a time or a rate); unit names it in messages.
@@ -246,14 +262,11 @@ func (r *textReader) parseFigure(line int64, column, s string) error {
 
 // parseCount reads a repetition count (an integer > 0).
 func (r *textReader) parseCount(line int64, column, s string) (int64, error) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	switch {
-	case err != nil:
-		return 0, r.errAt(line, column, ErrWrongType, "%s is not a count (an integer)", quote(s))
-	case v <= 0:
+	v, err := r.parseInt(line, column, "a count", s)
+	if err == nil && v <= 0 {
 		return 0, r.errAt(line, column, ErrNonPositive, "count %d, want > 0", v)
 	}
-	return v, nil
+	return v, err
 }
 
 // addCount reads an iteration or repetition count (an integer > 0) into c.
