@@ -368,31 +368,32 @@ func (sc *scorer) pattern(cl *cluster.Cluster, p *datasets.MeasuredPattern, pred
 	if sc.bySetting[setting] == nil {
 		sc.bySetting[setting] = map[string]*tally{}
 	}
+	// Each model's tally, then one pass over the transfers: every error is computed once, for
+	// the tallies and the transfer's rows alike.
+	tallies := make([]*tally, len(sc.models))
 	for j, m := range sc.models {
-		pred := preds[j]
 		t := sc.bySetting[setting][m.Name()]
 		if t == nil {
 			t = &tally{}
 			sc.bySetting[setting][m.Name()] = t
 		}
-		t.steps = append(t.steps, float64(pred.Steps))
-		for i := range p.Flows {
-			e := SignedError(pred.Times[i], p.Mean[i])
+		t.steps = append(t.steps, float64(preds[j].Steps))
+		tallies[j] = t
+	}
+	for i, f := range p.Flows {
+		held := HeldOut{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src,
+			Dst: f.Dst, Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i]}
+		for j, m := range sc.models {
+			t, pred := tallies[j], preds[j].Times[i]
+			e := SignedError(pred, p.Mean[i])
 			t.errs = append(t.errs, e)
-			secs := math.Abs(pred.Times[i] - p.Mean[i])
-			sc.sits[sit[i]].add(j, e, secs)
-			size[i].add(j, e, secs)
 			if asym {
 				t.asymErrs = append(t.asymErrs, e)
 			}
-		}
-	}
-	for i, f := range p.Flows {
-		for j, m := range sc.models {
-			t := preds[j].Times[i]
-			out = append(out, Row{HeldOut: HeldOut{Experiment: p.Experiment, PatternID: p.ID, FlowID: int64(i), Src: f.Src,
-				Dst: f.Dst, Bytes: int64(f.Bytes), Setting: setting, Asymmetric: asym, Reps: p.Reps[i], Measured: p.Mean[i]},
-				Model: m.Name(), Predicted: t, Err: SignedError(t, p.Mean[i])})
+			secs := math.Abs(pred - p.Mean[i])
+			sc.sits[sit[i]].add(j, e, secs)
+			size[i].add(j, e, secs)
+			out = append(out, Row{HeldOut: held, Model: m.Name(), Predicted: pred, Err: e})
 		}
 	}
 	return out, nil
