@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/csv"
@@ -267,10 +268,12 @@ func readPatternHeader(path string, r *csv.Reader) (csvColumns, error) {
 			return csvColumns{}, err
 		}
 	}
-	if _, ok1 := col["pattern"]; ok1 {
-		cols.id, _ = find("pattern", "pattern_id")
-	} else if _, ok2 := col["pattern_id"]; ok2 {
-		cols.id, _ = find("pattern_id")
+	_, p1 := col["pattern"]
+	_, p2 := col["pattern_id"]
+	if p1 || p2 {
+		if cols.id, err = find("pattern", "pattern_id"); err != nil {
+			return csvColumns{}, err // both: which names the patterns is not said
+		}
 	}
 	return cols, nil
 }
@@ -386,7 +389,12 @@ func ReadSizeMatrix(path, experiment string) (Pattern, error) {
 		return Pattern{}, badinput.Errorf(path, "contention: %v", err)
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	// A spreadsheet's byte-order mark goes before the whole file, as for pattern files.
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	r := csv.NewReader(br)
 	header, err := r.Read()
 	if err != nil {
 		return Pattern{}, badinput.Errorf(path, "contention: header: %s", csvProblem(err, 0))
@@ -447,7 +455,7 @@ func matrixColumns(path string, heads []string) (dsts []string, cols map[string]
 	cols = map[string]int{}
 	dsts = make([]string, len(heads))
 	for i, h := range heads {
-		d := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		d := strings.TrimSpace(h)
 		if p := nodeNameProblem(d); p != "" {
 			return nil, nil, badinput.Errorf(path, "contention: line 1, column %d: %s %s", i+2, badinput.Quote(h), p)
 		}

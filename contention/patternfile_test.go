@@ -59,6 +59,7 @@ func TestPatternFilesRefused(t *testing.T) {
 		{"duplicate column by case and spaces", "p.csv", "src,dst,bytes, BYTES\nX1,Y2,1,2\n", []string{`column 4: column "BYTES" repeats column 3`}},
 		{"duplicate ignored column", "p.csv", "src,dst,bytes,note,note\nX1,Y2,1,a,b\n", []string{`column "note" repeats column 4`}},
 		{"src and src_node", "p.csv", "src,src_node,dst,bytes\nX1,X1,Y2,1\n", []string{`both "src" and "src_node" columns`}},
+		{"pattern and pattern_id", "p.csv", "src,dst,bytes,pattern,pattern_id\nX1,Y2,1,a,b\n", []string{`both "pattern" and "pattern_id" columns`}},
 		{"ragged row", "p.csv", "src,dst,bytes\nX1,Y2,1\nX1,Y2\n", []string{"line 3 (row 2): a different number of fields than the header"}},
 		{"bad quote", "p.csv", "src,dst,bytes\nX1,\"Y2,1\n", []string{"line 2 (row 1), column 10: extraneous"}},
 		{"zero bytes", "p.csv", "src,dst,bytes\nX1,Y2,1\r\nX1,Y2,0\r\n", []string{`line 3 (row 2), column "bytes": "0" is outside 1 to 1125899906842624 bytes`}},
@@ -187,6 +188,10 @@ func TestSizeMatrix(t *testing.T) {
 	p, err := ReadSizeMatrix(writePattern(t, "a2av.csv", "src,X1,X2,Y1\nY1,1,2,3\nX1,0,10,20\nX2,5,0,0\n"), "alltoallv")
 	if err != nil || p.ID != "a2av" || len(p.Flows) != 5 || p.Flows[0] != (Flow{Src: "Y1", Dst: "X1", Bytes: 1}) || p.Flows[2] != (Flow{Src: "X1", Dst: "X2", Bytes: 10}) {
 		t.Fatalf("%+v, %v", p, err)
+	}
+	// A spreadsheet's byte-order mark, before a quoted header, is read as pattern files read it.
+	if p, err := ReadSizeMatrix(writePattern(t, "bom.csv", "\ufeff\"src\",\"X1\",\"X2\"\nX1,0,7\nX2,0,0\n"), "alltoallv"); err != nil || len(p.Flows) != 1 || p.Flows[0] != (Flow{Src: "X1", Dst: "X2", Bytes: 7}) {
+		t.Errorf("matrix with a byte-order mark: %+v, %v", p, err)
 	}
 	for _, tc := range []struct{ name, text, want string }{
 		{"missing row", "src,X1,X2,Y1\nX1,0,10,20\nX2,5,0,0\n", `line 1, column 4: node "Y1" heads a column but has no row; give every node a row (0 for no transfer)`},
