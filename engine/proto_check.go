@@ -114,8 +114,7 @@ func (m *message) checkProgram(bad func(string, any, string) error) error {
 		if d.Conn < 0 {
 			return bad("dial conn", d.Conn, "is negative")
 		}
-		host, port, err := net.SplitHostPort(d.Addr)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || len(host) > maxNameBytes || n < 1 || n > 65535 {
+		if host, ok := dialHostPort(d.Addr); !ok || len(host) > maxNameBytes {
 			return bad("dial addr", d.Addr, "is not HOST:PORT")
 		}
 	}
@@ -152,6 +151,14 @@ func CheckName(s string) error {
 // node name: its length, or a byte no name holds, as a cluster description says
 // (cluster.NameTextProblem).
 func nameProblem(s string) string { return cluster.NameTextProblem(s) }
+
+// dialHostPort splits an address to dial, HOST:PORT with a host and a port in 1…65535; ok
+// is false when s is not one.
+func dialHostPort(s string) (host string, ok bool) {
+	host, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	return host, err == nil && perr == nil && host != "" && n >= 1 && n <= 65535
+}
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
