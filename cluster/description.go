@@ -199,9 +199,17 @@ func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 // maxNameBytes long and free of control and format characters (NUL, newline, tab, escape,
 // bidirectional overrides, zero-width spaces, byte-order marks).
 func nameProblem(s string) string {
-	switch {
-	case strings.TrimSpace(s) == "":
+	if strings.TrimSpace(s) == "" {
 		return "is empty"
+	}
+	return NameTextProblem(s)
+}
+
+// NameTextProblem is what keeps s from being a name other than its being empty: its length
+// (at most maxNameBytes), its encoding (UTF-8) or a rune no name holds (BadRune); "" when
+// none. The control protocol checks the names its messages carry by it.
+func NameTextProblem(s string) string {
+	switch {
 	case len(s) > maxNameBytes:
 		return fmt.Sprintf("is %d bytes long, at most %d", len(s), maxNameBytes)
 	case !utf8.ValidString(s):

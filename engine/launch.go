@@ -221,8 +221,7 @@ func parseRendezvous(file string, data []byte) (*rendezvousInfo, error) {
 		return nil, badinput.Errorf(file, "addrs: %d addresses, at most %d", len(info.Addrs), maxHostAddrs)
 	}
 	for i, a := range info.Addrs {
-		host, port, err := net.SplitHostPort(a)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || n < 1 || n > 65535 {
+		if _, ok := dialHostPort(a); !ok {
 			return nil, badinput.Errorf(file, "addrs[%d]: %s is not HOST:PORT with a port in 1…65535", i, badinput.Quote(a))
 		}
 	}

@@ -15,8 +15,9 @@ import (
 // Bounds of a control message's fields that grow with the sender's host rather than with the
 // run, so that a peer cannot make the receiver keep or print more than a line allows.
 const (
-	// maxNameBytes bounds a host or node name, as a cluster description does (a DNS name has
-	// at most 253 bytes).
+	// maxNameBytes bounds the host of a dial address, as a cluster description bounds a name
+	// (a DNS name has at most 253 bytes); host and node names are checked as the description
+	// checks them (nameProblem).
 	maxNameBytes = 255
 	// maxHostAddrs bounds the addresses a hello lists.
 	maxHostAddrs = 1024
@@ -113,8 +114,7 @@ func (m *message) checkProgram(bad func(string, any, string) error) error {
 		if d.Conn < 0 {
 			return bad("dial conn", d.Conn, "is negative")
 		}
-		host, port, err := net.SplitHostPort(d.Addr)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || len(host) > maxNameBytes || n < 1 || n > 65535 {
+		if host, ok := dialHostPort(d.Addr); !ok || len(host) > maxNameBytes {
 			return bad("dial addr", d.Addr, "is not HOST:PORT")
 		}
 	}
@@ -148,18 +148,16 @@ func CheckName(s string) error {
 }
 
 // nameProblem is what keeps s (which may be empty: the field is absent) from being a host or
-// node name: its length, or a byte no name holds (cluster.BadRune).
-func nameProblem(s string) string {
-	switch {
-	case len(s) > maxNameBytes:
-		return fmt.Sprintf("is %d bytes long, at most %d", len(s), maxNameBytes)
-	case !utf8.ValidString(s):
-		return "is not valid UTF-8"
-	}
-	if i, r := cluster.BadRune(s); i >= 0 {
-		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
-	}
-	return ""
+// node name: its length, or a byte no name holds, as a cluster description says
+// (cluster.NameTextProblem).
+func nameProblem(s string) string { return cluster.NameTextProblem(s) }
+
+// dialHostPort splits an address to dial, HOST:PORT with a host and a port in 1…65535; ok
+// is false when s is not one.
+func dialHostPort(s string) (host string, ok bool) {
+	host, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	return host, err == nil && perr == nil && host != "" && n >= 1 && n <= 65535
 }
 
 func isHex(s string) bool {

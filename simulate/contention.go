@@ -68,9 +68,9 @@ func (ct *ContentionTruth) patterns(cl *cluster.Cluster, seed uint64) ([]content
 	return pats, nil
 }
 
-// generateContention appends the transfers of a contention truth, starting at clock, unless
-// ctx is done first.
-func generateContention(ctx context.Context, cl *cluster.Cluster, tr *Truth, nz *noise, clock float64, g *Generated) error {
+// contention draws the transfers of a contention truth, starting at clock, unless ctx is done
+// first.
+func (gen *generator) contention(ctx context.Context, cl *cluster.Cluster, tr *Truth, clock float64) error {
 	ct := tr.Contention
 	model, ok := contention.ModelByName(ct.Model)
 	if !ok {
@@ -104,12 +104,12 @@ func generateContention(ctx context.Context, cl *cluster.Cluster, tr *Truth, nz 
 	}
 	for i, p := range pats {
 		pred := preds[i]
-		for r := int64(0); r < int64(tr.Reps); r++ {
+		for r := int64(0); r < gen.reps; r++ {
 			longest := 0.0
 			for f, fl := range p.Flows {
-				t := pred.Times[f] * nz.factor()
+				t := pred.Times[f] * gen.nz.factor()
 				longest = max(longest, t)
-				g.Transfers = append(g.Transfers, datasets.Transfer{Cluster: cl.Name(), Experiment: p.Experiment, PatternID: p.ID,
+				gen.g.Transfers = append(gen.g.Transfers, datasets.Transfer{Cluster: gen.name, Experiment: p.Experiment, PatternID: p.ID,
 					Rep: r, FlowID: int64(f), Src: fl.Src, Dst: fl.Dst, Bytes: int64(fl.Bytes), TStart: clock, TEnd: clock + t})
 			}
 			clock += longest + 1e-3

@@ -50,7 +50,7 @@ func Generate(ctx context.Context, cl *cluster.Cluster, tr *Truth) (*Generated, 
 		return nil, err
 	}
 	if tr.Contention != nil {
-		if err := generateContention(ctx, cl, tr, gen.nz, clock, gen.g); err != nil {
+		if err := gen.contention(ctx, cl, tr, clock); err != nil {
 			return nil, err
 		}
 	}

@@ -224,30 +224,15 @@ func helpArgs(app *cli.App, args []string) ([]string, error) {
 }
 
 // skipFlags returns the index of the first word from i on that is not a flag of flags or a
-// flag's value.
+// flag's value (takesValue, as completion reads a command line).
 func skipFlags(flags []cli.Flag, args []string, i int) int {
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
-		name := strings.TrimLeft(args[i], "-")
+		if takesValue(flags, args[i]) {
+			i++
+		}
 		i++
-		if strings.Contains(name, "=") {
-			continue
-		}
-		for _, f := range flags {
-			if dg, ok := f.(cli.DocGenerationFlag); ok && dg.TakesValue() && hasName(f, name) {
-				i++
-			}
-		}
 	}
 	return i
-}
-
-func hasName(f cli.Flag, name string) bool {
-	for _, n := range f.Names() {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // expandGlobs expands the unquoted words holding *, ? or [ as the shell would, in the working
