@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/internal/badinput"
@@ -355,20 +354,14 @@ func csvProblem(err error, row int) string {
 	return oneLine(err.Error())
 }
 
-// nodeNameProblem says what is wrong with a node name, or "": empty, not UTF-8, or holding a
-// control or format character (NUL, newline, escape, bidirectional override). The cluster
-// description refuses the same names, so such a name can never match a node.
+// nodeNameProblem says what is wrong with a node name, or "": empty, or what the cluster
+// description refuses in a name (cluster.NameTextProblem: too long, not UTF-8, a control or
+// format character), so that such a name can never match a node.
 func nodeNameProblem(s string) string {
-	switch {
-	case s == "":
+	if s == "" {
 		return "is empty, want a node name"
-	case !utf8.ValidString(s):
-		return "is not valid UTF-8"
 	}
-	if i, r := cluster.BadRune(s); i >= 0 {
-		return fmt.Sprintf("contains the control character %U at byte %d", r, i)
-	}
-	return ""
+	return cluster.NameTextProblem(s)
 }
 
 // oneLine keeps a library's message on one line.
