@@ -8,7 +8,6 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
-	"github.com/commcal/commcal/internal/parallel"
 )
 
 // ContentionTruth makes the generator write concurrent patterns to the transfers table, their
@@ -91,19 +90,18 @@ func (gen *generator) contention(ctx context.Context, cl *cluster.Cluster, tr *T
 	}
 	// The model's times are predicted on all cores; the noise is drawn afterwards in pattern
 	// order, so the dataset is the same bytes as a serial run's.
-	preds := make([]*contention.Prediction, len(pats))
-	err = parallel.For(ctx, len(pats), 0, func(i int) error {
-		var err error
-		if preds[i], err = model.Predict(ctx, net, pats[i].Flows); err != nil {
-			return fmt.Errorf("simulate: truth: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
-		}
-		return nil
+	flows := make([][]contention.Flow, len(pats))
+	for i, p := range pats {
+		flows[i] = p.Flows
+	}
+	preds, err := contention.PredictAll(ctx, net, flows, []contention.Model{model}, func(i, _ int, err error) error {
+		return fmt.Errorf("simulate: truth: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
 	})
 	if err != nil {
 		return err
 	}
 	for i, p := range pats {
-		pred := preds[i]
+		pred := preds[i][0]
 		for r := int64(0); r < gen.reps; r++ {
 			longest := 0.0
 			for f, fl := range p.Flows {
