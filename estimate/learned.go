@@ -161,11 +161,10 @@ type learnedFit struct {
 	// which determine ackpath's a, b, c, c₁, τ and ρ and ackpath-alpha's α.
 	multiBidir []learnedObs
 	start      learnedStartValues
-	// backbone is base's backbone capacity (0: the nominal one), saturated whether base's
-	// closed-form fit saw the backbone saturate.
-	backbone  float64
-	saturated bool
-	lp        *contention.LearnedParams
+	// backbone is base's backbone capacity (0: the nominal one, base's closed-form fit did
+	// not see the backbone saturate; saturated says whether it did).
+	backbone float64
+	lp       *contention.LearnedParams
 	// lone is c₁ once the polish unties it from c (lp.AckLone then points to it); ack are the
 	// coordinates the polish moves: a, b, c, c₁, τ and, where fitRelief, ρ.
 	lone      *float64
@@ -209,7 +208,7 @@ func newLearnedFit(ctx context.Context, cl *cluster.Cluster, rows []datasets.Tra
 	lp := &contention.LearnedParams{CeilingBps: start.ceiling}
 	net.Learned = map[string]*contention.LearnedParams{model.Name(): lp}
 	f := &learnedFit{learnedFitter: &learnedFitter{ctx: ctx, model: model, net: net}, cl: cl, variant: model.Variant(), data: data,
-		multiBidir: slices.Concat(data.multi, data.bidir), start: start, backbone: base.BackboneBps, saturated: base.BackboneBps > 0,
+		multiBidir: slices.Concat(data.multi, data.bidir), start: start, backbone: base.BackboneBps,
 		lp: lp, lone: new(float64), converged: true}
 	f.fitAck = f.variant.AckPath && len(f.multiBidir) > 0
 	f.ack = []ackCoord{{&lp.AckIn, 1, contention.MaxAck}, {&lp.AckOut, 1, contention.MaxAck}, {&lp.AckFull, 1, contention.MaxAck},
@@ -241,6 +240,9 @@ func (f *learnedFit) run(memo **maxminStages) (*LearnedFit, error) {
 	out.Warnings = f.warnings
 	return out, nil
 }
+
+// saturated says whether base's closed-form fit saw the backbone saturate (it set a capacity).
+func (f *learnedFit) saturated() bool { return f.backbone > 0 }
 
 // warn adds a warning for the calibration to flag (LearnedFit.Warnings).
 func (f *learnedFit) warn(w string) { f.warnings = append(f.warnings, w) }

@@ -51,7 +51,7 @@ func (f *learnedFit) interval(names []string, obs []learnedObs, theta []float64,
 // capacityIntervals reports stage 2's estimates (the NIC and backbone capacities, σ) with their
 // intervals at the fit and the patterns behind them.
 func (f *learnedFit) capacityIntervals(out *LearnedFit) error {
-	st := capacityStage(f.lp, f.data, f.saturated, f.variant.Stochastic)
+	st := capacityStage(f.lp, f.data, f.saturated(), f.variant.Stochastic)
 	caps, err := f.interval(st.names, st.obs, st.x0, st.set, st.dom)
 	if err != nil {
 		return err

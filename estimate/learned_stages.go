@@ -46,7 +46,7 @@ func (f *learnedFit) fitCeiling() error {
 // when not, which then stays.
 func (f *learnedFit) fitCapacities() error {
 	f.lp.NICBps, f.lp.BackboneBps = f.start.nic, f.backbone
-	w, err := f.capacitiesAndSpread(f.lp, f.data, f.saturated, f.variant.Stochastic)
+	w, err := f.capacitiesAndSpread(f.lp, f.data, f.saturated(), f.variant.Stochastic)
 	if err != nil {
 		return err
 	}

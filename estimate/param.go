@@ -347,6 +347,9 @@ func nullHides(t reflect.Type) bool {
 	return true
 }
 
+// stdErr is a parameter's standard error from its 95% interval (half-width over 1.96).
+func stdErr(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
+
 // meanParam is the mean with its Student-t interval.
 func meanParam(x []float64) Param {
 	n := len(x)
@@ -401,7 +404,7 @@ func ratioParam(a, b Param) Param {
 		}
 		return p
 	}
-	sa, sb := (a.CIHigh-a.CILow)/(2*1.96), (b.CIHigh-b.CILow)/(2*1.96)
+	sa, sb := stdErr(a), stdErr(b)
 	se := r * math.Sqrt((sa/a.Value)*(sa/a.Value)+(sb/b.Value)*(sb/b.Value))
 	p.CILow, p.CIHigh = r-1.96*se, r+1.96*se
 	return p

@@ -169,9 +169,6 @@ func newGatherModel(lmo *LMOFit, root string, procs int64) (*gatherModel, error)
 	return g, nil
 }
 
-// stdErr is a parameter's standard error from its 95% interval.
-func stdErr(p Param) float64 { return (p.CIHigh - p.CILow) / (2 * 1.96) }
-
 // at is the LMO prediction of the gather of m bytes without κ; serial picks the sum form.
 func (g *gatherModel) at(m float64, serial bool) float64 {
 	r := g.lmo.Nodes[g.root]

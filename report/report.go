@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -273,11 +275,7 @@ func errorFigures(preds []validate.Row) []*plots.Figure {
 	for _, r := range preds {
 		settings[r.Setting] = true
 	}
-	cols := make([]string, 0, len(settings))
-	for s := range settings {
-		cols = append(cols, s)
-	}
-	sort.Slice(cols, func(i, j int) bool { return validate.CompareSettings(cols[i], cols[j]) < 0 })
+	cols := slices.SortedFunc(maps.Keys(settings), validate.CompareSettings)
 	rows := []string{contention.DefaultModel} // the default first, then the paper's models, once each
 	for _, m := range []string{"asymmetric", "fair"} {
 		if m != contention.DefaultModel {

@@ -120,7 +120,7 @@ type accRow struct {
 // setting's best models.
 func accuracyRows(acc *validate.Accuracy) []accRow {
 	var rows []accRow
-	for _, s := range append(append([]validate.SettingAccuracy(nil), acc.Settings...), acc.Overall) {
+	for _, s := range validate.WithOverall(acc.Settings, acc.Overall) {
 		best := math.Inf(1)
 		for _, m := range s.Models {
 			if m.Transfers > 0 {

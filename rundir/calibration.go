@@ -1,7 +1,6 @@
 package rundir
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,9 +69,6 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
 	if err := datasets.ReadJSONFile(path, &cal); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, badinput.Errorf(path, "no calibration here: %w", err)
-		}
 		return nil, badinput.Wrap(path, err)
 	}
 	data, err := os.ReadFile(path)
