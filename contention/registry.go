@@ -81,6 +81,15 @@ func Models() []Model {
 	return ms
 }
 
+// Names lists every registered model's name, in the order reports list them.
+func Names() []string {
+	names := make([]string, len(registry))
+	for i, s := range registry {
+		names[i] = s.Name()
+	}
+	return names
+}
+
 // Lookup finds a registered model's spec by name.
 func Lookup(name string) (Spec, bool) {
 	for _, s := range registry {

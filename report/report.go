@@ -267,10 +267,7 @@ func inlineSVG(svg []byte) string {
 // default model, then the paper's models), every model's error CDF, and predicted against
 // measured.
 func errorFigures(preds []validate.Row) []*plots.Figure {
-	var models []string
-	for _, m := range contention.Models() {
-		models = append(models, m.Name())
-	}
+	models := contention.Names()
 	settings := map[string]bool{}
 	for _, r := range preds {
 		settings[r.Setting] = true

@@ -35,7 +35,7 @@ func ParseThreshold(spec string, below bool) (Threshold, error) {
 	if !ok || model == "" || val == "" {
 		return Threshold{}, badinput.Errorf("", "%s %q: want MODEL:VALUE, for example asymmetric:0.8 or all:90%%", flag, spec)
 	}
-	names := append(modelNames(), AllModels)
+	names := append(contention.Names(), AllModels)
 	if !slices.Contains(names, model) {
 		return Threshold{}, badinput.Errorf("", "%s %q: unknown model %q (models: %s)", flag, spec, model, strings.Join(names, ", "))
 	}
@@ -63,7 +63,7 @@ func ParseThreshold(spec string, below bool) (Threshold, error) {
 func (a *Accuracy) Check(ths []Threshold) []string {
 	var breaches []string
 	for _, th := range ths {
-		for _, name := range modelNames() {
+		for _, name := range contention.Names() {
 			if th.Model != AllModels && th.Model != name {
 				continue
 			}
@@ -83,12 +83,4 @@ func (a *Accuracy) Check(ths []Threshold) []string {
 		}
 	}
 	return breaches
-}
-
-func modelNames() []string {
-	var names []string
-	for _, m := range contention.Models() {
-		names = append(names, m.Name())
-	}
-	return names
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/commcal/commcal/contention"
 )
 
 func TestThresholds(t *testing.T) {
@@ -44,7 +46,7 @@ func TestThresholds(t *testing.T) {
 		}
 	}
 	all, _ := ParseThreshold("all:0.9", true)
-	if n := len(acc.Check([]Threshold{all})); n != len(modelNames())-1 { // every model but maxmin
+	if n := len(acc.Check([]Threshold{all})); n != len(contention.Names())-1 { // every model but maxmin
 		t.Errorf("all:0.9 gave %d breaches", n)
 	}
 	for _, bad := range []string{"asymmetric", "nosuch:0.5", "asymmetric:x", "asymmetric:1.5", ":0.5", "asymmetric:-1", "asymmetric:NaN"} {

@@ -82,7 +82,7 @@ EXAMPLES:
 			clusterFlag(""),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json to predict with (parameters and penalty table); --params is then not used"},
-			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(modelNames(), ", ")},
+			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(contention.Names(), ", ")},
 			&cli.GenericFlag{Name: "workload", Value: &repeated{}, Usage: "a generated workload (repeatable): all-to-all:BYTES, alltoallv:FILE, random:nodes=N,d=D,..."},
 			&cli.BoolFlag{Name: "summary", Usage: "one line per pattern and model, however few transfers"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
@@ -129,14 +129,6 @@ type repeated struct{ values []string }
 func (r *repeated) Set(v string) error { r.values = append(r.values, v); return nil }
 func (r *repeated) String() string     { return strings.Join(r.values, " ") }
 
-func modelNames() []string {
-	var names []string
-	for _, m := range contention.Models() {
-		names = append(names, m.Name())
-	}
-	return names
-}
-
 // chooseModels reads --models.
 func chooseModels(list string) ([]contention.Model, error) {
 	if strings.TrimSpace(list) == "" {
@@ -146,7 +138,7 @@ func chooseModels(list string) ([]contention.Model, error) {
 	for _, name := range strings.Split(list, ",") {
 		m, ok := contention.ModelByName(strings.TrimSpace(name))
 		if !ok {
-			return nil, usagef("--models: unknown model %q (models: %s)", name, strings.Join(modelNames(), ", "))
+			return nil, usagef("--models: unknown model %q (models: %s)", name, strings.Join(contention.Names(), ", "))
 		}
 		if !slices.ContainsFunc(out, func(o contention.Model) bool { return o.Name() == m.Name() }) {
 			out = append(out, m)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/pipeline"
@@ -23,7 +24,7 @@ func validateCommand() *cli.Command {
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
 patterns and Alltoallv) with every model:
 
-` + wrapWords("   ", strings.Join(modelNames(), ", "), 92) + `
+` + wrapWords("   ", strings.Join(contention.Names(), ", "), 92) + `
 
 and writes to --out:
 
