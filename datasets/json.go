@@ -41,11 +41,18 @@ func decodeJSON(name string, data []byte, v any) error {
 // ReadJSONFile decodes a JSON file strictly (see decodeJSON). Every problem with the file,
 // including its absence, is an *InputError naming it.
 func ReadJSONFile(path string, v any) error {
+	_, err := ReadJSONFileData(path, v)
+	return err
+}
+
+// ReadJSONFileData is ReadJSONFile returning the file's bytes too, for a reader that checks
+// more of them than decoding does (a null that would decode as 0), without reading it twice.
+func ReadJSONFileData(path string, v any) ([]byte, error) {
 	data, err := readInputFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return decodeJSON(path, data, v)
+	return data, decodeJSON(path, data, v)
 }
 
 // readInputFile reads a file that the user named: a missing file (or a directory) is bad

@@ -1,8 +1,6 @@
 package rundir
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -68,12 +66,9 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 // as 0), another tool's or format's calibration, and parameters out of their ranges.
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
-	if err := datasets.ReadJSONFile(path, &cal); err != nil {
-		return nil, badinput.Wrap(path, err)
-	}
-	data, err := os.ReadFile(path)
+	data, err := datasets.ReadJSONFileData(path, &cal)
 	if err != nil {
-		return nil, fmt.Errorf("rundir: %w", err)
+		return nil, badinput.Wrap(path, err)
 	}
 	if key, line := estimate.UnflaggedNull(data, &cal); line > 0 {
 		return nil, badinput.Errorf(path, "line %d, key %s: null, want a value or the key left out (null stands only for an estimate's value or bound that its \"nonfinite\" flag names)", line, badinput.Quote(key))

@@ -217,14 +217,13 @@ func (o paramsOptions) override(p *contention.Params) {
 func (o paramsOptions) load() (contention.Params, error) {
 	p := contention.DefaultParams()
 	if o.File != "" {
-		if err := datasets.ReadJSONFile(o.File, &p); err != nil {
+		data, err := datasets.ReadJSONFileData(o.File, &p)
+		if err != nil {
 			return p, badinput.Wrap(o.File, err)
 		}
 		// A null would read as 0, the default: refused as a calibration's are.
-		if data, err := os.ReadFile(o.File); err == nil {
-			if key, line := estimate.UnflaggedNull(data, &contention.Params{}); line > 0 {
-				return p, badinput.Errorf(o.File, "line %d, key %s: null, want a value or the key left out", line, badinput.Quote(key))
-			}
+		if key, line := estimate.UnflaggedNull(data, &contention.Params{}); line > 0 {
+			return p, badinput.Errorf(o.File, "line %d, key %s: null, want a value or the key left out", line, badinput.Quote(key))
 		}
 		if err := p.Validate(); err != nil {
 			return p, badinput.Wrap(o.File, err)
