@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Source formats.
@@ -64,6 +65,14 @@ type Source struct {
 	// the address-to-node mapping of an iperf3 run (Src sends the forward transfer; the
 	// reverse transfer of a --bidir run goes from Dst to Src).
 	Src, Dst string
+	// Ranks names the node of each MPI rank, in rank order (one rank per entry), for outputs
+	// of more than two processes that do not name their nodes (a saturation log, a multi-pair
+	// or collective benchmark). Src and Dst stand for ranks 0 and 1 when Ranks is empty.
+	Ranks []string
+	// Role, when set, is the role every transfer of a benchmark's text output takes:
+	// RoleCalibration or RoleHeldOut; a pattern whose design has no experiment of that role
+	// (a point-to-point sweep held out) is refused. Empty keeps each adapter's labels.
+	Role string
 	// Experiment and PatternID label iperf3 transfers; the defaults are p2p_sweep and
 	// "src>dst:bytes", and for a --bidir run bidir_nic (bidir_backbone between racks) and
 	// "src<>dst:bytes". Repetitions of one pattern are numbered in source order.
@@ -296,7 +305,7 @@ func (ing *ingester) textSource(src Source, r io.Reader, idx int32, simgridKind 
 	if err != nil {
 		return fmt.Errorf("datasets: %s: %w", src.Path, err)
 	}
-	tr := &textReader{path: src.Path, src: src.Src, dst: src.Dst, cl: ing.opts.Cluster}
+	tr := &textReader{path: src.Path, src: src.Src, dst: src.Dst, ranks: src.Ranks, cl: ing.opts.Cluster}
 	var o *textOut
 	if simgridKind != "" {
 		o, err = readSimGridAux(tr, simgridKind, data)
@@ -319,10 +328,48 @@ func (ing *ingester) textSource(src Source, r io.Reader, idx int32, simgridKind 
 		}
 		ing.breaks = o.breaks
 	}
+	if err := relabel(src, o); err != nil {
+		return err
+	}
 	info.Notes = o.notes
 	tables, rows, err := ing.text(src, o, idx)
 	info.Table, info.Rows = strings.Join(tables, ","), rows
 	return err
+}
+
+// The roles a Source may force on a text output's transfers.
+const (
+	RoleCalibration = "calibration"
+	RoleHeldOut     = "held-out"
+)
+
+// Roles lists the values of Source.Role, empty (each adapter's labels) aside.
+var Roles = []string{RoleCalibration, RoleHeldOut}
+
+// relabel gives every transfer of a text output the experiment of src.Role: the held-out or
+// the calibration experiment of the same design (experiments.AsRole).
+func relabel(src Source, o *textOut) error {
+	if src.Role == "" {
+		return nil
+	}
+	want := experiments.Calibration
+	if src.Role == RoleHeldOut {
+		want = experiments.HeldOut
+	}
+	for i := range o.transfers {
+		t := &o.transfers[i]
+		twin, ok := experiments.AsRole(t.Experiment, want)
+		if !ok {
+			var line int64
+			if ls := o.lines[TransfersTable]; i < len(ls) {
+				line = ls[i]
+			}
+			return inputErr(Location{File: src.Path, Line: line}, "experiment", ErrUnsupported,
+				"--role %s: %s patterns have no %s experiment (the random, exchange and cycle designs have both roles)", src.Role, t.Experiment, src.Role)
+		}
+		t.Experiment = twin
+	}
+	return nil
 }
 
 // readSeekerAt is what the Parquet reader needs; files and embedded files provide it.

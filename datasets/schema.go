@@ -51,13 +51,15 @@ type OneToTwo struct {
 	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"time until both replies arrived"`
 }
 
-// Collective is one point of a scatter or gather sweep.
+// Collective is one measurement of a collective operation: a point of a scatter or gather
+// sweep, or one run of an all-to-all, all-gather or broadcast. Root is the root's node, and
+// for the operations without a root (alltoall, allgather) the node of rank 0.
 type Collective struct {
 	Cluster string  `col:"cluster" check:"cluster" doc:"cluster name"`
-	Op      string  `col:"op" check:"op" doc:"scatter or gather"`
+	Op      string  `col:"op" check:"op" doc:"collective: scatter, gather, alltoall, allgather or bcast"`
 	Root    string  `col:"root" check:"node" doc:"root node"`
 	Procs   int64   `col:"procs" unit:"1" check:"atleast2" doc:"processes taking part, root included"`
-	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size per non-root process"`
+	Bytes   int64   `col:"bytes" unit:"B" check:"nonneg" doc:"message size per process and peer (the block each process sends to or receives from each other; bcast: the whole message)"`
 	Rep     int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
 	Seconds float64 `col:"seconds" unit:"s" check:"positive" doc:"execution time"`
 }
@@ -81,7 +83,7 @@ type PingPongPairs struct {
 var Experiments = experiments.All()
 
 // CollectiveOps is the closed set of values of the collectives table's op column.
-var CollectiveOps = []string{"scatter", "gather"}
+var CollectiveOps = []string{"scatter", "gather", "alltoall", "allgather", "bcast"}
 
 // ColType is a column's logical type.
 type ColType uint8

@@ -75,6 +75,7 @@ func (o *textOut) rows() int {
 type textReader struct {
 	path     string
 	src, dst string
+	ranks    []string // the node of each rank (--ranks), or nil
 	cl       *cluster.Cluster
 	// from and to are the nodes settled by the first call of nodes.
 	from, to string
@@ -107,6 +108,23 @@ func (r *textReader) nodes(tool string, named []string) (string, string, error) 
 	}
 	return "", "", inputErr(Location{File: r.path}, "", ErrUnsupported,
 		"%s output %s; give them (--src: the node of rank 0, which sends first; --dst: the node of rank 1)", tool, what)
+}
+
+// rankNodes returns the nodes of ranks 0 … n−1: --ranks, or --src and --dst for a run of two
+// processes. A file that does not name its nodes is refused with a request for --ranks, for
+// tool (the benchmark, for the message).
+func (r *textReader) rankNodes(tool string, n int) ([]string, error) {
+	switch {
+	case len(r.ranks) >= n:
+		return r.ranks[:n], nil
+	case len(r.ranks) > 0:
+		return nil, inputErr(Location{File: r.path}, "", ErrUnsupported,
+			"%s output of %d processes, and --ranks names %d nodes; give one node per rank, in rank order", tool, n, len(r.ranks))
+	case n == 2 && r.src != "" && r.dst != "":
+		return []string{r.src, r.dst}, nil
+	}
+	return nil, inputErr(Location{File: r.path}, "", ErrUnsupported,
+		"%s output of %d processes does not name their nodes; give them (--ranks: one node per rank, in rank order)", tool, n)
 }
 
 func (r *textReader) hasNode(name string) bool {

@@ -41,7 +41,21 @@ type Calibration struct {
 	Penalties  *PenaltyFit       `json:"penalties,omitempty"`
 	Params     contention.Params `json:"params"`
 	Skipped    []Skipped         `json:"skipped,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	// NotIdentified are the parameters the calibration leaves out, each with why and what
+	// the models use instead.
+	NotIdentified []Unidentified `json:"not_identified,omitempty"`
+	Warnings      []string       `json:"warnings,omitempty"`
+}
+
+// Unidentified is a parameter left out of a calibration: no experiment of the dataset
+// identifies it ("not identified: no experiment loads the NIC with two flows"), or its fit
+// broke a physical or statistical bound (a capacity above the line rate, a slope whose
+// interval spans zero); Reason names the experiment and the numbers. Fallback says what the
+// models use in its place (the nominal rate, the model's default).
+type Unidentified struct {
+	Parameter string `json:"parameter"`
+	Reason    string `json:"reason"`
+	Fallback  string `json:"fallback,omitempty"`
 }
 
 // Skipped names an estimator that could not run and why.
@@ -104,6 +118,11 @@ type calibrationRun struct {
 // skip records an estimator that could not run.
 func (r *calibrationRun) skip(name string, err error) {
 	r.c.Skipped = append(r.c.Skipped, Skipped{Estimator: name, Reason: err.Error()})
+}
+
+// unidentified records a parameter left out of the calibration, why, and what stands in for it.
+func (r *calibrationRun) unidentified(param, fallback, format string, a ...any) {
+	r.c.NotIdentified = append(r.c.NotIdentified, Unidentified{Parameter: param, Reason: fmt.Sprintf(format, a...), Fallback: fallback})
 }
 
 // warn records a statistical warning.

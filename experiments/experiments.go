@@ -27,8 +27,18 @@ const (
 	// calibration: cross-validation selects models on them, and the learned models' fit reads
 	// them with the other contention patterns (their slowdowns, ρ, α).
 	RandomCalibration Name = "random_calibration"
-	Random            Name = "random"    // random validation patterns (CCPE 2014 §7.1)
-	Alltoallv         Name = "alltoallv" // an Alltoallv collective as point-to-point transfers
+	// ExchangeCalibration and Exchange are same-peer exchanges: every node of the pattern sends
+	// to one peer and receives from that same peer at once (MPI_Sendrecv with one peer, OSU's
+	// osu_bibw, IMB's PingPing), measured for calibration or held out.
+	ExchangeCalibration Name = "exchange_calibration"
+	Exchange            Name = "exchange"
+	// CycleCalibration and Cycle are directed cycles: every node sends to one peer and receives
+	// from another at once (MPI_Sendrecv around a ring, IMB's Sendrecv and Exchange on three
+	// processes or more), measured for calibration or held out.
+	CycleCalibration Name = "cycle_calibration"
+	Cycle            Name = "cycle"
+	Random           Name = "random"    // random validation patterns (CCPE 2014 §7.1)
+	Alltoallv        Name = "alltoallv" // an Alltoallv collective as point-to-point transfers
 )
 
 // Role says what an experiment is for.
@@ -53,8 +63,12 @@ var roles = []struct {
 	{BidirBackbone, Calibration},
 	{StaticSync, Calibration},
 	{RandomCalibration, Calibration},
+	{ExchangeCalibration, Calibration},
+	{CycleCalibration, Calibration},
 	{Random, HeldOut},
 	{Alltoallv, HeldOut},
+	{Exchange, HeldOut},
+	{Cycle, HeldOut},
 }
 
 // All lists every experiment, calibration experiments first, in a fixed order.
@@ -83,11 +97,34 @@ func Fairness() []Name { return []Name{FairIntra, FairInter} }
 // Bidirectional are the experiments the asymmetry (contra-flow) parameters are fitted on.
 func Bidirectional() []Name { return []Name{BidirNIC, BidirBackbone} }
 
+// Exchanges are the calibration experiments in which nodes send and receive at once: same-peer
+// exchanges and directed cycles.
+func Exchanges() []Name { return []Name{ExchangeCalibration, CycleCalibration} }
+
 // ContentionCalibration are the calibration experiments of concurrent transfers that the
 // contention models are fitted and cross-validated on: the fairness and bidirectional designs,
-// the static-synchronous graphs and the random calibration patterns.
+// the static-synchronous graphs, the random calibration patterns, the exchanges and cycles.
 func ContentionCalibration() []Name {
-	return append(append(Fairness(), Bidirectional()...), StaticSync, RandomCalibration)
+	return append(append(append(Fairness(), Bidirectional()...), StaticSync, RandomCalibration), Exchanges()...)
+}
+
+// twins pairs the calibration and held-out experiments of one design.
+var twins = [][2]Name{{RandomCalibration, Random}, {ExchangeCalibration, Exchange}, {CycleCalibration, Cycle}}
+
+// AsRole returns the experiment of the same design as name that has the given role: name
+// itself when it has it, else its twin (random and random_calibration, exchange and
+// exchange_calibration, cycle and cycle_calibration); ok is false for a design with no
+// experiment of that role.
+func AsRole(name Name, role Role) (Name, bool) {
+	if r, ok := RoleOf(name); ok && r == role {
+		return name, true
+	}
+	for _, t := range twins {
+		if t[0] == name || t[1] == name {
+			return t[role], true
+		}
+	}
+	return "", false
 }
 
 // RoleOf returns an experiment's role; ok is false for a name outside the set.

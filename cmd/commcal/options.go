@@ -280,7 +280,7 @@ func loadCluster(ref string) (*cluster.Cluster, error) {
 
 // sourceOptions say how to read measurement logs (ingest, run).
 type sourceOptions struct {
-	Cluster, Format, Table, Src, Dst, Experiment, Pattern string
+	Cluster, Format, Table, Src, Dst, Experiment, Pattern, Ranks, Role string
 }
 
 // sourceFlags are the flags of the commands that read measurement logs (ingest, run).
@@ -293,6 +293,8 @@ func sourceFlags() []cli.Flag {
 			strings.Join(datasets.TableNames(), ", ")},
 		&cli.StringFlag{Name: "src", Usage: "node of rank 0 (the sender) of MPI benchmark and SimGrid outputs, sending node of iperf3 runs (iperf3 default: by address)"},
 		&cli.StringFlag{Name: "dst", Usage: "node of rank 1 (the receiver) of MPI benchmark and SimGrid outputs, receiving node of iperf3 runs"},
+		&cli.StringFlag{Name: "ranks", Usage: "nodes of the MPI ranks, rank 0 first, of outputs that do not name them (saturation logs, multi-pair and collective benchmarks): a comma-separated list, or @FILE with one node per line"},
+		&cli.StringFlag{Name: "role", Usage: "role of every transfer of benchmark outputs: " + strings.Join(datasets.Roles, " or ") + " (default: each format's own; see docs/formats.md)"},
 		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
 		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
 	}
@@ -300,7 +302,58 @@ func sourceFlags() []cli.Flag {
 
 func sourcesFrom(c *cli.Context) sourceOptions {
 	return sourceOptions{Cluster: c.String("cluster"), Format: c.String("format"), Table: c.String("table"), Src: c.String("src"),
-		Dst: c.String("dst"), Experiment: c.String("experiment"), Pattern: c.String("pattern")}
+		Dst: c.String("dst"), Experiment: c.String("experiment"), Pattern: c.String("pattern"), Ranks: c.String("ranks"), Role: c.String("role")}
+}
+
+// rankNodes reads --ranks: a comma-separated list of nodes, or @FILE with one node per line
+// (blank lines and lines starting with # are skipped).
+func rankNodes(v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	text := v
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		b, err := readSmallFile(name, maxRanksFile)
+		if err != nil {
+			return nil, badinput.Wrap(name, fmt.Errorf("--ranks: %w", err))
+		}
+		var nodes []string
+		for l := range strings.Lines(string(b)) {
+			l = strings.TrimSpace(l)
+			if l != "" && !strings.HasPrefix(l, "#") {
+				nodes = append(nodes, l)
+			}
+		}
+		text = strings.Join(nodes, ",")
+	}
+	nodes := strings.Split(text, ",")
+	for i, n := range nodes {
+		nodes[i] = strings.TrimSpace(n)
+		if nodes[i] == "" {
+			return nil, usagef("--ranks: rank %d has no node (want a comma-separated list of nodes, rank 0 first)", i)
+		}
+	}
+	return nodes, nil
+}
+
+// maxRanksFile bounds the size of a --ranks file (a million ranks of short names).
+const maxRanksFile = 64 << 20
+
+// readSmallFile reads a file of at most limit bytes.
+func readSmallFile(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, nil
 }
 
 // load expands the input paths and settles the cluster: --cluster, or the one cluster of
@@ -314,7 +367,15 @@ func (o sourceOptions) load(paths []string) (*cluster.Cluster, []datasets.Source
 			return nil, nil, usagef("--table %q: want one of %s", o.Table, strings.Join(datasets.TableNames(), ", "))
 		}
 	}
-	base := datasets.Source{Format: o.Format, Table: o.Table, Src: o.Src, Dst: o.Dst, Experiment: o.Experiment, PatternID: o.Pattern}
+	if o.Role != "" && !slices.Contains(datasets.Roles, o.Role) {
+		return nil, nil, usagef("--role %q: want one of %s", o.Role, strings.Join(datasets.Roles, ", "))
+	}
+	ranks, err := rankNodes(o.Ranks)
+	if err != nil {
+		return nil, nil, err
+	}
+	base := datasets.Source{Format: o.Format, Table: o.Table, Src: o.Src, Dst: o.Dst, Ranks: ranks, Role: o.Role,
+		Experiment: o.Experiment, PatternID: o.Pattern}
 	srcs, err := datasets.ExpandSources(paths, base)
 	if err != nil {
 		return nil, nil, badinput.Wrap("", err)
