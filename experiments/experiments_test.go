@@ -16,8 +16,32 @@ func TestRolesPartitionTheSet(t *testing.T) {
 			t.Errorf("%s is both calibration and held out", n)
 		}
 	}
-	if !slices.Equal(held, []Name{Random, Alltoallv}) {
+	if !slices.Equal(held, []Name{Random, Alltoallv, Exchange, Cycle}) {
 		t.Errorf("held out = %v", held)
+	}
+}
+
+func TestAsRole(t *testing.T) {
+	for _, tc := range []struct {
+		name Name
+		role Role
+		want Name
+		ok   bool
+	}{
+		{RandomCalibration, HeldOut, Random, true},
+		{Random, Calibration, RandomCalibration, true},
+		{Exchange, HeldOut, Exchange, true},
+		{ExchangeCalibration, HeldOut, Exchange, true},
+		{Cycle, Calibration, CycleCalibration, true},
+		{P2PSweep, Calibration, P2PSweep, true},
+		{P2PSweep, HeldOut, "", false},
+		{Alltoallv, Calibration, "", false},
+		{"nope", HeldOut, "", false},
+	} {
+		got, ok := AsRole(tc.name, tc.role)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("AsRole(%s, %d) = %q, %v; want %q, %v", tc.name, tc.role, got, ok, tc.want, tc.ok)
+		}
 	}
 }
 
