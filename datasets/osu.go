@@ -41,11 +41,11 @@ import (
 //     direction's message takes 2·bytes / bandwidth. A same-peer exchange (exchange_calibration)
 //     of one flow each way.
 //   - osu_mbw_mr: "# [ pairs: k ]" pairs stream at once, rank i to rank i + k (i < k; OSU
-//     sets k = P/2 in 7.x, -p k in 5.x). calc_bw sums over the pairs: MB/s = bytes·k·iterations
+//     sets k = P/2 in 7.4, whatever -p says; -p k ≤ P/2 in 5.x). calc_bw sums over the pairs: MB/s = bytes·k·iterations
 //     ·window / (the senders' mean time), so each pair's message takes bytes·k / (MB/s·10⁶):
 //     k flows of that time. The nodes of ranks 0 … 2k−1 come from --ranks (or --src and --dst
-//     for one pair). A window swept over sizes (-V, "window size: varied") is a table of
-//     windows, and is refused.
+//     for one pair). A run over several window sizes (-V, "window size: varied") prints a
+//     table of rates per window, and is refused.
 //   - osu_multi_lat: P/2 pairs ping-pong at once, rank i with rank i + P/2; OSU prints the mean
 //     over the pairs (5.x: over every process) of the one-way latency. k flows of that time.
 //     The file does not say P: it is --ranks' length, and a file without --ranks is refused.
@@ -59,7 +59,8 @@ import (
 //     the table's bytes; the time is OSU's average latency, the mean over the processes of
 //     each one's mean time per call. The root is rank 0 (bcast always; scatter and gather
 //     unless -k, which the file does not print); procs is --ranks' length, which the file does
-//     not print either: without --ranks they are refused.
+//     not print either: without --ranks they are refused, and so are ranks sharing a node
+//     (the table counts one process per node).
 //
 // Any other test (reductions, barriers, non-blocking and neighbourhood collectives, one-sided
 // and multi-threaded tests) is refused with what it is; so is -D (derived datatypes: the bytes
@@ -107,7 +108,8 @@ func (t osuTest) latency() bool {
 }
 
 // osuTests maps a title's test name (without the MPI flavour and "Test") to the test. The
-// titles are OMB's BENCHMARK strings, the same from 5.x to 7.4.
+// titles are OMB's BENCHMARK strings: 5.3's and 7.4's are the same, and the persistent tests
+// are 7.x's.
 var osuTests = map[string]osuTest{
 	"Latency":                             {"osu_latency", osuLatency, ""},
 	"Latency Persistent":                  {"osu_latency_persistent", osuLatency, ""},
@@ -465,7 +467,6 @@ func (p *osuParser) settleTwo() error {
 	if p.test.read == osuBiBandwidth {
 		p.run.flows, p.run.exp = [][2]string{{src, dst}, {dst, src}}, experiments.ExchangeCalibration
 	}
-	p.placed(fmt.Sprintf("rank 0 on %s, rank 1 on %s", src, dst))
 	return nil
 }
 
@@ -634,7 +635,7 @@ func (p *osuParser) notes() {
 	case osuBandwidth:
 		o.note("%s: each row's time is bytes / bandwidth (MB = 10⁶ B), the per-message time of a window of back-to-back messages from %s to %s, %s: latency is hidden, so a Hockney fit's α is near zero", o.tool, src, dst, avg)
 	case osuBiBandwidth:
-		o.note("%s: an exchange_calibration pattern of one flow each way; each direction's time is 2 × bytes / bandwidth (OSU's bandwidth counts both directions; MB = 10⁶ B), per message of a window streamed both ways, %s; %s", o.tool, avg, where)
+		o.note("%s: an exchange_calibration pattern of one flow each way between %s and %s; each direction's time is 2 × bytes / bandwidth (OSU's bandwidth counts both directions; MB = 10⁶ B), per message of a window streamed both ways, %s", o.tool, src, dst, avg)
 	case osuMultiBW:
 		o.note("%s: the pairs (rank i sends to rank i + k) stream at once, one pattern of k flows; each flow's time is bytes × k / bandwidth (OSU's MB/s sums the k pairs; MB = 10⁶ B), the per-message time of each pair's stream, %s; Messages/s is not stored; %s", o.tool, avg, where)
 	case osuMultiLat:

@@ -102,6 +102,38 @@ func TestOSUOutputs(t *testing.T) {
 			t.Errorf("fourth flow %+v", tr[3])
 		}
 	})
+	t.Run("osu alltoall -f", func(t *testing.T) {
+		m, _, co, _, err := benchIngest(t, Source{Ranks: []string{"Y2", "X1", "X2", "Y1"}}, "osu7_alltoall_f.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Collective{{Op: "alltoall", Bytes: 1, Seconds: 20e-6}, {Op: "alltoall", Bytes: 1024, Seconds: 40e-6}, {Op: "alltoall", Bytes: 1048576, Seconds: 2000e-6}}
+		if len(co) != len(want) {
+			t.Fatalf("%d rows, want %d: %+v", len(co), len(want), co)
+		}
+		for i, w := range want {
+			c := co[i]
+			if c.Op != w.Op || c.Bytes != w.Bytes || c.Root != "Y2" || c.Procs != 4 || c.Rep != 0 || !scalar.EqualWithinAbsOrRel(c.Seconds, w.Seconds, 0, 1e-12) {
+				t.Errorf("row %d: %+v, want %+v rooted at Y2 over 4 processes", i, c, w)
+			}
+		}
+		if !hasNote(m, "over 100–1000 iterations") || !hasNote(m, "4 processes, root Y2") {
+			t.Errorf("notes %q", m.Sources[0].Notes)
+		}
+	})
+	t.Run("osu persistent scatter", func(t *testing.T) {
+		// osu_scatter_persistent prints osu_scatter's header and rows under its own title.
+		dir := t.TempDir()
+		path := filepath.Join(dir, "s.txt")
+		text := "# OSU MPI Scatter Persistent Latency Test v7.4\n# Datatype: MPI_CHAR.\n# Size       Avg Latency(us)\n1                       7.00\n2                       8.00\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, co := osuIngest(t, testCluster(t, "ccpe-testbed"), Source{Path: path, Ranks: []string{"X1", "Y1", "Y2"}})
+		if len(co) != 2 || co[1] != (Collective{Cluster: "ccpe-testbed", Op: "scatter", Root: "X1", Procs: 3, Bytes: 2, Seconds: 8e-6}) {
+			t.Errorf("rows %+v", co)
+		}
+	})
 	t.Run("osu two datatypes", func(t *testing.T) {
 		// -T mpi_char mpi_int: a header per datatype, each with its sizes.
 		_, tr, _, _, err := benchIngest(t, x1y1, "osu7_two_datatypes.txt")
@@ -113,6 +145,29 @@ func TestOSUOutputs(t *testing.T) {
 			t.Errorf("repetitions %+v", tr)
 		}
 	})
+}
+
+// osuIngest ingests sources on cl into a fresh dataset and returns its transfers and
+// collectives.
+func osuIngest(t *testing.T, cl *cluster.Cluster, srcs ...Source) ([]Transfer, []Collective) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "ds")
+	if _, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadAll[Transfer](context.Background(), ds, TransfersTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	co, err := ReadAll[Collective](context.Background(), ds, CollectivesTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, co
 }
 
 // osuCase is one real OSU output (testdata/osu, made with OMB 7.4 and 5.3; see its README)
@@ -159,6 +214,8 @@ var osuRealCases = []osuCase{
 		sweepPoint{4194304, 690.23e-6}, 0, "osu_multi_lat/X1>Y1:4194304×2", "X1>Y1, X1>Y1", []string{"0-byte row is left out"}},
 	{"bibw 7.4", "osu74_bibw.txt", x1x2, "exchange_calibration", "", 2, 21,
 		sweepPoint{1048576, 2 * 1048576 / 5275.16e6}, 0, "osu_bibw/X1<>X2:1048576", "X1>X2, X2>X1", []string{"exchange_calibration pattern of one flow each way"}},
+	{"bibw 7.4 held out (--role)", "osu74_bibw.txt", Source{Src: "X1", Dst: "X2", Role: RoleHeldOut}, "exchange", "", 2, 21,
+		sweepPoint{1048576, 2 * 1048576 / 5275.16e6}, 0, "osu_bibw/X1<>X2:1048576", "X1>X2, X2>X1", nil},
 	{"bibw 5.3 nodes from --ranks", "osu53_bibw.txt", Source{Ranks: []string{"X1", "Y1"}}, "exchange_calibration", "", 2, 23,
 		sweepPoint{4194304, 2 * 4194304 / 3705.29e6}, 0, "osu_bibw/X1<>Y1:4194304", "X1>Y1, Y1>X1", nil},
 	{"bw 7.4 -m -i -x -W", "osu74_bw_m_i_x.txt", x1y1, "p2p_sweep", "", 1, 11,
@@ -303,6 +360,8 @@ func TestOSURefused(t *testing.T) {
 			[]string{"osu_gather", "1 node", "two processes or more"}},
 		{"collective ranks sharing a node", real("osu74_scatterv.txt"), ranks("X1", "X2", "X1", "Y1"), ErrSameNode,
 			[]string{"osu_scatterv", "ranks 0 and 2", "node X1", "one process per node", "--map-by node"}},
+		{"mbw_mr held out (--role)", real("osu74_mbw_mr_np2.txt"), Source{Src: "X1", Dst: "X2", Role: RoleHeldOut}, ErrUnsupported,
+			[]string{"--role held-out", "fair_intra"}},
 		// Written from OMB's print statements.
 		{"reduction", write("a.txt", "# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)\n4 2.0\n"), Source{Ranks: ranksXXYY}, ErrUnsupported,
 			[]string{"line 1", `"Allreduce Latency"`, "no table holds it", "osu_alltoall"}},
@@ -351,18 +410,7 @@ func TestOSUTestsDoNotMerge(t *testing.T) {
 	for _, f := range []string{"osu74_mbw_mr_np4.txt", "osu74_multi_lat_np4.txt"} {
 		srcs = append(srcs, Source{Path: filepath.Join("testdata", "osu", f), Ranks: ranks})
 	}
-	out := filepath.Join(t.TempDir(), "ds")
-	if _, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime}); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ReadAll[Transfer](context.Background(), ds, TransfersTable)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, _ := osuIngest(t, cl, srcs...)
 	byTest := map[string]int{}
 	for _, x := range tr {
 		test, _, _ := strings.Cut(x.PatternID, "/")
@@ -373,5 +421,64 @@ func TestOSUTestsDoNotMerge(t *testing.T) {
 	}
 	if len(tr) != 2*17*2 || byTest["osu_mbw_mr"] != 34 || byTest["osu_multi_lat"] != 34 {
 		t.Errorf("%d transfers, by test %v; want 34 of each", len(tr), byTest)
+	}
+}
+
+// TestOSUSharedOutputs reads the real osu_latency and osu_bw outputs of the shared data (made
+// by another session, not read when the adapter was written; ../shared/data/formats/README.md),
+// with rank nodes from --ranks: every size a p2p_sweep transfer from a to b, the figures as
+// the files print them.
+func TestOSUSharedOutputs(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "formats")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the shared benchmark outputs are not here (%v)", err)
+	}
+	cl, err := cluster.Load(filepath.Join(dir, "lab.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file        string
+		n           int
+		first, last sweepPoint
+	}{
+		{"osu_latency.txt", 21, sweepPoint{1, 3.63e-6}, sweepPoint{1048576, 1371.29e-6}},
+		{"osu_bw.txt", 23, sweepPoint{1, 1 / 0.27e6}, sweepPoint{4194304, 4194304 / 445.77e6}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			tr, _ := osuIngest(t, cl, Source{Path: filepath.Join(dir, "osu", c.file), Ranks: []string{"a", "b"}})
+			if len(tr) != c.n {
+				t.Fatalf("%d transfers, want %d", len(tr), c.n)
+			}
+			for i, w := range map[int]sweepPoint{0: c.first, c.n - 1: c.last} {
+				x := tr[i]
+				if x.Experiment != "p2p_sweep" || x.Src != "a" || x.Dst != "b" || x.Bytes != w.bytes || !scalar.EqualWithinAbsOrRel(x.TEnd, w.seconds, 0, 1e-12) {
+					t.Errorf("row %d: %+v, want a>b of %d B taking %g s", i, x, w.bytes, w.seconds)
+				}
+			}
+		})
+	}
+}
+
+// TestOSUTitles: the test and version of OMB's titles (its BENCHMARK strings with the flavour
+// of -d cuda and the like), and which tests are read.
+func TestOSUTitles(t *testing.T) {
+	for _, c := range []struct {
+		title, name, version, test string
+	}{
+		{"# OSU MPI Latency Test v7.4", "Latency", "v7.4", "osu_latency"},
+		{"# OSU MPI-CUDA Bi-Directional Bandwidth Test v7.4", "Bi-Directional Bandwidth", "v7.4", "osu_bibw"},
+		{"# OSU MPI Multiple Bandwidth / Message Rate Test v5.3", "Multiple Bandwidth / Message Rate", "v5.3", "osu_mbw_mr"},
+		{"# OSU MPI-ROCM All-to-Allv Personalized Exchange Latency Test v7.4", "All-to-Allv Personalized Exchange Latency", "v7.4", "osu_alltoallv"},
+		{"# OSU MPI Scatter Persistent Latency Test v7.4", "Scatter Persistent Latency", "v7.4", "osu_scatter_persistent"},
+		{"# OSU MPI Broadcast Latency Test", "Broadcast Latency", "", "osu_bcast"},
+		{"# OSU MPI_Get latency Test v7.4", "MPI_Get latency", "v7.4", ""},
+		{"# OSU MPI Non-blocking Allgather Latency Test v7.4", "Non-blocking Allgather Latency", "v7.4", ""},
+		{"# OSU MPI Allreduce Latency Test v7.4", "Allreduce Latency", "v7.4", ""},
+	} {
+		name, version := osuTitle(c.title)
+		if name != c.name || version != c.version || osuTests[name].name != c.test {
+			t.Errorf("%q: %q %q (test %q), want %q %q (test %q)", c.title, name, version, osuTests[name].name, c.name, c.version, c.test)
+		}
 	}
 }
