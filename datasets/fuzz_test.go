@@ -181,8 +181,15 @@ func fuzzText(f *testing.F, format string, src Source, seeds ...string) {
 // The text adapters' corpora in testdata/fuzz hold, besides these seeds, the malformed
 // inputs of TestTextStructure.
 
+// FuzzIngestOSU reads with the nodes of four ranks, so that the multi-pair tests and the
+// collectives are placed (and the two-process tests read ranks 0 and 1 from them); its seeds
+// are written outputs and real ones (testdata/osu) of every kind of test.
 func FuzzIngestOSU(f *testing.F) {
-	fuzzText(f, FormatOSU, Source{Src: "X1", Dst: "Y1"}, "osu5_latency.txt", "osu7_latency_full.txt", "osu7_latency_z.txt", "osu7_bibw.txt", "osu7_mbw_mr_1pair.txt", "osu7_two_datatypes.txt")
+	fuzzText(f, FormatOSU, Source{Src: "X1", Dst: "Y1", Ranks: []string{"X1", "X2", "Y1", "Y2"}}, "osu5_latency.txt", "osu7_latency_full.txt", "osu7_latency_z.txt",
+		"osu7_bibw.txt", "osu7_mbw_mr_1pair.txt", "osu7_two_datatypes.txt", "osu71_multi_lat.txt",
+		"../osu/osu74_mbw_mr_np4.txt", "../osu/osu53_mbw_mr_np4_p1.txt", "../osu/osu74_mbw_mr_V.txt", "../osu/osu74_multi_lat_np4.txt",
+		"../osu/osu53_multi_lat_np4.txt", "../osu/osu74_alltoall_f.txt", "../osu/osu74_scatterv.txt", "../osu/osu53_bcast.txt",
+		"../osu/osu74_iallgather.txt", "../osu/osu74_latency_T_c.txt")
 }
 
 func FuzzIngestIMB(f *testing.F) {
