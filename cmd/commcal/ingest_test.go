@@ -114,7 +114,7 @@ func TestIngestRejectsBadInput(t *testing.T) {
 			kind: datasets.ErrSameNode},
 		{name: "unknown experiment", files: []file{{"t.csv", transfersHeader + "ccpe-testbed,warmup,p1,0,0,X1,Y1,10,0,0.01\n"}},
 			kind: datasets.ErrUnknownExperiment, want: []string{`"warmup"`}},
-		{name: "unknown collective", files: []file{{"c.csv", "cluster,op,root,procs,bytes,rep,seconds\nccpe-testbed,bcast,X1,4,10,0,0.1\n"}},
+		{name: "unknown collective", files: []file{{"c.csv", "cluster,op,root,procs,bytes,rep,seconds\nccpe-testbed,allreduce,X1,4,10,0,0.1\n"}},
 			kind: datasets.ErrUnknownOp},
 		{name: "too few processes", files: []file{{"c.csv", "cluster,op,root,procs,bytes,rep,seconds\nccpe-testbed,scatter,X1,1,10,0,0.1\n"}},
 			kind: datasets.ErrNonPositive, want: []string{`column "procs"`}},
