@@ -20,9 +20,16 @@ func WriteCalibrationText(w io.Writer, cal *estimate.Calibration) error {
 			fmt.Fprintf(tw, "%s\t%s\n", r.Name, strings.Join(r.Summary, "\t"))
 			continue
 		}
+		if r.NotIdentified != "" {
+			fmt.Fprintf(tw, "%s\tnot identified\t\t%d\n", r.Name, r.P.N)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s %s\t[%s, %s]\t%d\n", r.Name, num(r.P.Value), r.Unit, num(r.P.CILow), num(r.P.CIHigh), r.P.N)
 	}
 	tw.Flush()
+	for _, u := range cal.NotIdentified {
+		fmt.Fprintf(&b, "not identified %s\n", u)
+	}
 	for _, s := range cal.Skipped {
 		fmt.Fprintf(&b, "skipped %s: %s\n", s.Estimator, s.Reason)
 	}
