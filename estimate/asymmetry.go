@@ -24,8 +24,8 @@ type ContraFit struct {
 	Transfers int `json:"transfers"`
 	// RMS of log(predicted/measured) time at the fit, under fair sharing (φ = 0) and under the
 	// max(in, out) rule of the asymmetric property (φ = 1).
-	RMSLogErr     float64          `json:"rms_log_err"`
-	RMSLogErrFair float64          `json:"rms_log_err_fair"`
+	RMSLogErr     float64 `json:"rms_log_err"`
+	RMSLogErrFair float64 `json:"rms_log_err_fair"`
 	RMSLogErrAsym float64 `json:"rms_log_err_asymmetric"`
 	// FairAsymDiff is the largest relative difference |T(φ=1) − T(φ=0)|/T(φ=0) between the
 	// times fair sharing and the asymmetric rule predict for a transfer of the patterns. At 0

@@ -192,4 +192,3 @@ func withoutSmallPatterns(rows []datasets.Transfer, experiments []string, small 
 	}
 	return out, len(drop)
 }
-
