@@ -38,8 +38,7 @@ func lineRateReason(what string, fitted, nominal float64, experiment string) str
 // SKaMPI's Ethernet ping-pong of griffon and 0.913–0.999 on the segments of the real NetPIPE,
 // SKaMPI and SimGrid outputs above their latency regime. What falls below 0.9 is a sweep
 // whose times follow something other than size: noise around a latency (NetPIPE's 1 B–48 KiB
-// segment, r² 0.527, β's interval 10 times wider than between 64 and 256 KiB) or a 17-point
-// osu_latency run with r² 0.000. A slope that leaves more than a tenth of the variation to
+// segment, r² 0.527) or a 17-point osu_latency run with r² 0.000. A slope that leaves more than a tenth of the variation to
 // something else is not a rate.
 const R2Floor = 0.9
 
@@ -86,7 +85,7 @@ func unboundedReason(p Param) string {
 	case !finite(p.Value):
 		return fmt.Sprintf("the estimate is %g", p.Value)
 	case !finite(p.CILow) || !finite(p.CIHigh):
-		return fmt.Sprintf("%.4g with the 95%% interval [%g, %g] from %d observations: the data bound it on no side", p.Value, p.CILow, p.CIHigh, p.N)
+		return fmt.Sprintf("%.4g with the 95%% interval [%g, %g] from %d observations: the data do not bound it", p.Value, p.CILow, p.CIHigh, p.N)
 	}
 	return ""
 }

@@ -34,7 +34,7 @@ func TestSlopeReason(t *testing.T) {
 		{"three rows", Param{Value: 11e-6, CILow: 1e-6, CIHigh: 21e-6, N: 3}, 0.99, 3, 1e9, "3 observations of 3 message sizes"},
 		{"two sizes", Param{Value: 8e-9, CILow: 7e-9, CIHigh: 9e-9, N: 10}, 0.99, 2, 1e9, "10 observations of 2 message sizes"},
 		{"not positive", Param{Value: -1e-9, CILow: -2e-9, CIHigh: -0.5e-9, N: 10}, 0.99, 5, 1e9, "not positive"},
-		{"no interval", Param{Value: 8e-9, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: 1}, 1, 1, 1e9, "bound it on no side"},
+		{"no interval", Param{Value: 8e-9, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: 1}, 1, 1, 1e9, "do not bound it"},
 	} {
 		got := slopeReason("hockney intra-rack 8/β", c.beta, c.r2, c.sizes, c.nominal, "p2p_sweep")
 		switch {

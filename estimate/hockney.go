@@ -30,10 +30,9 @@ type HockneyFit struct {
 	MaxAbsRelResidual float64 `json:"max_abs_rel_residual"`
 	// SmallBelowBytes is the half-performance length n½ = α/β of the line through every
 	// observation, α at most the smallest size's median time (halfPerformanceBytes; 0 when
-	// α ≤ 0 or β ≤ 0): the SmallRows observations
-	// below it are latency-dominated and left out of Beta. BetaFromSmall is set when fewer
-	// than 3 observations of 2 sizes lie at or above it, so that Beta is the slope through
-	// every observation and measures no rate.
+	// α ≤ 0 or β ≤ 0): the SmallRows observations below it are latency-dominated and left out
+	// of Beta. BetaFromSmall is set when fewer than 3 observations of 2 sizes lie at or above
+	// it, so that Beta is the slope through every observation and measures no rate.
 	SmallBelowBytes float64 `json:"small_below_bytes,omitempty"`
 	SmallRows       int     `json:"small_rows,omitempty"`
 	BetaFromSmall   bool    `json:"beta_from_small,omitempty"`
@@ -48,10 +47,10 @@ type HockneyFit struct {
 // again over the observations at or above that line's half-performance length n½ = α/β
 // (Hockney), α there at most the smallest size's median time: below n½ latency is more than
 // half of the time, and such small messages say little of the rate. Where the line's α is not
-// positive (the committed TCP sweeps, whose
-// slow start makes the intercept negative) no observation is small and both come from one
-// fit. Classes without data are left out; a class with fewer than 3 observations or a single
-// message size is an error naming the class.
+// positive (the committed TCP sweeps, whose slow start makes the intercept negative) no
+// observation is small and both come from one fit. Classes without data are left out; a
+// class with fewer than 3 observations or a single message size is an error naming the
+// class.
 func FitHockney(cl *cluster.Cluster, rows []datasets.Transfer, weighted bool) ([]HockneyFit, error) {
 	type obs struct{ m, t []float64 }
 	byClass := map[cluster.PathClass]*obs{}
