@@ -24,10 +24,28 @@ type ContraFit struct {
 	Transfers int `json:"transfers"`
 	// RMS of log(predicted/measured) time at the fit, under fair sharing (φ = 0) and under the
 	// max(in, out) rule of the asymmetric property (φ = 1).
-	RMSLogErr     float64          `json:"rms_log_err"`
-	RMSLogErrFair float64          `json:"rms_log_err_fair"`
-	RMSLogErrAsym float64          `json:"rms_log_err_asymmetric"`
-	Residuals     []ContraResidual `json:"residuals"`
+	RMSLogErr     float64 `json:"rms_log_err"`
+	RMSLogErrFair float64 `json:"rms_log_err_fair"`
+	RMSLogErrAsym float64 `json:"rms_log_err_asymmetric"`
+	// FairAsymDiff is the largest relative difference |T(φ=1) − T(φ=0)|/T(φ=0) between the
+	// times fair sharing and the asymmetric rule predict for a transfer of the patterns. At 0
+	// (below contraTie) the patterns cannot tell the two apart, whatever was measured: one
+	// flow each way of a pair, as osu_bibw and IMB PingPing run, loads no resource with more
+	// flows one way than the other, and φ is not identified.
+	FairAsymDiff float64          `json:"fair_asym_diff"`
+	Residuals    []ContraResidual `json:"residuals"`
+}
+
+// contraTie is the relative difference of predicted times below which fair sharing and the
+// asymmetric rule predict the same: the models compute with ratios of capacities and flow
+// counts, so equal predictions differ by rounding, many orders below 1e-9, and any contra-flow
+// effect the rule applies is a share of a rate, many orders above it.
+const contraTie = 1e-9
+
+// ContraExperiments are the experiments φ is fitted on: the bidirectional designs, and the
+// exchanges and cycles in which nodes send and receive at once.
+func ContraExperiments() []string {
+	return append(experiments.Bidirectional(), experiments.Exchanges()...)
 }
 
 // ContraResidual is one transfer of a bidirectional pattern: measured rate against the rates
@@ -52,20 +70,20 @@ const phiGrid = 200
 // bootstrapResamples is the number of pattern resamples behind the interval.
 const bootstrapResamples = 400
 
-// FitContraFactor fits φ of asymmetric-fitted on the bidirectional experiments of rows: it
-// minimises Σ log²(T_pred(φ)/T_meas) over their transfers, T_meas being each transfer's mean
-// over its repetitions and T_pred the model's completion time with the other parameters from
-// params. Each pattern's error is tabulated on a grid of φ (step 1/200), the best grid point is
-// refined by golden-section search, and the interval comes from a seeded bootstrap over
-// patterns on the grid (so it is resolved to 0.005). It stops with ctx's error (wrapped) when
-// ctx is done.
+// FitContraFactor fits φ of asymmetric-fitted on the bidirectional and exchange experiments
+// of rows (ContraExperiments): it minimises Σ log²(T_pred(φ)/T_meas) over their transfers,
+// T_meas being each transfer's mean over its repetitions and T_pred the model's completion
+// time with the other parameters from params. Each pattern's error is tabulated on a grid of φ
+// (step 1/200), the best grid point is refined by golden-section search, and the interval
+// comes from a seeded bootstrap over patterns on the grid (so it is resolved to 0.005). It
+// stops with ctx's error (wrapped) when ctx is done.
 func FitContraFactor(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, params contention.Params, seed uint64) (*ContraFit, error) {
-	pats, err := datasets.MeasuredPatterns(rows, experiments.Bidirectional())
+	pats, err := datasets.MeasuredPatterns(rows, ContraExperiments())
 	if err != nil {
 		return nil, err
 	}
 	if len(pats) < 2 {
-		return nil, fmt.Errorf("estimate: contra-flow factor: %d bidirectional patterns (%v), need at least 2", len(pats), experiments.Bidirectional())
+		return nil, fmt.Errorf("estimate: contra-flow factor: %d bidirectional or exchange patterns (%v), need at least 2", len(pats), ContraExperiments())
 	}
 	net, err := params.Network(cl)
 	if err != nil {
@@ -92,6 +110,7 @@ func FitContraFactor(ctx context.Context, cl *cluster.Cluster, rows []datasets.T
 	// The table of every pattern's error on the grid is most of the work; patterns are
 	// independent, so their rows are filled on all cores.
 	table := make(gridProfile, len(pats))
+	diff := make([]float64, len(pats)) // per pattern, the largest fair–asymmetric difference
 	transfers := 0
 	for _, p := range pats {
 		transfers += len(p.Flows)
@@ -99,11 +118,22 @@ func FitContraFactor(ctx context.Context, cl *cluster.Cluster, rows []datasets.T
 	err = parallel.For(ctx, len(pats), 0, func(i int) error {
 		local := *net
 		table[i] = make([]float64, phiGrid+1)
+		var fair, asym *contention.Prediction
 		for g := range table[i] {
 			var err error
-			if table[i][g], _, err = sseOn(&local, pats[i], float64(g)/phiGrid); err != nil {
+			var pred *contention.Prediction
+			if table[i][g], pred, err = sseOn(&local, pats[i], float64(g)/phiGrid); err != nil {
 				return fmt.Errorf("estimate: pattern %s/%s: %w", pats[i].Experiment, pats[i].ID, err)
 			}
+			switch g {
+			case 0:
+				fair = pred
+			case phiGrid:
+				asym = pred
+			}
+		}
+		for k, t := range fair.Times {
+			diff[i] = max(diff[i], math.Abs(asym.Times[k]-t)/t)
 		}
 		return nil
 	})
@@ -141,6 +171,9 @@ func FitContraFactor(ctx context.Context, cl *cluster.Cluster, rows []datasets.T
 	fit.CILow, fit.CIHigh = math.Min(fit.CILow, phi), math.Max(fit.CIHigh, phi)
 	rms := func(s float64) float64 { return math.Sqrt(s / float64(transfers)) }
 	fit.RMSLogErr, fit.RMSLogErrFair, fit.RMSLogErrAsym = rms(best), rms(table.column(0)), rms(table.column(phiGrid))
+	for _, d := range diff {
+		fit.FairAsymDiff = max(fit.FairAsymDiff, d)
+	}
 	if fit.Residuals, err = contraResiduals(pats, phi, sse); err != nil {
 		return nil, err
 	}

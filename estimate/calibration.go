@@ -147,12 +147,15 @@ var calibrationStages = []calibrationStage{
 	{"contra-factor", []contention.ParamSet{contention.ParamsContra}, (*calibrationRun).contra},
 	{"learned", []contention.ParamSet{contention.ParamsLearned}, (*calibrationRun).learned},
 	{"lmo", nil, (*calibrationRun).lmo},
+	{"thresholds", nil, (*calibrationRun).thresholds},
 	{"l", nil, (*calibrationRun).l},
 	{"penalties", []contention.ParamSet{contention.ParamsPenalty, contention.ParamsPenaltyTable}, (*calibrationRun).penalties},
 }
 
 // hockney fits Hockney α and β per path class from the point-to-point sweeps; a class keeps
-// the models' rates where β is not positive, and no latency where α is not.
+// the models' rates where β cannot be used as a rate (slopeReason: an interval reaching zero,
+// r² below R2Floor, too few points, above the fastest NIC's line rate, or fitted on small
+// messages only), and no latency where α is not positive.
 func (r *calibrationRun) hockney() {
 	c := r.c
 	var err error
@@ -162,42 +165,75 @@ func (r *calibrationRun) hockney() {
 	}
 	c.Params.LatencyS = map[cluster.PathClass]float64{}
 	c.Params.InverseBandwidth = map[cluster.PathClass]float64{}
+	lr := nominalRates(r.cl)
 	for _, h := range c.Hockney {
 		if h.Alpha.Value > 0 {
 			c.Params.LatencyS[h.Class] = h.Alpha.Value
 		} else {
 			r.warn("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value)
 		}
-		if h.Beta.Value > 0 && !math.IsInf(h.Beta.Value, 0) {
-			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
-		} else {
-			r.warn("hockney %s: β = %.3g s/B is not positive; the class keeps the models' rates", h.Class, h.Beta.Value)
+		what := "hockney " + string(h.Class) + " 8/β"
+		why := slopeReason(what, h.Beta, h.R2, h.Sizes, lr.nic, experiments.P2PSweep)
+		if h.BetaFromSmall {
+			why = fmt.Sprintf("%s from %s: every observation but %d lies below n½ = α/β = %.4g B, where latency is most of the time: no rate to fit",
+				what, experiments.P2PSweep, h.Beta.N-h.SmallRows, h.SmallBelowBytes)
 		}
+		if why == "" {
+			c.Params.InverseBandwidth[h.Class] = h.Beta.Value
+			continue
+		}
+		r.refuse("hockney/"+string(h.Class)+"/beta_s_per_byte",
+			"8/ceiling_bps for the class: the per-flow ceiling, fitted on the fairness experiments or the slowest NIC's nominal rate × efficiency", "%s", why)
 	}
 }
 
-// hockneySegments fits Hockney per protocol regime and reports each segment's flags.
+// refuse records a fitted parameter left out of the calibration's use (unidentified) and
+// warns of it, with the same words.
+func (r *calibrationRun) refuse(param, fallback, format string, a ...any) {
+	r.unidentified(param, fallback, format, a...)
+	r.warn("not identified: %s: %s", param, fmt.Sprintf(format, a...))
+}
+
+// hockneySegments fits Hockney per protocol regime and reports each segment's flags, and
+// holds every segment's β to the bounds of a rate (slopeReason).
 func (r *calibrationRun) hockneySegments() {
 	c := r.c
 	var err error
 	if c.HockneySegments, err = FitHockneySegmentsAll(r.cl, r.in.Transfers, r.in.RoundTrips, r.in.HockneyBreaks); err != nil {
 		r.skip("hockney-segments", err)
 	}
+	lr := nominalRates(r.cl)
 	for _, sh := range c.HockneySegments {
 		for _, seg := range sh.Segments {
 			for _, f := range seg.Flags {
 				r.warn("hockney segment %s %.0f–%.0f B: %s", sh.Class, seg.FromBytes, seg.ToBytes, f)
 			}
+			what := fmt.Sprintf("hockney segment %s %.0f–%.0f B 8/β", sh.Class, seg.FromBytes, seg.ToBytes)
+			if why := slopeReason(what, seg.Beta, seg.R2, seg.Beta.N, lr.nic, sh.Source); why != "" {
+				r.refuse(SegmentName(sh.Class, seg)+"/beta_s_per_byte", "the class's Hockney β, where it is identified", "%s", why)
+			}
 		}
 	}
 }
 
+// SegmentName is the name of a Hockney segment's estimates, before the parameter's key:
+// hockney-segments/<class>/<from>-<to> (sizes in bytes).
+func SegmentName(class cluster.PathClass, seg HockneySegment) string {
+	return fmt.Sprintf("hockney-segments/%s/%.0f-%.0f", class, seg.FromBytes, seg.ToBytes)
+}
+
 // fairness fits the per-flow ceiling and the NIC and backbone capacities from the fairness
-// experiments, or, without any, the ceiling from the point-to-point rate.
+// experiments, or, without any, the ceiling from the point-to-point rate. Patterns of small
+// messages (smallMessageBytes) are left out first.
 func (r *calibrationRun) fairness() {
 	c := r.c
+	small, from := smallMessageBytes(c.Hockney)
+	rows, dropped := withoutSmallPatterns(r.in.Transfers, experiments.Fairness(), small)
+	if dropped > 0 {
+		r.warn("fairness: %d patterns with transfers below %.4g B (%s) left out: small messages measure latency, not a share of a rate", dropped, small, from)
+	}
 	for _, exp := range experiments.Fairness() {
-		f, err := FitFairness(r.in.Transfers, exp)
+		f, err := FitFairness(rows, exp)
 		if err != nil {
 			r.skip(exp, err)
 			continue
@@ -210,43 +246,91 @@ func (r *calibrationRun) fairness() {
 	}
 }
 
-// adoptFairness takes a fairness fit's capacities into the parameters. A capacity is adopted
-// only when its interval is finite: measured at two or more saturated flow counts. One
-// saturated point could be noise at the last k.
+// adoptFairness takes a fairness fit's capacities into the parameters, each only when it is
+// identified: finite with a finite interval, and within the line rate of its resource (the
+// fastest NIC for the ceiling and the NIC capacity, the fastest backbone or uplink for
+// fair_inter's capacity). A capacity needs two or more saturated flow counts (one saturated
+// point could be noise at the last k); the saturation point needs both its terms.
 func (r *calibrationRun) adoptFairness(exp string, f *FairnessFit) {
 	p := &r.c.Params
-	finite := func(v Param) bool { return !math.IsInf(v.Value, 0) && !math.IsNaN(v.Value) && v.Value > 0 }
-	bounded := func(v Param) bool { return finite(v) && !math.IsInf(v.CILow, 0) && !math.IsInf(v.CIHigh, 0) }
+	lr := nominalRates(r.cl)
+	name := func(key string) string { return "fairness/" + exp + "/" + key }
+	check := func(what string, v Param, nominal float64) string {
+		if why := unboundedReason(v); why != "" {
+			return fmt.Sprintf("%s from %s: %s", what, exp, why)
+		}
+		if !(v.Value > 0) {
+			return fmt.Sprintf("%s from %s: %.4g bit/s is not positive", what, exp, v.Value)
+		}
+		if aboveLineRate(v.Value, nominal) {
+			return lineRateReason(what, v.Value, nominal, exp)
+		}
+		return ""
+	}
+	capNominal, capWhat := lr.nic, "NIC capacity"
+	if exp == experiments.FairInter {
+		capNominal, capWhat = lr.core, "backbone or uplink capacity"
+	}
+	var capWhy string
+	switch {
+	case f.SaturatedFrom == 0 || math.IsInf(f.Capacity.Value, 1):
+		capWhy = fmt.Sprintf("%s from %s: the resource did not saturate up to k = %d (the capacity is at least %.4g Mbit/s)",
+			capWhat, exp, f.Rates[len(f.Rates)-1].K, f.Capacity.CILow/1e6)
+	case unboundedReason(f.Capacity) != "":
+		capWhy = fmt.Sprintf("%s from %s: saturated at one flow count only (k = %d, %.4g Mbit/s in all); the C/k law needs two to be told from noise at the largest k",
+			capWhat, exp, f.SaturatedFrom, f.Capacity.Value/1e6)
+	default:
+		capWhy = check(capWhat, f.Capacity, capNominal)
+	}
+	ceilWhy := check("per-flow ceiling", f.Ceiling, lr.nic)
+	if f.Ceiling.N == 0 {
+		ceilWhy = fmt.Sprintf("per-flow ceiling from %s: every flow count saturated the resource, so no flow ran alone at its ceiling (it is at least %.4g Mbit/s)", exp, f.Ceiling.CILow/1e6)
+	}
 	switch exp {
 	case experiments.FairIntra:
-		if bounded(f.Capacity) {
+		if capWhy == "" {
 			p.NICBps = f.Capacity.Value
+		} else {
+			r.refuse(name("capacity_bps"), nominalFallback("every NIC", lr.nic, p.Efficiency), "%s", capWhy)
 		}
-		if finite(f.Ceiling) && f.Ceiling.N > 0 {
+		switch {
+		case ceilWhy == "":
 			p.CeilingBps = f.Ceiling.Value
-		} else if finite(f.Capacity) {
+		case capWhy == "" && f.Ceiling.N == 0:
 			p.CeilingBps = f.Capacity.Value // saturated at k = 1: alone, a flow fills the NIC
+			r.refuse(name("ceiling_bps"), "the NIC capacity fitted on "+exp+": alone, a flow fills the NIC", "%s", ceilWhy)
+		default:
+			r.refuse(name("ceiling_bps"), "fair_inter's ceiling, else the NIC capacity (fitted, or nominal × efficiency)", "%s", ceilWhy)
 		}
 	case experiments.FairInter:
-		if bounded(f.Capacity) && f.SaturatedFrom > 0 {
+		if capWhy == "" {
 			p.BackboneBps = f.Capacity.Value
 		} else {
-			r.warn("fair_inter: the backbone did not saturate at two or more flow counts (largest k %d); its capacity stays %g × nominal",
-				f.Rates[len(f.Rates)-1].K, p.Efficiency)
+			r.refuse(name("capacity_bps"), nominalFallback("every backbone or uplink", lr.core, p.Efficiency), "%s", capWhy)
 		}
-		if p.CeilingBps == 0 && finite(f.Ceiling) && f.Ceiling.N > 0 {
+		switch {
+		case ceilWhy != "":
+			r.refuse(name("ceiling_bps"), "fair_intra's ceiling, else the NIC capacity (fitted, or nominal × efficiency)", "%s", ceilWhy)
+		case p.CeilingBps == 0:
 			p.CeilingBps = f.Ceiling.Value
 		}
+	}
+	if capWhy != "" || ceilWhy != "" || unboundedReason(f.Saturation) != "" {
+		why := unboundedReason(f.Saturation)
+		if capWhy != "" || ceilWhy != "" {
+			why = "it is capacity/ceiling, and one of them is not identified"
+		}
+		r.unidentified(name("saturation_k"), "", "saturation point from %s: %s", exp, why)
 	}
 }
 
 // ceilingFromHockney sets the per-flow ceiling, without any fairness experiment, to what one
-// transfer alone reached: the rate of the point-to-point fit (its slowest class), rather than
-// a share of the nominal rate that the network may never deliver.
+// transfer alone reached: the rate of the point-to-point fit (its slowest class whose β is
+// identified), rather than a share of the nominal rate that the network may never deliver.
 func (r *calibrationRun) ceilingFromHockney() {
 	p := &r.c.Params
-	for _, h := range r.c.Hockney {
-		if rate := 8 / h.Beta.Value; h.Beta.Value > 0 && (p.CeilingBps == 0 || rate < p.CeilingBps) {
+	for _, b := range p.InverseBandwidth {
+		if rate := 8 / b; p.CeilingBps == 0 || rate < p.CeilingBps {
 			p.CeilingBps = rate
 		}
 	}
@@ -256,14 +340,33 @@ func (r *calibrationRun) ceilingFromHockney() {
 	}
 }
 
-// contra fits φ of asymmetric-fitted from the bidirectional experiments.
+// contra fits φ of asymmetric-fitted from the bidirectional and exchange experiments, less
+// their patterns of small messages (smallMessageBytes). φ is used only when the patterns tell
+// fair sharing from the asymmetric rule (ContraFit.FairAsymDiff) and its interval is not the
+// whole range [0, 1]; else the models keep the default φ.
 func (r *calibrationRun) contra() {
+	small, from := smallMessageBytes(r.c.Hockney)
+	rows, dropped := withoutSmallPatterns(r.in.Transfers, ContraExperiments(), small)
+	if dropped > 0 {
+		r.warn("contra-factor: %d patterns with transfers below %.4g B (%s) left out: small messages measure latency, not a share of a rate", dropped, small, from)
+	}
 	var err error
-	if r.c.Contra, err = FitContraFactor(r.ctx, r.cl, r.in.Transfers, r.c.Params, 1); err != nil {
+	if r.c.Contra, err = FitContraFactor(r.ctx, r.cl, rows, r.c.Params, 1); err != nil {
 		r.skip("contra-factor", err)
 		return
 	}
-	r.c.Params.ContraFactor = r.c.Contra.Phi
+	f := r.c.Contra
+	fallback := fmt.Sprintf("contra_factor %g (the default)", r.defaults.ContraFactor)
+	switch {
+	case f.FairAsymDiff < contraTie:
+		r.refuse("contra/phi", fallback, "φ from %d patterns (%d transfers) of %v: fair sharing and the asymmetric rule predict the same times for every transfer (largest difference %.2g): no resource carries more flows one way than the other, so any φ fits as well (fitted %.4g [%g, %g])",
+			f.Patterns, f.Transfers, ContraExperiments(), f.FairAsymDiff, f.Phi, f.CILow, f.CIHigh)
+	case f.CILow <= 0 && f.CIHigh >= 1:
+		r.refuse("contra/phi", fallback, "φ from %d patterns (%d transfers): its 95%% interval [%g, %g] is the whole range: the patterns do not tell the values of φ apart (fitted %.4g)",
+			f.Patterns, f.Transfers, f.CILow, f.CIHigh, f.Phi)
+	default:
+		r.c.Params.ContraFactor = f.Phi
+	}
 }
 
 // learned fits every registered learned model through the model, from the network parameters
@@ -291,42 +394,107 @@ func (r *calibrationRun) learned() {
 	}
 }
 
-// lmo fits the LMO model from the round trips and one-to-two experiments, then the
-// scatter/gather thresholds, whose κ need it.
+// lmo fits the LMO model from the round trips and one-to-two experiments. A link's rate is
+// not identified where 1/β_ij ≤ 0 (NICBound), where its interval reaches 0 (the rate's is
+// open above), or above the slower NIC's line rate of its two nodes; the LMO model keeps the
+// fitted 1/β_ij, which reproduces the round trips.
 func (r *calibrationRun) lmo() {
 	c := r.c
 	var err error
 	if c.LMO, err = FitLMO(r.in.RoundTrips, r.in.OneToTwo); err != nil {
 		r.skip("lmo", err)
-		r.skip("thresholds", fmt.Errorf("κ1 and κ2 need the LMO parameters, which were not fitted (see lmo)"))
 		return
 	}
 	if w := c.LMO.nicBoundWarning(); w != "" {
 		c.Warnings = append(c.Warnings, w)
 	}
-	if c.Thresholds, err = FitThresholds(r.in.Collectives, c.LMO); err != nil {
-		r.skip("thresholds", err)
+	lr := nominalRates(r.cl)
+	refused := 0
+	for _, l := range c.LMO.Links {
+		why := ""
+		switch {
+		case l.NICBound:
+			why = fmt.Sprintf("1/β = %.4g ns/B is not positive: NIC-bound (see the lmo warning)", l.InverseRate.Value*1e9)
+		case unboundedReason(l.RateBps) != "":
+			why = fmt.Sprintf("1/β's 95%% interval [%.4g, %.4g] ns/B reaches zero: an infinite rate fits the round trips as well", l.InverseRate.CILow*1e9, l.InverseRate.CIHigh*1e9)
+		default:
+			nominal := min(lr.nicOf(r.cl, l.I), lr.nicOf(r.cl, l.J))
+			if aboveLineRate(l.RateBps.Value, nominal) {
+				why = lineRateReason("link rate", l.RateBps.Value, nominal, "the round trips "+l.I+"–"+l.J)
+			}
+		}
+		if why != "" {
+			refused++
+			r.unidentified(LMOLinkName(l)+"/rate_bps", "the LMO model's fitted 1/β, which reproduces the round trips", "%s", why)
+		}
+	}
+	if refused > 0 {
+		r.warn("not identified: lmo: the rates of %d of %d links (not_identified lists each with why)", refused, len(c.LMO.Links))
 	}
 }
 
-// l fits L(m, P) from the concurrent ping-pong pairs.
+// LMOLinkName is the name of an LMO link's estimates, before the parameter's key:
+// lmo/link/<i>-<j>.
+func LMOLinkName(l LMOLinkFit) string { return "lmo/link/" + l.I + "-" + l.J }
+
+// thresholds fits the scatter/gather thresholds S, M1 and M2 from the sweeps, and κ1, κ2 when
+// the LMO model was fitted; what the data do not give is listed as not identified.
+func (r *calibrationRun) thresholds() {
+	c := r.c
+	var err error
+	if c.Thresholds, err = FitThresholds(r.in.Collectives, c.LMO); err != nil {
+		r.skip("thresholds", err)
+		return
+	}
+	for _, m := range c.Thresholds.Missing {
+		r.unidentified(m.Parameter, m.Fallback, "%s", m.Reason)
+	}
+	if th := c.Thresholds; th.S == 0 && th.M1 == 0 && th.M2 == 0 {
+		c.Thresholds = nil // nothing fitted: the reasons are in NotIdentified
+	}
+}
+
+// l fits L(m, P) from the concurrent ping-pong pairs; a point measured once has no interval
+// and is listed as not identified.
 func (r *calibrationRun) l() {
 	var err error
 	if r.c.L, err = FitL(r.in.PingPongPairs); err != nil {
 		r.skip("l", err)
+		return
+	}
+	for _, pt := range r.c.L.Points {
+		if why := unboundedReason(pt.L); why != "" {
+			r.unidentified(LPointName(pt)+"/l_s", "", "L at %d pairs and %d B: %s", pt.Pairs, pt.Bytes, why)
+		}
 	}
 }
 
-// penalties back-solves the penalty table and its α from the static-synchronous graphs.
+// LPointName is the name of an L(m) point's estimate, before its key: l/point/<pairs>/<bytes>.
+func LPointName(pt LPoint) string { return fmt.Sprintf("l/point/%d/%d", pt.Pairs, pt.Bytes) }
+
+// penalties back-solves the penalty table and its α from the static-synchronous graphs. An α
+// that is not a positive per-byte time, or whose rate 8/α is above the fastest NIC's line
+// rate, refuses the table (solved with it) too.
 func (r *calibrationRun) penalties() {
 	c := r.c
-	var err error
-	if c.Penalties, err = BackSolvePenalties(r.cl, r.in.Transfers, r.defaults.PenaltyAlpha); err != nil {
+	fit, err := BackSolvePenalties(r.cl, r.in.Transfers, r.defaults.PenaltyAlpha)
+	if err != nil {
 		r.skip("penalties", err)
 		return
 	}
-	c.Params.PenaltyAlpha = c.Penalties.Alpha
-	for _, u := range c.Penalties.Unsolved {
+	nic := nominalRates(r.cl).nic
+	switch a := fit.Alpha; {
+	case r.defaults.PenaltyAlpha != 0: // given, not fitted
+	case !(a > 0) || math.IsInf(a, 0):
+		r.refuse("penalties/alpha_s_per_byte", "8/ceiling_bps, and no penalty table", "penalty α from %s: %g s/B is not a positive per-byte time", experiments.StaticSync, a)
+		return
+	case aboveLineRate(8/a, nic):
+		r.refuse("penalties/alpha_s_per_byte", "8/ceiling_bps, and no penalty table", "%s", lineRateReason("penalty models' rate 8/α", 8/a, nic, experiments.StaticSync))
+		return
+	}
+	c.Penalties = fit
+	c.Params.PenaltyAlpha = fit.Alpha
+	for _, u := range fit.Unsolved {
 		r.warn("penalties: graph %s (%s) not solved: %s", u.Pattern, u.Graph, u.Reason)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/datasets"
 )
@@ -52,6 +53,7 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	// add up to more than the resource carries. The makespan would be exact without noise but
 	// is the maximum of k noisy times, biased long.)
 	byK := map[int][]float64{}
+	patsOfK := map[int][]*datasets.MeasuredPattern{}
 	for _, p := range pats {
 		k := len(p.Flows)
 		var bytes, total float64
@@ -60,6 +62,7 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 			total += p.Mean[i]
 		}
 		byK[k] = append(byK[k], bytes*8/total)
+		patsOfK[k] = append(patsOfK[k], p)
 	}
 	ks := make([]int, 0, len(byK))
 	for k := range byK {
@@ -98,6 +101,11 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	// The ceiling: the unsaturated mean, or, with no unsaturated regime, the rate at k = 1
 	// bounds it from below (the resource already saturates one transfer).
 	fit.Ceiling = meanParam(unsat)
+	if len(unsat) == 1 {
+		// The ceiling is by definition the rate of a flow alone: measured at k = 1 it is
+		// measured directly, with the spread of that k's patterns or repetitions.
+		fit.Ceiling = oneKRate(byK[ks[0]], patsOfK[ks[0]])
+	}
 	if len(unsat) == 0 {
 		fit.Ceiling = Param{Value: bestCap, CILow: bestCap, CIHigh: math.Inf(1), N: 0}
 	}
@@ -111,6 +119,37 @@ func FitFairness(rows []datasets.Transfer, experiment string) (*FairnessFit, err
 	}
 	fit.Saturation = ratioParam(fit.Capacity, fit.Ceiling)
 	return fit, nil
+}
+
+// oneKRate is the per-flow share measured at one k, with its interval: Student t over the
+// patterns' shares when the k has two or more, else over the one pattern's repetitions (the
+// share is 8·Σbytes/Σ mean times; the variance of the sum adds the flows' s²/reps, with the
+// fewest repetitions less one degrees of freedom). One repetition bounds nothing.
+func oneKRate(shares []float64, pats []*datasets.MeasuredPattern) Param {
+	if len(shares) > 1 {
+		return meanParam(shares)
+	}
+	p := pats[0]
+	var bytes, total, v float64
+	reps := int64(math.MaxInt64)
+	for i, f := range p.Flows {
+		bytes += f.Bytes
+		total += p.Mean[i]
+		reps = min(reps, p.Reps[i])
+		if p.Reps[i] > 0 {
+			v += p.SD[i] * p.SD[i] / float64(p.Reps[i])
+		}
+	}
+	out := Param{Value: bytes * 8 / total, CILow: math.Inf(-1), CIHigh: math.Inf(1), N: int(reps)}
+	if reps < 2 {
+		return out
+	}
+	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(reps - 1)}.Quantile(0.975) * math.Sqrt(v)
+	out.CILow = bytes * 8 / (total + h)
+	if total > h {
+		out.CIHigh = bytes * 8 / (total - h)
+	}
+	return out
 }
 
 // fairnessObs is one k's mean per-flow rate.

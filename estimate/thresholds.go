@@ -13,23 +13,38 @@ import (
 
 // ThresholdFit holds the thresholds of the scatter and gather models of Lastovetsky et al.
 // (§3): the scatter break S, the gather regions M1 and M2, and the slope corrections κ1, κ2.
+// S, M1 and M2 come from the sweeps alone; κ1 and κ2 need the LMO model besides. What the data
+// do not give is left out (zero, or nil) and listed in Missing.
 type ThresholdFit struct {
+	// Root and Procs are the sweeps' root node and process count.
 	Root  string `json:"root"`
 	Procs int64  `json:"procs"`
 	// S is the last message size of the scatter's small-message (parallel) regime.
-	S int64 `json:"s_bytes"`
+	S int64 `json:"s_bytes,omitempty"`
 	// M1 is the last size of the gather's small-message regime: M_k with
 	// k = min{i : T_{i+1}/T_1 > 10}; M2 the last size before its large-message linear regime.
-	M1 int64 `json:"m1_bytes"`
-	M2 int64 `json:"m2_bytes"`
+	M1 int64 `json:"m1_bytes,omitempty"`
+	M2 int64 `json:"m2_bytes,omitempty"`
 	// Kappa1 and Kappa2 correct the gather's slopes in the small and large regimes.
-	Kappa1 Param `json:"kappa1_s_per_byte"`
-	Kappa2 Param `json:"kappa2_s_per_byte"`
+	Kappa1 *Param `json:"kappa1_s_per_byte,omitempty"`
+	Kappa2 *Param `json:"kappa2_s_per_byte,omitempty"`
+	// Missing lists the thresholds and slope corrections the data do not give, with why
+	// (named as in Calibration.NotIdentified; the calibration carries them there).
+	Missing []Unidentified `json:"-"`
 	// The sweeps (mean time per size) and their segmentations, for figures.
 	ScatterSizes, ScatterTimes []float64     `json:"-"`
 	GatherSizes, GatherTimes   []float64     `json:"-"`
 	Scatter, Gather            *Segmentation `json:"-"`
 }
+
+// Names of the thresholds' estimates in Calibration.NotIdentified.
+const (
+	thresholdS      = "thresholds/s_bytes"
+	thresholdM1     = "thresholds/m1_bytes"
+	thresholdM2     = "thresholds/m2_bytes"
+	thresholdKappa1 = "thresholds/kappa1_s_per_byte"
+	thresholdKappa2 = "thresholds/kappa2_s_per_byte"
+)
 
 // Sweep returns the mean time per size of the most measured sweep of one collective (root and
 // process count), sizes ascending.
@@ -71,38 +86,81 @@ func Sweep(rows []datasets.Collective, op string) (root string, procs int64, siz
 
 // FitThresholds finds S in the scatter sweep (one break, Bai–Perron with h = 15% of the
 // points, kept only if BIC prefers it), M1 in the gather sweep by the 10×-first-time rule, and
-// M2 as the end of the gather's last-but-one regime (up to two breaks, by BIC). κ1 and κ2
-// are the slopes of the gather's times less the LMO model's prediction, over the small
-// (M ≤ M1) and large (M > M2) regimes, the receivers being the LMO nodes other than the root:
-// n(C_0 + t_0·M) + max_i(C_i + t_i·M + M/β_0i) for small messages, the same with a sum for
-// large ones. (The paper computes κ from the regime's fitted slope c1: κ2 = c1 − Σ(t_i +
-// 1/β_0i); that reading leaves out the root's n·t_0 and bends when the longest leg changes
-// inside the small regime, which the regression on the model's residual avoids.) The
-// intervals add the regression's variance and the LMO parameters' (from their intervals, as
-// independent).
+// M2 as the end of the gather's last-but-one regime (up to two breaks, by BIC): the sweeps
+// alone give them, as the paper finds them before any point-to-point parameter. κ1 and κ2,
+// with lmo not nil, are the slopes of the gather's times less the LMO model's prediction,
+// over the small (M ≤ M1) and large (M > M2) regimes, the receivers being the LMO nodes
+// other than the root: n(C_0 + t_0·M) + max_i(C_i + t_i·M + M/β_0i) for small messages, the
+// same with a sum for large ones. (The paper computes κ from the regime's fitted slope c1:
+// κ2 = c1 − Σ(t_i + 1/β_0i); that reading leaves out the root's n·t_0 and bends when the
+// longest leg changes inside the small regime, which the regression on the model's residual
+// avoids.) The intervals add the regression's variance and the LMO parameters' (from their
+// intervals, as independent).
+//
+// Each threshold the data do not give (no sweep, no break, no small-message regime, no LMO
+// fit for κ) is left out and listed in the fit's Missing with why; only a dataset without any
+// scatter or gather sweep is an error.
 func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, error) {
 	f := &ThresholdFit{}
-	var err error
-	f.Root, f.Procs, f.ScatterSizes, f.ScatterTimes = Sweep(rows, "scatter")
-	if len(f.ScatterSizes) == 0 {
-		return nil, fmt.Errorf("estimate: thresholds: no scatter sweep (collectives rows of op scatter over a range of message sizes)")
+	missing := func(param, format string, a ...any) {
+		f.Missing = append(f.Missing, Unidentified{Parameter: param, Reason: fmt.Sprintf(format, a...)})
 	}
+	sroot, sprocs, ss, st := Sweep(rows, "scatter")
+	groot, gprocs, gs, gt := Sweep(rows, "gather")
+	if len(ss) == 0 && len(gs) == 0 {
+		return nil, fmt.Errorf("estimate: thresholds: no scatter or gather sweep (collectives rows of op scatter and gather over a range of message sizes)")
+	}
+	f.Root, f.Procs = sroot, sprocs
+	if len(ss) == 0 {
+		f.Root, f.Procs = groot, gprocs
+		missing(thresholdS, "no scatter sweep (collectives rows of op scatter over a range of message sizes)")
+	} else {
+		f.ScatterSizes, f.ScatterTimes = ss, st
+		if err := f.scatterBreak(); err != nil {
+			missing(thresholdS, "%v", err)
+		}
+	}
+	var k, last int
+	switch {
+	case len(gs) == 0:
+		why := "no gather sweep (collectives rows of op gather over a range of message sizes)"
+		missing(thresholdM1, "%s", why)
+		missing(thresholdM2, "%s", why)
+	case groot != f.Root || gprocs != f.Procs:
+		why := fmt.Sprintf("the gather sweep (root %s, %d processes) is not the scatter sweep's (root %s, %d)", groot, gprocs, f.Root, f.Procs)
+		missing(thresholdM1, "%s", why)
+		missing(thresholdM2, "%s", why)
+	default:
+		f.GatherSizes, f.GatherTimes = gs, gt
+		var err error
+		if k, err = f.gatherSmall(); err != nil {
+			missing(thresholdM1, "%v", err)
+		}
+		if last, err = f.gatherLarge(); err != nil {
+			missing(thresholdM2, "%v", err)
+		}
+	}
+	f.kappas(lmo, k, last, missing)
+	return f, nil
+}
+
+// scatterBreak sets S, the size at the scatter sweep's one break.
+func (f *ThresholdFit) scatterBreak() error {
 	h := max(3, len(f.ScatterSizes)*15/100)
+	var err error
 	if f.Scatter, err = Breakpoints(f.ScatterSizes, f.ScatterTimes, h, 1); err != nil {
-		return nil, fmt.Errorf("estimate: scatter: %w", err)
+		return fmt.Errorf("scatter: %w", err)
 	}
 	if len(f.Scatter.Breaks) == 0 {
-		return nil, fmt.Errorf("estimate: scatter: no break found in %d sizes (BIC prefers one line)", len(f.ScatterSizes))
+		return fmt.Errorf("scatter: no break found in %d sizes (BIC prefers one line)", len(f.ScatterSizes))
 	}
 	f.S = int64(f.ScatterSizes[f.Scatter.Breaks[0]])
-	groot, gprocs, gs, gt := Sweep(rows, "gather")
-	if len(gs) == 0 {
-		return nil, fmt.Errorf("estimate: thresholds: no gather sweep (collectives rows of op gather, same root and processes as the scatter sweep)")
-	}
-	if groot != f.Root || gprocs != f.Procs {
-		return nil, fmt.Errorf("estimate: thresholds: scatter (root %s, %d processes) and gather (root %s, %d) differ", f.Root, f.Procs, groot, gprocs)
-	}
-	f.GatherSizes, f.GatherTimes = gs, gt
+	return nil
+}
+
+// gatherSmall sets M1 = M_k, k = min{i : T_{i+1}/T_1 > 10}, and returns k.
+func (f *ThresholdFit) gatherSmall() (int, error) {
+	gs, gt := f.GatherSizes, f.GatherTimes
 	k := -1
 	for i := 0; i+1 < len(gt); i++ {
 		if gt[i+1]/gt[0] > 10 {
@@ -111,30 +169,78 @@ func FitThresholds(rows []datasets.Collective, lmo *LMOFit) (*ThresholdFit, erro
 		}
 	}
 	if k < 1 {
-		return nil, fmt.Errorf("estimate: gather: no size where the time exceeds 10× the first, or it does at once: no small-message regime")
+		return 0, fmt.Errorf("gather: no size where the time exceeds 10× the first, or it does at once: no small-message regime in %d sizes %g–%g B", len(gs), gs[0], gs[len(gs)-1])
 	}
 	f.M1 = int64(gs[k])
-	h = max(3, len(gs)*15/100)
+	return k, nil
+}
+
+// gatherLarge sets M2, the size at the gather sweep's last break (up to two), and returns its
+// index.
+func (f *ThresholdFit) gatherLarge() (int, error) {
+	gs, gt := f.GatherSizes, f.GatherTimes
+	h := max(3, len(gs)*15/100)
+	var err error
 	if f.Gather, err = Breakpoints(gs, gt, h, 2); err != nil {
-		return nil, fmt.Errorf("estimate: gather: %w", err)
+		return 0, fmt.Errorf("gather: %w", err)
 	}
 	if len(f.Gather.Breaks) == 0 {
-		return nil, fmt.Errorf("estimate: gather: no break found")
+		return 0, fmt.Errorf("gather: no break found in %d sizes (BIC prefers one line)", len(gs))
 	}
 	last := f.Gather.Breaks[len(f.Gather.Breaks)-1]
 	f.M2 = int64(gs[last])
-	g, err := newGatherModel(lmo, f.Root, f.Procs)
-	if err != nil {
-		return nil, err
+	return last, nil
+}
+
+// kappas sets κ1 over the gather's sizes up to M1 (index k) and κ2 over those above M2
+// (index last), each when its threshold was found and lmo is not nil; what it cannot set goes
+// to missing.
+func (f *ThresholdFit) kappas(lmo *LMOFit, k, last int, missing func(param, format string, a ...any)) {
+	var g *gatherModel
+	var why string
+	switch {
+	case lmo == nil:
+		why = "κ corrects the LMO model's gather prediction, and the LMO parameters were not fitted (see lmo)"
+	case f.GatherSizes == nil:
+		why = "no gather sweep of the sweeps' root and processes to fit it on (see " + thresholdM1 + ")"
+	default:
+		var err error
+		if g, err = newGatherModel(lmo, f.Root, f.Procs); err != nil {
+			why = err.Error()
+		}
 	}
-	slopeVar, sumVar, maxVar := g.variances()
-	if f.Kappa1, err = g.kappa(gs, gt, 0, k+1, false, slopeVar, maxVar); err != nil {
-		return nil, fmt.Errorf("estimate: gather small-message regime: %w", err)
+	gs, gt := f.GatherSizes, f.GatherTimes
+	for _, kc := range []struct {
+		param, of string // κ's name, its threshold's
+		threshold int64
+		lo, hi    int
+		serial    bool
+		into      **Param
+	}{{thresholdKappa1, thresholdM1, f.M1, 0, k + 1, false, &f.Kappa1}, {thresholdKappa2, thresholdM2, f.M2, last + 1, len(gs), true, &f.Kappa2}} {
+		switch {
+		case why != "":
+			missing(kc.param, "%s", why)
+			continue
+		case kc.threshold == 0:
+			missing(kc.param, "its regime's threshold was not found (see %s)", kc.of)
+			continue
+		}
+		slopeVar, sumVar, maxVar := g.variances()
+		modelVar := maxVar
+		if kc.serial {
+			modelVar = sumVar
+		}
+		p, err := g.kappa(gs, gt, kc.lo, kc.hi, kc.serial, slopeVar, modelVar)
+		if err != nil {
+			missing(kc.param, "gather sizes %g–%g B: %v", gs[kc.lo], gs[kc.hi-1], err)
+			continue
+		}
+		if r := unboundedReason(p); r != "" {
+			missing(kc.param, "%s", r)
+			continue
+		}
+		*kc.into = &p
 	}
-	if f.Kappa2, err = g.kappa(gs, gt, last+1, len(gs), true, slopeVar, sumVar); err != nil {
-		return nil, fmt.Errorf("estimate: gather large-message regime: %w", err)
-	}
-	return f, nil
 }
 
 // gatherModel is the LMO model of a gather from root to the other LMO nodes, without κ:

@@ -430,14 +430,18 @@ func (s *SimGrid) smpi(cl *cluster.Cluster, cal *estimate.Calibration, net *cont
 			threshold = from - 1
 		}
 		ss := SMPISegment{FromBytes: from, AlphaS: g.Alpha.Value, BetaSPerByte: g.Beta.Value}
-		if len(g.Flags) > 0 || !(g.Alpha.Value >= 0) || !(g.Beta.Value > 0) || math.IsInf(g.Beta.Value, 0) {
-			ss.Fallback = strings.Join(g.Flags, "; ")
+		why := g.Flags
+		if u, ok := notIdentified(cal, estimate.SegmentName(seg.Class, g)+"/beta_s_per_byte"); ok {
+			why = append(slices.Clip(why), "β not identified: "+u.Reason)
+		}
+		if len(why) > 0 || !(g.Alpha.Value >= 0) || !(g.Beta.Value > 0) || math.IsInf(g.Beta.Value, 0) {
+			ss.Fallback = strings.Join(why, "; ")
 			if ss.Fallback == "" {
 				ss.Fallback = fmt.Sprintf("α = %g s, β = %g s/B", g.Alpha.Value, g.Beta.Value)
 			}
 			// The platform's own values: its latency, and the single line's rate when valid.
 			ss.AlphaS, ss.BetaSPerByte = L, 1/B
-			if plain != nil && plain.Beta.Value > 0 && !math.IsInf(plain.Beta.Value, 0) {
+			if _, refused := notIdentified(cal, "hockney/"+string(seg.Class)+"/beta_s_per_byte"); plain != nil && !refused && plain.Beta.Value > 0 && !math.IsInf(plain.Beta.Value, 0) {
 				ss.BetaSPerByte = plain.Beta.Value
 			}
 			warn("hockney segment %s from %d B: %s; smpi factors of the single line used", seg.Class, from, ss.Fallback)
@@ -485,4 +489,14 @@ func (s *SimGrid) WriteDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// notIdentified is the calibration's entry for the named parameter, when it does not use it.
+func notIdentified(cal *estimate.Calibration, name string) (estimate.Unidentified, bool) {
+	for _, u := range cal.NotIdentified {
+		if u.Parameter == name {
+			return u, true
+		}
+	}
+	return estimate.Unidentified{}, false
 }

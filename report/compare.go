@@ -119,14 +119,25 @@ func flatten(c *estimate.Calibration) map[string]estimate.Param {
 		}
 	}
 	if t := c.Thresholds; t != nil {
-		m["thresholds/kappa1_s_per_byte"] = t.Kappa1
-		m["thresholds/kappa2_s_per_byte"] = t.Kappa2
+		if t.Kappa1 != nil {
+			m["thresholds/kappa1_s_per_byte"] = *t.Kappa1
+		}
+		if t.Kappa2 != nil {
+			m["thresholds/kappa2_s_per_byte"] = *t.Kappa2
+		}
 		for name, v := range map[string]int64{"s_bytes": t.S, "m1_bytes": t.M1, "m2_bytes": t.M2} {
-			m["thresholds/"+name] = estimate.Param{Value: float64(v), CILow: float64(v), CIHigh: float64(v), N: 1}
+			if v != 0 {
+				m["thresholds/"+name] = estimate.Param{Value: float64(v), CILow: float64(v), CIHigh: float64(v), N: 1}
+			}
 		}
 	}
 	if l := c.L; l != nil {
 		m["l/a_s"], m["l/b_s_per_byte"], m["l/c_s_per_pair"], m["l/d_s_per_byte_pair"] = l.A, l.B, l.C, l.D
+	}
+	// A parameter the calibration does not use is not compared: one that a later run leaves
+	// out vanishes there, which is drift.
+	for _, u := range c.NotIdentified {
+		delete(m, u.Parameter)
 	}
 	return m
 }

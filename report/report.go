@@ -354,9 +354,19 @@ func figures(cl *cluster.Cluster, in estimate.Inputs, cal *estimate.Calibration,
 	if th := cal.Thresholds; th != nil {
 		_, _, ss, st := estimate.Sweep(in.Collectives, "scatter")
 		_, _, gs, gt := estimate.Sweep(in.Collectives, "gather")
+		// A threshold the sweeps did not give (0) has no mark.
+		marks := func(kv ...any) map[string]float64 {
+			m := map[string]float64{}
+			for i := 0; i < len(kv); i += 2 {
+				if v := kv[i+1].(int64); v != 0 {
+					m[kv[i].(string)] = float64(v)
+				}
+			}
+			return m
+		}
 		figs = append(figs, plots.CollectiveSweeps("collectives", []plots.Sweep{
-			{Op: "scatter", Sizes: ss, Times: st, Marks: map[string]float64{"S": float64(th.S)}},
-			{Op: "gather", Sizes: gs, Times: gt, Marks: map[string]float64{"M1": float64(th.M1), "M2": float64(th.M2)}},
+			{Op: "scatter", Sizes: ss, Times: st, Marks: marks("S", th.S)},
+			{Op: "gather", Sizes: gs, Times: gt, Marks: marks("M1", th.M1, "M2", th.M2)},
 		}))
 	}
 	if l := cal.L; l != nil {

@@ -21,48 +21,56 @@ type calRow struct {
 	Summary []string
 	// Implausible marks a value the health panel lists as physically implausible.
 	Implausible bool
+	// NotIdentified is why the calibration does not use the value (estimate.Unidentified),
+	// empty for a value it uses: such a row shows the reason instead of the value.
+	NotIdentified string
 }
 
 // calibrationRows lists a calibration's parameters in display units, in the order the
 // estimators run, with a summary line for the LMO fit, the thresholds and the penalty table.
 func calibrationRows(cal *estimate.Calibration) []calRow {
 	var rows []calRow
-	row := func(group, name string, p estimate.Param, scale float64, unit string) {
-		rows = append(rows, calRow{Group: group, Name: name, Unit: unit,
+	why := map[string]string{}
+	for _, u := range cal.NotIdentified {
+		why[u.Parameter] = u.Reason
+	}
+	// row adds a parameter; key is its name in cal.Estimates and cal.NotIdentified.
+	row := func(group, name, key string, p estimate.Param, scale float64, unit string) {
+		rows = append(rows, calRow{Group: group, Name: name, Unit: unit, NotIdentified: why[key],
 			P: estimate.Param{Value: p.Value * scale, CILow: p.CILow * scale, CIHigh: p.CIHigh * scale, N: p.N}})
 	}
 	summary := func(group, name string, cells ...string) {
 		rows = append(rows, calRow{Group: group, Name: name, Summary: cells})
 	}
 	for _, h := range cal.Hockney {
-		row("hockney", "hockney "+string(h.Class)+" α", h.Alpha, 1e6, "µs")
-		row("hockney", "hockney "+string(h.Class)+" β", h.Beta, 1e9, "ns/B")
+		row("hockney", "hockney "+string(h.Class)+" α", "hockney/"+string(h.Class)+"/alpha_s", h.Alpha, 1e6, "µs")
+		row("hockney", "hockney "+string(h.Class)+" β", "hockney/"+string(h.Class)+"/beta_s_per_byte", h.Beta, 1e9, "ns/B")
 	}
 	for _, sh := range cal.HockneySegments {
 		for _, seg := range sh.Segments {
 			name := fmt.Sprintf("hockney %s %.0f–%.0f B", sh.Class, seg.FromBytes, seg.ToBytes)
-			row("hockney", name+" α", seg.Alpha, 1e6, "µs")
-			row("hockney", name+" β", seg.Beta, 1e9, "ns/B")
+			row("hockney", name+" α", estimate.SegmentName(sh.Class, seg)+"/alpha_s", seg.Alpha, 1e6, "µs")
+			row("hockney", name+" β", estimate.SegmentName(sh.Class, seg)+"/beta_s_per_byte", seg.Beta, 1e9, "ns/B")
 		}
 	}
 	for _, f := range cal.Fairness {
-		row("fairness", f.Experiment+" ceiling", f.Ceiling, 1e-6, "Mbit/s")
-		row("fairness", f.Experiment+" capacity", f.Capacity, 1e-6, "Mbit/s")
-		row("fairness", f.Experiment+" saturation k", f.Saturation, 1, "")
+		row("fairness", f.Experiment+" ceiling", "fairness/"+f.Experiment+"/ceiling_bps", f.Ceiling, 1e-6, "Mbit/s")
+		row("fairness", f.Experiment+" capacity", "fairness/"+f.Experiment+"/capacity_bps", f.Capacity, 1e-6, "Mbit/s")
+		row("fairness", f.Experiment+" saturation k", "fairness/"+f.Experiment+"/saturation_k", f.Saturation, 1, "")
 	}
 	if c := cal.Contra; c != nil {
-		row("asymmetry", "asymmetric-fitted φ", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
+		row("asymmetry", "asymmetric-fitted φ", "contra/phi", estimate.Param{Value: c.Phi, CILow: c.CILow, CIHigh: c.CIHigh, N: c.Transfers}, 1, "")
 	}
 	for _, f := range cal.Learned {
 		for _, e := range f.Estimates() {
-			name, scale, unit := e.Name, 1.0, ""
+			name, scale, unit, key := e.Name, 1.0, "", "learned/"+f.Model+"/"+e.Name
 			switch {
 			case strings.HasSuffix(name, "_bps"):
 				name, scale, unit = strings.TrimSuffix(name, "_bps"), 1e-6, "Mbit/s"
 			case strings.HasSuffix(name, "_s"):
 				name, scale, unit = strings.TrimSuffix(name, "_s"), 1e3, "ms"
 			}
-			row("learned", f.Model+" "+name, e.Param, scale, unit)
+			row("learned", f.Model+" "+name, key, e.Param, scale, unit)
 		}
 	}
 	if l := cal.LMO; l != nil {
@@ -76,15 +84,25 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 			fmt.Sprintf("%d reps", l.MinReps))
 	}
 	if th := cal.Thresholds; th != nil {
-		summary("thresholds", "thresholds", fmt.Sprintf("S %d B, M1 %d B, M2 %d B", th.S, th.M1, th.M2), "", "")
-		row("thresholds", "gather κ1", th.Kappa1, 1e9, "ns/B")
-		row("thresholds", "gather κ2", th.Kappa2, 1e9, "ns/B")
+		size := func(name string, v int64) string {
+			if v == 0 {
+				return name + " not identified"
+			}
+			return fmt.Sprintf("%s %d B", name, v)
+		}
+		summary("thresholds", "thresholds", size("S", th.S)+", "+size("M1", th.M1)+", "+size("M2", th.M2), "", "")
+		if th.Kappa1 != nil {
+			row("thresholds", "gather κ1", "thresholds/kappa1_s_per_byte", *th.Kappa1, 1e9, "ns/B")
+		}
+		if th.Kappa2 != nil {
+			row("thresholds", "gather κ2", "thresholds/kappa2_s_per_byte", *th.Kappa2, 1e9, "ns/B")
+		}
 	}
 	if l := cal.L; l != nil {
-		row("l", "L a", l.A, 1e6, "µs")
-		row("l", "L b", l.B, 1e9, "ns/B")
-		row("l", "L c", l.C, 1e6, "µs/pair")
-		row("l", "L d", l.D, 1e12, "ps/(B·pair)")
+		row("l", "L a", "l/a_s", l.A, 1e6, "µs")
+		row("l", "L b", "l/b_s_per_byte", l.B, 1e9, "ns/B")
+		row("l", "L c", "l/c_s_per_pair", l.C, 1e6, "µs/pair")
+		row("l", "L d", "l/d_s_per_byte_pair", l.D, 1e12, "ps/(B·pair)")
 	}
 	if p := cal.Penalties; p != nil {
 		summary("penalties", "penalty table", fmt.Sprintf("%d shapes from %d graphs", len(p.Table.Entries), len(p.Solved)),

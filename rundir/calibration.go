@@ -21,14 +21,22 @@ type LMONodeRow struct {
 	THigh      float64 `col:"t_ci_high_s_per_byte" unit:"s/B" doc:"95% CI of t, upper bound"`
 }
 
-// LMOLinkRow is one link's LMO rate, as written to lmo_links.parquet.
+// LMOLinkRow is one link's LMO rate, as written to lmo_links.parquet: every pair has a row
+// with the fitted 1/β_ij the LMO model computes with, and the rate 8β_ij where the calibration
+// identifies it. Where it does not (1/β_ij ≤ 0, an interval of 1/β_ij reaching 0, a rate
+// above the line rate), the rate columns hold 0 and NotIdentified says why, so that no row
+// holds an infinite rate.
 type LMOLinkRow struct {
-	I      string  `col:"i" doc:"node"`
-	J      string  `col:"j" doc:"node"`
-	Rate   float64 `col:"rate_bps" unit:"bit/s" doc:"transmission rate"`
-	Low    float64 `col:"ci_low_bps" unit:"bit/s" doc:"95% CI, lower bound"`
-	High   float64 `col:"ci_high_bps" unit:"bit/s" doc:"95% CI, upper bound (+Inf when unbounded)"`
-	Values int64   `col:"sizes" unit:"1" doc:"message sizes averaged"`
+	I             string  `col:"i" doc:"node"`
+	J             string  `col:"j" doc:"node"`
+	Rate          float64 `col:"rate_bps" unit:"bit/s" doc:"transmission rate 8β_ij; 0 where not_identified is set"`
+	Low           float64 `col:"ci_low_bps" unit:"bit/s" doc:"95% CI, lower bound; 0 where not_identified is set"`
+	High          float64 `col:"ci_high_bps" unit:"bit/s" doc:"95% CI, upper bound; 0 where not_identified is set"`
+	Values        int64   `col:"sizes" unit:"1" doc:"message sizes averaged"`
+	InverseRate   float64 `col:"inverse_rate_s_per_byte" unit:"s/B" doc:"fitted 1/β_ij, which the LMO model computes with"`
+	InverseLow    float64 `col:"inverse_ci_low_s_per_byte" unit:"s/B" doc:"95% CI of 1/β_ij, lower bound"`
+	InverseHigh   float64 `col:"inverse_ci_high_s_per_byte" unit:"s/B" doc:"95% CI of 1/β_ij, upper bound"`
+	NotIdentified string  `col:"not_identified" doc:"why the rate is not identified (calibration.json's not_identified); empty where it is"`
 }
 
 var (
@@ -50,9 +58,18 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 		nodes[i] = LMONodeRow{Node: n.Name, C: n.C.Value, CLow: n.C.CILow, CHigh: n.C.CIHigh, CTripletSD: n.CTripletSD,
 			T: n.T.Value, TLow: n.T.CILow, THigh: n.T.CIHigh}
 	}
+	why := map[string]string{}
+	for _, u := range cal.NotIdentified {
+		why[u.Parameter] = u.Reason
+	}
 	links := make([]LMOLinkRow, len(cal.LMO.Links))
 	for i, l := range cal.LMO.Links {
-		links[i] = LMOLinkRow{I: l.I, J: l.J, Rate: l.RateBps.Value, Low: l.RateBps.CILow, High: l.RateBps.CIHigh, Values: int64(l.RateBps.N)}
+		links[i] = LMOLinkRow{I: l.I, J: l.J, Values: int64(l.RateBps.N),
+			InverseRate: l.InverseRate.Value, InverseLow: l.InverseRate.CILow, InverseHigh: l.InverseRate.CIHigh,
+			NotIdentified: why[estimate.LMOLinkName(l)+"/rate_bps"]}
+		if links[i].NotIdentified == "" {
+			links[i].Rate, links[i].Low, links[i].High = l.RateBps.Value, l.RateBps.CILow, l.RateBps.CIHigh
+		}
 	}
 	if err := datasets.WriteParquetFile(filepath.Join(dir, LMONodesFile), lmoNodesTable, nodes); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
 )
@@ -84,7 +85,7 @@ func TestCalibrationRefused(t *testing.T) {
 		t.Fatalf("the calibration itself: %v", err)
 	}
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"null nic_bps", `"nic_bps": 940000000`, `"nic_bps": null`, `line 33, key "params.nic_bps": null, want a value or the key left out`},
+		{"null nic_bps", `"nic_bps": 940000000`, `"nic_bps": null`, `line 34, key "params.nic_bps": null, want a value or the key left out`},
 		{"null latency_s", `"latency_s": {
       "intra-rack": 0.00005
     }`, `"latency_s": null`, `key "params.latency_s": null`},
@@ -112,5 +113,38 @@ func TestCalibrationRefused(t *testing.T) {
 	os.WriteFile(path, good, 0o644)
 	if back, err := ReadCalibration(path); err != nil || !math.IsInf(back.Hockney[0].Alpha.CIHigh, 1) {
 		t.Errorf("flagged null: %v", err)
+	}
+}
+
+// lmo_links.parquet holds a row per pair and no infinite rate: a link whose rate the
+// calibration does not identify has its rate columns at 0 and the reason in not_identified,
+// beside the fitted 1/β the LMO model computes with.
+func TestLMOLinksNotIdentified(t *testing.T) {
+	inf := math.Inf(1)
+	cal := &estimate.Calibration{Format: estimate.CalibrationFormat, Cluster: "ccpe-testbed", Params: contention.DefaultParams(),
+		LMO: &estimate.LMOFit{Nodes: []estimate.LMONodeFit{{Name: "X1"}, {Name: "X2"}, {Name: "X3"}},
+			Links: []estimate.LMOLinkFit{
+				{I: "X1", J: "X2", RateBps: estimate.Param{Value: 8e8, CILow: 7.9e8, CIHigh: 8.1e8, N: 1},
+					InverseRate: estimate.Param{Value: 1e-8, CILow: 0.99e-8, CIHigh: 1.01e-8, N: 1}},
+				{I: "X1", J: "X3", RateBps: estimate.Param{Value: inf, CILow: inf, CIHigh: inf, N: 1}, NICBound: true,
+					InverseRate: estimate.Param{Value: -3e-8, CILow: -3.5e-8, CIHigh: -2.5e-8, N: 1}}}},
+		NotIdentified: []estimate.Unidentified{{Parameter: "lmo/link/X1-X3/rate_bps", Reason: "1/β = -30 ns/B is not positive"}}}
+	dir := t.TempDir()
+	if err := WriteCalibration(dir, cal); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := datasets.ReadParquetFile[LMOLinkRow](filepath.Join(dir, LMOLinksFile), lmoLinksTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	if r := rows[0]; r.Rate != 8e8 || r.High != 8.1e8 || r.InverseRate != 1e-8 || r.NotIdentified != "" {
+		t.Errorf("identified link: %+v", r)
+	}
+	if r := rows[1]; r.Rate != 0 || r.Low != 0 || r.High != 0 || r.InverseRate != -3e-8 || r.InverseHigh != -2.5e-8 ||
+		!strings.Contains(r.NotIdentified, "not positive") {
+		t.Errorf("link not identified: %+v", r)
 	}
 }

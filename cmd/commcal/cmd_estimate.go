@@ -20,9 +20,12 @@ func estimateCommand() *cli.Command {
 
    calibration.json   every parameter with its 95% CI and observation count (schema
                       "commcal-calibration/2", docs/formats.md), the contention parameters derived
-                      from them, and the estimators skipped with the reason
+                      from them, the estimators skipped with the reason, and the parameters not
+                      identified (a rate above its line rate, an interval reaching zero or
+                      infinity, too few points) with why and what the models use instead
    lmo_nodes.parquet  per node: C and t of the LMO model with CIs
-   lmo_links.parquet  per pair: the LMO transmission rate with its CI
+   lmo_links.parquet  per pair: the LMO 1/β, and the transmission rate with its CI where
+                      identified (else why not)
 
 Estimators: Hockney α, β per path class (p2p_sweep); fairness ceiling, NIC and backbone
 capacities and saturation point (fair_intra, fair_inter); φ of asymmetric-fitted (bidir_*);

@@ -19,11 +19,14 @@ var formatsDir = filepath.Join("..", "..", "..", "shared", "data", "formats")
 //
 // The tool's own figures are its latency at the smallest message and its bandwidth at the
 // largest, as it printed them (or as the time it printed gives: bytes over the one-way time).
-// Tolerances: the fitted bandwidth 1/β within a factor 1.5 of the tool's, and the fitted
+// Tolerances: the fitted bandwidth 1/β within a factor 1.8 of the tool's, and the fitted
 // latency |α| within 50 times the tool's smallest-message latency. The outputs were measured
 // over loopback on a loaded 2-core machine: osu_latency's times for 1 B to 1 KB scatter from
 // 3.6 to 103 µs, and those of 64 KB to 1 MB by hundreds of µs, so the unweighted line's
-// intercept follows the large messages' noise (152 µs against 3.6 µs there). What the bounds
+// intercept follows the large messages' noise (152 µs against 3.6 µs there). β stands on the
+// sizes above the half-performance length only (small messages are left out), and IMB's
+// PingPong rate swings from 2389 MB/s at 512 KiB to 1286 at 1 MiB: its β gives 2004 MB/s,
+// 1.56 times the tool's last figure. What the bounds
 // catch is a reading error: a round trip taken as one way (bandwidth off by 2), a µs read as
 // a second or a size in the wrong unit (off by 10³ or more).
 func TestIngestRealBenchmarkOutputs(t *testing.T) {
@@ -136,7 +139,7 @@ func TestIngestRealBenchmarkOutputs(t *testing.T) {
 				t.Fatalf("no Hockney fit: %s", data)
 			}
 			t.Logf("%s: α %.3g s (tool %.3g s), 1/β %.4g MB/s (tool %.4g MB/s)", f.source, f.alphaS, c.toolLatencyS, f.bandwidthBps/1e6, c.toolBandwidthBps/1e6)
-			if r := f.bandwidthBps / c.toolBandwidthBps; !(r > 1/1.5 && r < 1.5) {
+			if r := f.bandwidthBps / c.toolBandwidthBps; !(r > 1/1.8 && r < 1.8) {
 				t.Errorf("fitted bandwidth %.4g MB/s is %.2f times the tool's %.4g MB/s", f.bandwidthBps/1e6, r, c.toolBandwidthBps/1e6)
 			}
 			if math.Abs(f.alphaS) > 50*c.toolLatencyS {
