@@ -99,7 +99,7 @@ func TestBenchmarkOutputs(t *testing.T) {
 		if m.Sources[0].Format != FormatOSU || m.Sources[0].Table != "transfers" || !hasNote(m, "0-byte row is left out") {
 			t.Errorf("source %+v", m.Sources[0])
 		}
-		if tr[0].Src != "X1" || tr[0].Dst != "Y1" || tr[0].PatternID != "X1>Y1:1" || tr[0].Rep != 0 {
+		if tr[0].Src != "X1" || tr[0].Dst != "Y1" || tr[0].PatternID != "osu_latency/X1>Y1:1" || tr[0].Rep != 0 {
 			t.Errorf("first row %+v", tr[0])
 		}
 	})
@@ -140,7 +140,7 @@ func TestBenchmarkOutputs(t *testing.T) {
 		}
 		// Each direction: 2·bytes / (MB/s · 10⁶). X1 and Y1 are in different racks.
 		checkSweep(t, tr, "bidir_backbone", 2, []sweepPoint{{1, 2 / 2e6}, {1024, 2048 / 1000e6}, {1048576, 2 * 1048576 / 20000e6}})
-		if tr[0].Src != "X1" || tr[1].Src != "Y1" || tr[1].FlowID != 1 || tr[0].PatternID != "X1<>Y1:1" {
+		if tr[0].Src != "X1" || tr[1].Src != "Y1" || tr[1].FlowID != 1 || tr[0].PatternID != "osu_bibw/X1<>Y1:1" {
 			t.Errorf("flows %+v %+v", tr[0], tr[1])
 		}
 	})

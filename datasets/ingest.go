@@ -131,7 +131,7 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	ing := &ingester{ctx: ctx, opts: opts, w: w, reps: map[string]int64{}}
+	ing := &ingester{ctx: ctx, opts: opts, w: w, reps: map[string]int64{}, flows: map[string][]string{}}
 	m := &Manifest{Format: ManifestFormat, Tool: "commcal", Version: opts.Version,
 		Created: opts.Created.UTC().Format(time.RFC3339), Cluster: opts.Cluster.Description(), Notes: opts.Notes}
 	for _, src := range opts.Sources {
@@ -166,6 +166,9 @@ type ingester struct {
 	w     *DirWriter
 	total int64
 	reps  map[string]int64 // repetitions per pattern (iperf3, text adapters)
+	// flows are the flows of each text adapter's pattern (by experiment and ID), as its first
+	// repetition had them (ingester.sameFlows).
+	flows map[string][]string
 	// aux are the refusals of sources that hold no transfer time, in source order: the first
 	// is the error when no source has rows.
 	aux []*InputError
