@@ -36,19 +36,22 @@ const (
 	FormatSKaMPI  = "skampi"
 	FormatNetPIPE = "netpipe"
 	FormatMPIBlib = "mpiblib"
+	// FormatSaturation is SimGrid platform-calibration's saturation test (saturation.go).
+	FormatSaturation = "saturation"
 )
 
 // Formats lists the source formats ingest understands (FormatAuto guesses among them).
 var Formats = []string{FormatAuto, FormatParquet, FormatCSV, FormatIperf3, FormatSimGrid,
-	FormatOSU, FormatIMB, FormatSKaMPI, FormatNetPIPE, FormatMPIBlib}
+	FormatOSU, FormatIMB, FormatSKaMPI, FormatNetPIPE, FormatMPIBlib, FormatSaturation}
 
 // textReaders are the adapters of the MPI benchmarks' text outputs (see text.go).
 var textReaders = map[string]func(*textReader, []textLine) (*textOut, error){
-	FormatOSU:     readOSU,
-	FormatIMB:     readIMB,
-	FormatSKaMPI:  readSKaMPI,
-	FormatNetPIPE: readNetPIPE,
-	FormatMPIBlib: readMPIBlib,
+	FormatOSU:        readOSU,
+	FormatIMB:        readIMB,
+	FormatSKaMPI:     readSKaMPI,
+	FormatNetPIPE:    readNetPIPE,
+	FormatMPIBlib:    readMPIBlib,
+	FormatSaturation: readSaturation,
 }
 
 // Source is one input file and how to read it.
@@ -279,6 +282,10 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
 			return info, fmt.Errorf("datasets: %s: %w", src.Path, err)
 		}
+		if looksSaturation(string(head[:n])) {
+			return info, inputErr(Location{File: src.Path}, "", ErrUnknownFormat,
+				"rank,op,size,start_ms,duration_ms lines: a log of platform-calibration's saturation test, not of its calibration program; give --format saturation")
+		}
 		if kind := simgridKind(src.Path, head[:n]); kind != "pingpong" && kind != "" {
 			err = ing.textSource(src, rs, idx, kind, &info)
 			break
@@ -406,8 +413,9 @@ func rewind(f fs.File, src Source) (readSeekerAt, error) {
 
 // detectFormat decides from the extension, then from the first bytes: Parquet's magic
 // number, a JSON object (iperf3), a SimGrid calibration file (an "MPI_" operation, a
-// breakpoints file, a list of sizes), the text output of OSU, IMB, SKaMPI, MPIBlib or NetPIPE
-// (told by their title and header lines), or else a CSV with a header.
+// breakpoints file, a list of sizes), a saturation log ("rank,MPI_op,size,start,duration"
+// lines), the text output of OSU, IMB, SKaMPI, MPIBlib or NetPIPE (told by their title and
+// header lines), or else a CSV with a header.
 func detectFormat(path string, rs readSeekerAt) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
@@ -436,6 +444,8 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 	}
 	text := string(head)
 	switch {
+	case looksSaturation(text):
+		return FormatSaturation, nil
 	case looksOSU(text):
 		return FormatOSU, nil
 	case looksIMB(text):
