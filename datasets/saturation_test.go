@@ -388,7 +388,8 @@ func TestSaturationOtherFlowsRefused(t *testing.T) {
 	}
 }
 
-// FuzzIngestSaturation is seeded with the loopback run's four logs: whatever the bytes, a
+// FuzzIngestSaturation is seeded with the loopback run's four logs (and its corpus in
+// testdata/fuzz with the malformed inputs of TestSaturationStructure): whatever the bytes, a
 // dataset or an *InputError, never a panic.
 func FuzzIngestSaturation(f *testing.F) {
 	for _, name := range []string{"load_send.csv", "load_sendrecv_same.csv", "load_sendrecv_diff.csv", "load_alltoall.csv"} {
