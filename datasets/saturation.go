@@ -53,9 +53,11 @@ import (
 // run (every run starts as the previous one ends, both ends in step); in a step's first run
 // the receiver's is 0.4–0.8 ms longer (median 0.64 ms, of 6–21 ms), once 10.7 ms (k = 1).
 // In the plafrim logs: 0.4–0.8 ms longer in the first run, within 0.16 ms in median after.
-// In an exchange each rank's call returns when its receive has completed and its send has been handed over; a flow's
-// time is again its receiver's duration. An all-to-all is complete when its slowest rank is:
-// a run's time is the longest duration of its ranks (as IMB's t_max).
+// A step's first run can thus count a receiver's wait for its sender after the barrier; it
+// is kept, as the program measured it. In an exchange each rank's call returns when its
+// receive has completed and its send has been handed over; a flow's time is again its
+// receiver's duration. An all-to-all is complete when its slowest rank is: a run's time is
+// the longest duration of its ranks (as IMB's t_max).
 //
 // What each file becomes (t_start_s 0; one repetition per run, numbered across the ingest):
 //   - send: fair_inter pattern "saturation/send/k=K": flow f from rank f to rank f+half.
