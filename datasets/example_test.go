@@ -73,8 +73,8 @@ func ExampleIngest() {
 	// osu transfers 2 rows
 	// note: OSU osu_latency v7.4: each row is OSU's average one-way latency (half the round trip; X1 sends first), the file does not say over how many iterations (-i); µs read as 10⁻⁶ s
 	// note: OSU osu_latency v7.4: the 0-byte row is left out (a transfer moves at least one byte)
-	// p2p_sweep X1>Y1:1 X1→Y1 rep 0: 1 B in 1.25e-06 s
-	// p2p_sweep X1>Y1:1024 X1→Y1 rep 0: 1024 B in 3.5e-06 s
+	// p2p_sweep osu_latency/X1>Y1:1 X1→Y1 rep 0: 1 B in 1.25e-06 s
+	// p2p_sweep osu_latency/X1>Y1:1024 X1→Y1 rep 0: 1024 B in 3.5e-06 s
 }
 
 // A file the adapters cannot read is refused with an *InputError that names the line, the

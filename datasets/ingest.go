@@ -36,19 +36,22 @@ const (
 	FormatSKaMPI  = "skampi"
 	FormatNetPIPE = "netpipe"
 	FormatMPIBlib = "mpiblib"
+	// FormatSaturation is SimGrid platform-calibration's saturation test (saturation.go).
+	FormatSaturation = "saturation"
 )
 
 // Formats lists the source formats ingest understands (FormatAuto guesses among them).
 var Formats = []string{FormatAuto, FormatParquet, FormatCSV, FormatIperf3, FormatSimGrid,
-	FormatOSU, FormatIMB, FormatSKaMPI, FormatNetPIPE, FormatMPIBlib}
+	FormatOSU, FormatIMB, FormatSKaMPI, FormatNetPIPE, FormatMPIBlib, FormatSaturation}
 
 // textReaders are the adapters of the MPI benchmarks' text outputs (see text.go).
 var textReaders = map[string]func(*textReader, []textLine) (*textOut, error){
-	FormatOSU:     readOSU,
-	FormatIMB:     readIMB,
-	FormatSKaMPI:  readSKaMPI,
-	FormatNetPIPE: readNetPIPE,
-	FormatMPIBlib: readMPIBlib,
+	FormatOSU:        readOSU,
+	FormatIMB:        readIMB,
+	FormatSKaMPI:     readSKaMPI,
+	FormatNetPIPE:    readNetPIPE,
+	FormatMPIBlib:    readMPIBlib,
+	FormatSaturation: readSaturation,
 }
 
 // Source is one input file and how to read it.
@@ -131,7 +134,7 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	ing := &ingester{ctx: ctx, opts: opts, w: w, reps: map[string]int64{}}
+	ing := &ingester{ctx: ctx, opts: opts, w: w, reps: map[string]int64{}, flows: map[string][]string{}}
 	m := &Manifest{Format: ManifestFormat, Tool: "commcal", Version: opts.Version,
 		Created: opts.Created.UTC().Format(time.RFC3339), Cluster: opts.Cluster.Description(), Notes: opts.Notes}
 	for _, src := range opts.Sources {
@@ -166,6 +169,9 @@ type ingester struct {
 	w     *DirWriter
 	total int64
 	reps  map[string]int64 // repetitions per pattern (iperf3, text adapters)
+	// flows are the flows of each text adapter's pattern (by experiment and ID), as its first
+	// repetition had them (ingester.sameFlows).
+	flows map[string][]string
 	// aux are the refusals of sources that hold no transfer time, in source order: the first
 	// is the error when no source has rows.
 	aux []*InputError
@@ -275,6 +281,10 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 		n, _ := io.ReadFull(rs, head)
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
 			return info, fmt.Errorf("datasets: %s: %w", src.Path, err)
+		}
+		if looksSaturation(string(head[:n])) {
+			return info, inputErr(Location{File: src.Path}, "", ErrUnknownFormat,
+				"rank,op,size,start_ms,duration_ms lines: a log of platform-calibration's saturation test, not of its calibration program; give --format saturation")
 		}
 		if kind := simgridKind(src.Path, head[:n]); kind != "pingpong" && kind != "" {
 			err = ing.textSource(src, rs, idx, kind, &info)
@@ -403,8 +413,9 @@ func rewind(f fs.File, src Source) (readSeekerAt, error) {
 
 // detectFormat decides from the extension, then from the first bytes: Parquet's magic
 // number, a JSON object (iperf3), a SimGrid calibration file (an "MPI_" operation, a
-// breakpoints file, a list of sizes), the text output of OSU, IMB, SKaMPI, MPIBlib or NetPIPE
-// (told by their title and header lines), or else a CSV with a header.
+// breakpoints file, a list of sizes), a saturation log ("rank,MPI_op,size,start,duration"
+// lines), the text output of OSU, IMB, SKaMPI, MPIBlib or NetPIPE (told by their title and
+// header lines), or else a CSV with a header.
 func detectFormat(path string, rs readSeekerAt) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
@@ -433,6 +444,8 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 	}
 	text := string(head)
 	switch {
+	case looksSaturation(text):
+		return FormatSaturation, nil
 	case looksOSU(text):
 		return FormatOSU, nil
 	case looksIMB(text):

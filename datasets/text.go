@@ -26,8 +26,15 @@ import (
 // Conventions shared by every text adapter:
 //   - A one-way time (half a round trip, as OSU, IMB PingPong and NetPIPE print it, or a round
 //     trip halved, as SKaMPI's and MPIBlib's) becomes a p2p_sweep transfer: one flow of
-//     pattern "src>dst:bytes", t_start_s 0 and t_end_s the time. That is the table Hockney's
-//     fit (estimate.FitHockney) reads.
+//     pattern "BENCH/src>dst:bytes", t_start_s 0 and t_end_s the time. That is the table
+//     Hockney's fit (estimate.FitHockney) reads.
+//   - Every pattern ID starts with the benchmark that measured it and a slash (textOut.bench:
+//     "osu_latency/X1>Y1:4096", "IMB-MPI1/X1<>Y1:4096", "saturation/send/k=3"), so that two
+//     benchmarks' rows never become repetitions of one pattern: osu_latency's one-way latency
+//     and osu_bw's per-message time of a stream differ fivefold at 4 MiB. The IDs of commcal's
+//     own engine, of simulate and of iperf3 runs carry no such prefix.
+//   - Repetitions of one pattern (experiment and ID) are the same transfers measured again: a
+//     later file or repetition whose flows differ (other nodes, sizes or flow count) is refused.
 //   - A row that the tool averaged over N iterations is one row; its repetition number counts
 //     the rows of the same pattern across the whole ingest (0 for the first), so two runs of
 //     one benchmark become repetitions 0 and 1. The source's notes in the manifest say what
@@ -47,7 +54,10 @@ import (
 
 // textOut is what a text adapter read from one file.
 type textOut struct {
-	tool        string // what the file is, for messages: "OSU osu_latency v7.4"
+	tool string // what the file is, for messages: "OSU osu_latency v7.4"
+	// bench starts every pattern ID of the output; empty means the program named by tool
+	// (benchName). An adapter whose output holds several benchmarks may set it per block.
+	bench       string
 	transfers   []Transfer
 	roundtrips  []RoundTrip
 	collectives []Collective
@@ -63,6 +73,33 @@ type textOut struct {
 }
 
 func newTextOut(tool string) *textOut { return &textOut{tool: tool, lines: map[*Table][]int64{}} }
+
+// patternID is id prefixed with the benchmark and a slash: "osu_latency/X1>Y1:4096".
+func (o *textOut) patternID(id string) string {
+	bench := o.bench
+	if bench == "" {
+		bench = benchName(o.tool)
+	}
+	return bench + "/" + id
+}
+
+// benchName is the program of a tool's description, without its suite or version: the last
+// word that is not a version number ("osu_latency" of "OSU osu_latency v7.4", "IMB-MPI1" of
+// "IMB-MPI1 2021.11", "SKaMPI" of "SKaMPI 5.0.4"). A version is a word that starts with a
+// digit, or with v and a digit.
+func benchName(tool string) string {
+	words := strings.Fields(tool)
+	for i := len(words) - 1; i >= 0; i-- {
+		w := words[i]
+		if len(w) > 1 && (w[0] == 'v' || w[0] == 'V') {
+			w = w[1:]
+		}
+		if w[0] < '0' || w[0] > '9' {
+			return words[i]
+		}
+	}
+	return tool
+}
 
 func (o *textOut) note(format string, a ...any) { o.notes = append(o.notes, fmt.Sprintf(format, a...)) }
 
@@ -132,26 +169,28 @@ func (r *textReader) hasNode(name string) bool {
 	return ok
 }
 
-// sweep appends a p2p_sweep transfer of bytes taking seconds one way.
+// sweep appends a p2p_sweep transfer of bytes taking seconds one way, of pattern
+// "BENCH/src>dst:bytes".
 func (r *textReader) sweep(o *textOut, line int64, src, dst string, bytes int64, seconds float64) {
 	o.transfers = append(o.transfers, Transfer{Cluster: r.cl.Name(), Experiment: "p2p_sweep",
-		PatternID: experiments.PairID(src, dst, bytes), Src: src, Dst: dst, Bytes: bytes, TEnd: seconds})
+		PatternID: o.patternID(experiments.PairID(src, dst, bytes)), Src: src, Dst: dst, Bytes: bytes, TEnd: seconds})
 	o.lines[TransfersTable] = append(o.lines[TransfersTable], line)
 }
 
 // bidir appends one repetition of a bidirectional pattern: perWay flows of bytes from src to
 // dst and as many from dst to src, all starting together and each taking seconds. The
 // experiment is bidir_nic, or bidir_backbone when the nodes are in different racks; the
-// pattern is "src<>dst:bytes", or "src<>dst:bytes×k" with k flows each way.
+// pattern is "BENCH/src<>dst:bytes", or "BENCH/src<>dst:bytes×k" with k flows each way.
 func (r *textReader) bidir(o *textOut, line int64, src, dst string, bytes int64, perWay int, seconds float64) {
 	exp := "bidir_nic"
 	if c, err := r.cl.Class(src, dst); err == nil && c == cluster.InterRack {
 		exp = "bidir_backbone"
 	}
-	pattern := fmt.Sprintf("%s<>%s:%d", src, dst, bytes)
+	id := fmt.Sprintf("%s<>%s:%d", src, dst, bytes)
 	if perWay > 1 {
-		pattern += fmt.Sprintf("×%d", perWay)
+		id += fmt.Sprintf("×%d", perWay)
 	}
+	pattern := o.patternID(id)
 	for f := range 2 * perWay {
 		s, d := src, dst
 		if f >= perWay {
@@ -358,6 +397,9 @@ func (ing *ingester) text(src Source, o *textOut, idx int32) ([]string, int64, e
 		var err error
 		switch t {
 		case TransfersTable:
+			if err := ing.sameFlows(src, o); err != nil {
+				return nil, 0, err
+			}
 			n, err = emitTextRows(ing, src, t, o.transfers, o.lines[t], idx, func(r *Transfer) (string, bool) {
 				return "t\x00" + r.Experiment + "\x00" + r.PatternID, r.FlowID == 0
 			}, func(r *Transfer, rep int64) { r.Rep = rep })
@@ -379,6 +421,49 @@ func (ing *ingester) text(src Source, o *textOut, idx int32) ([]string, int64, e
 		}
 	}
 	return tables, total, nil
+}
+
+// sameFlows checks that every repetition of a pattern of o (the rows from one with flow 0 to
+// the next) has the flows of the pattern's first repetition, in this source or an earlier one
+// of the ingest (ing.flows): the same sources, destinations and sizes, in the same order.
+func (ing *ingester) sameFlows(src Source, o *textOut) error {
+	lines := o.lines[TransfersTable]
+	for start := 0; start < len(o.transfers); {
+		end := start + 1
+		for end < len(o.transfers) && o.transfers[end].FlowID != 0 {
+			end++
+		}
+		first := o.transfers[start]
+		flows := make([]string, end-start)
+		for i, t := range o.transfers[start:end] {
+			flows[i] = fmt.Sprintf("%s>%s %d B", t.Src, t.Dst, t.Bytes)
+		}
+		key := first.Experiment + "\x00" + first.PatternID
+		before, seen := ing.flows[key]
+		if !seen {
+			ing.flows[key] = flows
+		} else if !slices.Equal(before, flows) {
+			var line int64
+			if start < len(lines) {
+				line = lines[start]
+			}
+			return inputErr(Location{File: src.Path, Line: line}, "pattern_id", ErrDuplicateKey,
+				"%s pattern %s again with other flows (%s): repetitions of a pattern are the same transfers; ingest outputs of other placements or process counts into separate datasets",
+				first.Experiment, quote(first.PatternID), flowsDiffer(before, flows))
+		}
+		start = end
+	}
+	return nil
+}
+
+// flowsDiffer says where two lists of flows first differ, for a message.
+func flowsDiffer(before, now []string) string {
+	for i := range min(len(before), len(now)) {
+		if before[i] != now[i] {
+			return fmt.Sprintf("flow %d is %s, before %s", i, now[i], before[i])
+		}
+	}
+	return fmt.Sprintf("%d flows, before %d", len(now), len(before))
 }
 
 // emitTextRows numbers the repetitions of rows (key gives a row's key without rep, and whether

@@ -36,10 +36,16 @@ Inputs (the format is told from the extension, then the content; --format forces
    skampi           Pingpong_* results: half the round trip, p2p_sweep
    netpipe          np.out (bytes Mbps seconds) or NetPIPE's stdout: p2p_sweep
    mpiblib          MPIBlib p2p (half of T, p2p_sweep) and scatter/gather (collectives)
+   saturation       platform-calibration's saturation logs (load_send, load_sendrecv_same,
+                    load_sendrecv_diff, load_alltoall .csv): k pairs as fair_inter, exchanges
+                    and cycles (smallest k calibration, the rest held out), alltoall as
+                    collectives; needs --ranks
    dataset dir      a commcal dataset directory: its tables are read again
 
 The MPI benchmarks' outputs do not name hosts: --src is the node of rank 0 (it sends
-first), --dst that of rank 1. Times in µs become seconds; MB/s are 10^6 B/s (OSU, IMB
+first), --dst that of rank 1; --ranks names every rank's node of outputs of more processes.
+Pattern IDs start with the benchmark ("osu_latency/a>b:4096"), so that two benchmarks' rows
+never merge into one pattern. Times in µs become seconds; MB/s are 10^6 B/s (OSU, IMB
 2021). A row the tool averaged is one row (repetition 0; a second run of the same sizes
 gives repetition 1); the manifest's notes say what each row is an average of. 0-byte
 rows are left out of transfers. A file that holds no transfer time (iperf3 UDP, a failed
@@ -54,7 +60,8 @@ EXAMPLES:
    commcal ingest --cluster lab.toml --experiment p2p_sweep --out ds iperf-runs/
    commcal ingest --cluster lab.toml --src a --dst b --out ds osu_latency.txt
    commcal ingest --cluster lab.toml --src a --dst b --out ds IMB-MPI1.out
-   commcal ingest --cluster lab.toml --src a --dst b --out ds calibration-output/`,
+   commcal ingest --cluster lab.toml --src a --dst b --out ds calibration-output/
+   commcal ingest --cluster miriel.toml --ranks @miriel.ranks --format saturation --out ds load_*.csv`,
 		Flags: append(append(sourceFlags(), outFlags("COMMCAL_INGEST_OUT", "", "dataset directory to write")...),
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),

@@ -42,6 +42,7 @@ var docFixtures = []string{
 	"cmd/commcal/testdata",
 	"datasets/testdata/benchmarks",
 	"datasets/testdata/graphene_eth",
+	"data/saturation",
 }
 
 // docParsedOnly are the commcal commands the test parses but does not run, and why.
