@@ -35,32 +35,36 @@ func Predict(ctx context.Context, net *contention.Network, model contention.Mode
 	if !(perRound >= 0) || math.IsInf(perRound, 1) {
 		return nil, badinput.Errorf("", "schedule: a per-round cost of %g s, want a finite number of seconds, at least 0", perRound)
 	}
-	res := &Result{Rounds: make([]float64, len(s.Rounds)), Algorithm: s.Algorithm, Rule: s.Rule}
-	var flows []contention.Flow
+	// The rounds' predictions are independent (each starts its transfers together), so they
+	// run on all cores; only their sum chains them.
+	var patterns [][]contention.Flow
+	var which []int // the round of each pattern
 	for r, round := range s.Rounds {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		flows = flows[:0]
+		var flows []contention.Flow
 		for _, t := range round {
 			if src, dst := s.Ranks[t.Src], s.Ranks[t.Dst]; src != dst {
 				flows = append(flows, contention.Flow{Src: src, Dst: dst, Bytes: t.Bytes})
 			}
 		}
-		slowest := 0.0
 		if len(flows) > 0 {
-			p, err := model.Predict(ctx, net, flows)
-			if err != nil {
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					return nil, ctxErr
-				}
-				return nil, fmt.Errorf("schedule: round %d of %d of %s %s: %w", r+1, len(s.Rounds), s.Op, s.Algorithm, err)
-			}
-			for _, t := range p.Times {
-				slowest = math.Max(slowest, t)
-			}
+			patterns = append(patterns, flows)
+			which = append(which, r)
 		}
-		res.Rounds[r] = slowest + perRound
+	}
+	preds, err := contention.PredictAll(ctx, net, patterns, []contention.Model{model}, func(k, _ int, err error) error {
+		return fmt.Errorf("schedule: round %d of %d of %s %s: %w", which[k]+1, len(s.Rounds), s.Op, s.Algorithm, err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Rounds: make([]float64, len(s.Rounds)), Algorithm: s.Algorithm, Rule: s.Rule}
+	for k, p := range preds {
+		for _, t := range p[0].Times {
+			res.Rounds[which[k]] = math.Max(res.Rounds[which[k]], t)
+		}
+	}
+	for r := range res.Rounds {
+		res.Rounds[r] += perRound
 		res.Seconds += res.Rounds[r]
 	}
 	return res, nil
