@@ -95,6 +95,10 @@ func (s *Schedule) Transfers() int {
 // which a pairwise all-to-all reaches at 3,163 ranks.
 const MaxTransfers = contention.MaxPatternTransfers
 
+// MaxRanks bounds the ranks of a collective: 2¹⁸, where the logarithmic algorithms reach
+// MaxTransfers.
+const MaxRanks = 1 << 18
+
 // algorithm is one entry of the catalogue.
 type algorithm struct {
 	name string
@@ -224,8 +228,8 @@ func check(c *Collective) error {
 		return badinput.Errorf("", "schedule: unknown collective %s; want one of %s", badinput.Quote(string(c.Op)), strings.Join(names, ", "))
 	}
 	n := len(c.Ranks)
-	if n < 2 {
-		return bad("%d ranks, want at least two", n)
+	if n < 2 || n > MaxRanks {
+		return bad("%d ranks, want 2 to %d", n, MaxRanks)
 	}
 	for r, node := range c.Ranks {
 		if node == "" {

@@ -187,7 +187,7 @@ func TestNewRefuses(t *testing.T) {
 		alg  string
 		want string
 	}{
-		{Collective{Op: Alltoall, Ranks: nodes(1), Bytes: 1}, "pairwise", "1 ranks, want at least two"},
+		{Collective{Op: Alltoall, Ranks: nodes(1), Bytes: 1}, "pairwise", "1 ranks, want 2 to 262144"},
 		{Collective{Op: "allreduce", Ranks: nodes(4), Bytes: 1}, "ring", "unknown collective"},
 		{Collective{Op: Alltoall, Ranks: nodes(4), Bytes: 1}, "ring", "alltoall has no algorithm \"ring\""},
 		{Collective{Op: Bcast, Ranks: nodes(4), Root: 4, Bytes: 1}, "binomial", "root 4 outside the ranks 0 to 3"},

@@ -143,8 +143,8 @@ func placeRanks(ranks, ppn string, nodes []string) ([]string, error) {
 			return nil, fmt.Errorf("ranks %s, want 2 to %d (%d nodes × %d per node)", badinput.Quote(ranks), len(nodes)*per, len(nodes), per)
 		}
 	}
-	if n < 2 {
-		return nil, fmt.Errorf("%d ranks on %d nodes, want at least two", n, len(nodes))
+	if n < 2 || n > MaxRanks {
+		return nil, fmt.Errorf("%d ranks on %d nodes, want 2 to %d", n, len(nodes), MaxRanks)
 	}
 	out := make([]string, n)
 	for r := range out {

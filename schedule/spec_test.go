@@ -81,6 +81,9 @@ func TestParseRefuses(t *testing.T) {
 			t.Errorf("Parse(%q): %v does not quote the spec", spec, err)
 		}
 	}
+	if _, err := Parse("alltoall:1:ppn=1000:alg=bruck", nodes(300)); err == nil || !strings.Contains(err.Error(), "300000 ranks on 300 nodes, want 2 to 262144") {
+		t.Errorf("300,000 ranks: %v", err)
+	}
 }
 
 // Parse never panics, and what it accepts is a schedule of at least two ranks whose transfers
