@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
@@ -146,6 +147,9 @@ func (lr lineRates) nicOf(cl *cluster.Cluster, name string) float64 {
 // nominalFallback says what the models use for a resource without a fitted capacity: its
 // nominal rate times the efficiency.
 func nominalFallback(what string, nominal, efficiency float64) string {
+	if nominal <= 0 {
+		return fmt.Sprintf("none: the cluster has no %s", strings.TrimPrefix(what, "every "))
+	}
 	if efficiency == 0 {
 		efficiency = contention.DefaultEfficiency
 	}
