@@ -360,6 +360,16 @@ func bounded(p Param) bool {
 	return !math.IsInf(p.CILow, 0) && !math.IsInf(p.CIHigh, 0) && !math.IsNaN(p.CILow) && !math.IsNaN(p.CIHigh)
 }
 
+// unbounded is the reason a parameter fitted on obs is left out when its interval has no
+// bounds: one pattern gives none (the intervals are taken over patterns), more leave it
+// undetermined.
+func unbounded(obs []learnedObs) string {
+	if len(obs) == 1 {
+		return fmt.Sprintf("not identified: fitted on one pattern (%s/%s), and its interval needs two or more", obs[0].exp, obs[0].id)
+	}
+	return fmt.Sprintf("not identified: the %d patterns it was fitted on (%s) do not determine it (its interval is unbounded)", len(obs), strings.Join(experimentsOf(obs), ", "))
+}
+
 // experimentsOf lists the experiments of obs, each once, in the order first met.
 func experimentsOf(obs []learnedObs) []string {
 	var exps []string

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
-
 )
 
 // domain is where a fitted parameter's coordinate lives: the logarithm of a rate (unbounded), or
@@ -54,7 +53,7 @@ func (f *learnedFit) capacityIntervals(out *LearnedFit) error {
 	}
 	for j, name := range st.names {
 		if !bounded(caps[j]) {
-			f.leaveCapacity(name, len(st.obs))
+			f.leaveCapacity(name, st.obs)
 			continue
 		}
 		switch name {
@@ -85,7 +84,7 @@ func (f *learnedFit) couplingInterval(out *LearnedFit) error {
 	}
 	if !bounded(kappa[0]) {
 		lp.Coupling, f.ident.coupling = 0, false
-		f.leaveOut("coupling", "0 (full duplex)", "not identified: the %d bidirectional patterns do not determine it (its interval is unbounded)", len(f.data.bidir))
+		f.leaveOut("coupling", "0 (full duplex)", "%s", unbounded(f.data.bidir))
 		return nil
 	}
 	out.Coupling = &kappa[0]

@@ -52,7 +52,7 @@ func (f *learnedFit) fitCeiling() error {
 		f.refuse("ceiling_bps", fmt.Sprintf("the nominal rate × efficiency, %s", gbps(fallback)), "per-flow ceiling", lp.CeilingBps, nominal, exps)
 		f.ident.ceiling, lp.CeilingBps = false, fallback
 	case !bounded(ceiling[0]):
-		f.leaveOut("ceiling_bps", f.ceilingFallbackText(), "not identified: the %d lone transfers' patterns (%s) do not determine it (its interval is unbounded)", len(f.data.lone), exps)
+		f.leaveOut("ceiling_bps", f.ceilingFallbackText(), "%s", unbounded(f.data.lone))
 		f.ident.ceiling, lp.CeilingBps = false, 0
 	default:
 		f.ceiling = &ceiling[0]
@@ -132,16 +132,16 @@ func (f *learnedFit) checkCapacities() (bool, error) {
 	}
 	for j, p := range ps {
 		if !bounded(p) {
-			f.leaveCapacity(st.names[j], len(st.obs))
+			f.leaveCapacity(st.names[j], st.obs)
 			again = true
 		}
 	}
 	return again, nil
 }
 
-// leaveCapacity leaves out one of stage 2's parameters (by its JSON key) whose interval over n
-// patterns has no bounds, and sets its fallback.
-func (f *learnedFit) leaveCapacity(name string, n int) {
+// leaveCapacity leaves out one of stage 2's parameters (by its JSON key) whose interval over
+// the patterns obs has no bounds, and sets its fallback.
+func (f *learnedFit) leaveCapacity(name string, obs []learnedObs) {
 	lp := f.lp
 	var fallback string
 	switch name {
@@ -155,7 +155,7 @@ func (f *learnedFit) leaveCapacity(name string, n int) {
 		lp.Spread, fallback = 0, "0 (even shares, max-min)"
 		f.ident.spread = false
 	}
-	f.leaveOut(name, fallback, "not identified: the %d patterns it was fitted on do not determine it (its interval is unbounded)", n)
+	f.leaveOut(name, fallback, "%s", unbounded(obs))
 }
 
 // fitCoupling is stage 3's κ (duplex variants) on the bidirectional patterns' transfer means,
@@ -244,7 +244,8 @@ func (f *learnedFit) leaveAck(i int) {
 	*s.p = 0
 	f.ident.ack[i] = false
 	f.setAckCoords()
-	f.leaveOut(s.name, s.fallback, "not identified: the %d patterns of two transfers or more cannot tell it from the other slowdowns (its interval is unbounded)", len(f.multiBidir))
+	f.leaveOut(s.name, s.fallback, "not identified: the %d patterns of two transfers or more (%s) cannot tell it from the other slowdowns (its interval is unbounded)",
+		len(f.multiBidir), strings.Join(experimentsOf(f.multiBidir), ", "))
 }
 
 // onAck lists the indices (ackSlots) of ackpath's parameters the fit moves.

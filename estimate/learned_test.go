@@ -144,7 +144,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *again.Spread != *fit.Spread || again.NIC != fit.NIC {
+	if *again.Spread != *fit.Spread || *again.NIC != *fit.NIC {
 		t.Errorf("two fits differ: %+v %+v", again.Spread, fit.Spread)
 	}
 }
@@ -365,14 +365,15 @@ func TestFitLearnedAckPathCoverage(t *testing.T) {
 	}
 }
 
-// A campaign of fair_intra k ≤ 2 only leaves the closed-form NIC capacity at the nominal rate
-// × efficiency (one saturated point is not adopted), ten times what the NIC carries; the fit
-// starts from what fair_intra's NIC carried and still finds the capacity.
+// Where the closed-form NIC capacity stays at the nominal rate × efficiency (its fit saw too
+// few saturated points), ten times what the NIC carries, the fit starts from what fair_intra's
+// NIC carried (k ≤ 3 here: two patterns that load it, the fewest that give an interval) and
+// still finds the capacity.
 func TestFitLearnedFarStart(t *testing.T) {
 	const ceiling, capacity = 95e6, 97e6
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 3)
 	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool {
-		return r.Experiment == experiments.FairIntra && r.PatternID > "k2"
+		return r.Experiment == experiments.FairIntra && r.PatternID > "k3"
 	})
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = ceiling, 10*capacity
@@ -380,7 +381,7 @@ func TestFitLearnedFarStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
+	if fit.NIC == nil || math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
 		t.Errorf("NIC capacity %g: fitted %+v", capacity, fit.NIC)
 	}
 }
@@ -482,16 +483,31 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	if len(fit.Warnings) > 0 {
 		t.Errorf("warnings %v", fit.Warnings)
 	}
-	// Without the chains no transfer crosses two contended resources: α is 1, without an
-	// interval, and the warning says what to measure.
+	// Without the chains no transfer crosses two contended resources: α is left out at 1, and
+	// the reason says what to measure.
 	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool { return r.Experiment == experiments.StaticSync })
 	if fit, err = FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha); err != nil {
 		t.Fatal(err)
 	}
-	if fit.Alpha == nil || fit.Alpha.Value != 1 || fit.Params.Alpha != 1 || !math.IsInf(fit.Alpha.CIHigh, 1) ||
-		len(fit.Warnings) != 1 || !strings.Contains(fit.Warnings[0], "measure static_sync graphs or random patterns") {
-		t.Errorf("without static_sync: α %+v, warnings %v", fit.Alpha, fit.Warnings)
+	u := leftOut(fit, "alpha")
+	if fit.Alpha != nil || fit.Params.Alpha != 1 || u == nil || u.Fallback != "1 (proportional fairness)" ||
+		!strings.Contains(u.Reason, "shares its sender with one transfer and its receiver with another") ||
+		!strings.Contains(u.Reason, "measure static_sync graphs or random patterns") {
+		t.Errorf("without static_sync: α %+v (params %g), left out %+v", fit.Alpha, fit.Params.Alpha, u)
 	}
+	if slices.ContainsFunc(fit.Estimates(), func(p NamedParam) bool { return p.Name == "alpha" }) {
+		t.Errorf("α left out but listed among the estimates %+v", fit.Estimates())
+	}
+}
+
+// leftOut is the record of a parameter the fit left out, nil if it did not.
+func leftOut(fit *LearnedFit, param string) *Unidentified {
+	for i, u := range fit.NotIdentified {
+		if u.Parameter == param {
+			return &fit.NotIdentified[i]
+		}
+	}
+	return nil
 }
 
 // Where the α-fair prices do not converge at some α (this pattern, found by a random search,
