@@ -244,7 +244,7 @@ func (f *learnedFit) leaveAck(i int) {
 	*s.p = 0
 	f.ident.ack[i] = false
 	f.setAckCoords()
-	f.leaveOut(s.name, s.fallback, "not identified: the %d patterns of two transfers or more (%s) cannot tell it from the other slowdowns (its interval is unbounded)",
+	f.leaveOut(s.name, s.fallback, "not identified: the %d patterns of two transfers or more (%s) do not determine it at the fit, where it trades off with the other parameters or moves no transfer's time (its interval is unbounded)",
 		len(f.multiBidir), strings.Join(experimentsOf(f.multiBidir), ", "))
 }
 
