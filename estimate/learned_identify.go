@@ -239,26 +239,26 @@ func sendsAndReceives(o learnedObs) bool {
 	return slices.ContainsFunc(o.flows, func(fl contention.Flow) bool { return sends[fl.Dst] })
 }
 
-// loading is the patterns of obs in which some resource of the kinds nic selects (NIC
-// directions, or else the resources between racks) carries two transfers or more.
-func loading(cl *cluster.Cluster, obs []learnedObs, nic func(cluster.ResourceKind) bool) []learnedObs {
+// loading is the patterns of obs in which some resource of the kinds kind selects (isNIC,
+// isCore) carries two transfers or more.
+func loading(cl *cluster.Cluster, obs []learnedObs, kind func(cluster.ResourceKind) bool) []learnedObs {
 	var out []learnedObs
 	for _, o := range obs {
-		if len(loadedRates(cl, []learnedObs{o}, nic)) > 0 {
+		if len(loadedRates(cl, []learnedObs{o}, kind)) > 0 {
 			out = append(out, o)
 		}
 	}
 	return out
 }
 
-// loadedRates lists the nominal rates of the resources of the kinds nic selects that carry two
+// loadedRates lists the nominal rates of the resources of the kinds kind selects that carry two
 // transfers or more in some pattern of obs.
-func loadedRates(cl *cluster.Cluster, obs []learnedObs, nic func(cluster.ResourceKind) bool) []float64 {
+func loadedRates(cl *cluster.Cluster, obs []learnedObs, kind func(cluster.ResourceKind) bool) []float64 {
 	var rates []float64
 	res := cl.Resources()
 	for _, o := range obs {
 		for r, n := range contention.ResourceCounts(cl, o.flows) {
-			if n >= 2 && nic(res[r].Kind) {
+			if n >= 2 && kind(res[r].Kind) {
 				rates = append(rates, res[r].RateBps)
 			}
 		}
@@ -274,11 +274,11 @@ func (f *learnedFit) hasCore() bool {
 	return slices.ContainsFunc(f.cl.Resources(), func(r cluster.Resource) bool { return isCore(r.Kind) })
 }
 
-// lineRate is the nominal rate a fitted capacity of the kinds nic selects is held to: the
+// lineRate is the nominal rate a fitted capacity of the kinds kind selects is held to: the
 // fastest of the resources that carry two transfers or more in obs, the patterns it was fitted
 // on (a capacity beyond every one of them is one no resource it was fitted on has).
-func lineRate(cl *cluster.Cluster, obs []learnedObs, nic func(cluster.ResourceKind) bool) float64 {
-	rates := loadedRates(cl, obs, nic)
+func lineRate(cl *cluster.Cluster, obs []learnedObs, kind func(cluster.ResourceKind) bool) float64 {
+	rates := loadedRates(cl, obs, kind)
 	if len(rates) == 0 {
 		return 0
 	}
