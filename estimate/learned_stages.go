@@ -230,7 +230,9 @@ func (f *learnedFit) dropUnbounded() error {
 		if drop < 0 {
 			return nil
 		}
-		f.leaveAck(drop)
+		if f.leaveAck(drop); !f.fitAck {
+			return nil
+		}
 		if _, err := f.polish(f.ack, f.multiBidir); err != nil {
 			return err
 		}
