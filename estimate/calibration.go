@@ -370,7 +370,8 @@ func (r *calibrationRun) contra() {
 }
 
 // learned fits every registered learned model through the model, from the network parameters
-// fitted so far.
+// fitted so far, on whatever contention calibration patterns the dataset holds; the parameters
+// a model's fit leaves out are listed as "learned/<model>/<parameter>" (NotIdentified).
 func (r *calibrationRun) learned() {
 	c := r.c
 	var stages *maxminStages // ackpath's, for ackpath-alpha's fit (maxminStages)
@@ -386,6 +387,9 @@ func (r *calibrationRun) learned() {
 		c.Learned = append(c.Learned, lf)
 		for _, w := range lf.Warnings {
 			c.Warnings = append(c.Warnings, "learned:"+m.Name()+": "+w)
+		}
+		for _, u := range lf.NotIdentified {
+			r.unidentified("learned/"+m.Name()+"/"+u.Parameter, u.Fallback, "%s", u.Reason)
 		}
 		if c.Params.Learned == nil {
 			c.Params.Learned = map[string]*contention.LearnedParams{}

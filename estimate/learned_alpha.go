@@ -24,14 +24,6 @@ const (
 // error of a few hundred transfers by about 10⁻⁸ of itself), far below any real effect.
 const alphaFlat = 1e-7
 
-// undeterminedAlpha sets α to 1, proportional fairness, where n patterns cannot determine it
-// (why), and gives its estimate (no interval) and the warning, which says what to measure.
-func undeterminedAlpha(lp *contention.LearnedParams, n int, why string) (*Param, string) {
-	lp.Alpha = 1
-	return &Param{Value: 1, CILow: 0, CIHigh: math.Inf(1), N: n},
-		"alpha: not determined: " + why + "; set to 1 (proportional fairness). To fit it, measure static_sync graphs or random patterns with role = \"calibration\" in which a transfer shares its sender with another transfer and its receiver with a third (X1→X2 beside X1→X3 and X4→X2)"
-}
-
 // setAlpha sets lp's α to a, an infinite α as 0 (max-min).
 func setAlpha(lp *contention.LearnedParams, a float64) {
 	lp.Alpha = a
@@ -71,11 +63,12 @@ func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedOb
 // (alphaTable), the best grid point refined by golden section between its finite neighbours,
 // the interval a percentile bootstrap over patterns on the grid. The grid guards against the
 // local minima where a line search alone could stop. An infinite α is reported as +Inf and
-// set as 0 (max-min); so is α where no finite grid point converges. Where no pattern's error
-// changes with α (no transfer crosses two contended resources), α is set to 1, proportional
-// fairness, with no interval and a warning: what the literature takes for TCP (Kelly 1998)
-// where the data are silent. The interval holds a, b, c, c₁, τ and ρ at their fit (refitting
-// them for every resample would multiply its cost by the descent's).
+// set as 0 (max-min); so is α where no finite grid point converges: the data then bound α
+// from below only, which max-min, its limit, stands for. Where no pattern's error changes
+// with α (no transfer crosses two contended resources), α is not determined: it is set to 1,
+// proportional fairness, and no estimate returned (nil), for the caller to leave it out. The
+// interval holds a, b, c, c₁, τ and ρ at their fit (refitting them for every resample would
+// multiply its cost by the descent's).
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
 	points, table, skipped, err := f.alphaTable(lp, obs)
 	if err != nil {
@@ -92,11 +85,8 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 		return &Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: len(obs)}, warning, nil
 	}
 	if table.flat(alphaFlat) {
-		p, w := undeterminedAlpha(lp, len(obs), fmt.Sprintf("no transfer of its %d patterns crosses two contended resources", len(obs)))
-		if warning != "" {
-			w += "; " + warning
-		}
-		return p, w, nil
+		lp.Alpha = 1
+		return nil, warning, nil
 	}
 	g := table.best()
 	alpha := at(g)

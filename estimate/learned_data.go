@@ -24,11 +24,18 @@ type learnedObs struct {
 	scratch *contention.Scratch
 }
 
-// learnedData is the calibration patterns, grouped by the parameter they determine: multi
-// holds the static-synchronous and random calibration patterns of two transfers or more, where
-// transfers cross several contended resources (α; with bidir, a, b, c, c₁, τ and ρ).
+// learnedData is the calibration patterns, grouped by what they determine, from their
+// structure rather than their experiment's name. lone holds the patterns in which no two
+// transfers share a resource: lone transfers (p2p_sweep from 1 MiB, a pattern of one
+// transfer) and the fairness designs' transfers that share nothing (k disjoint pairs on one
+// switch), which determine the ceiling. nic holds the fairness patterns in which two transfers
+// or more share a NIC direction (k transfers from one node to another), core those in which
+// they share a backbone or uplink direction and no NIC direction (k disjoint pairs between
+// racks): both are compared by their order statistics. multi holds the static-synchronous and
+// random calibration patterns of two transfers or more, where transfers cross several contended
+// resources (α; with bidir, a, b, c, c₁, τ and ρ); bidir the rest (bidir_*, exchanges, cycles).
 type learnedData struct {
-	lone, intra, inter, bidir, multi []learnedObs
+	lone, nic, core, bidir, multi []learnedObs
 }
 
 // loneMinBytes is the smallest sweep message that pins the ceiling: from 1 MiB on, a lone
@@ -38,8 +45,8 @@ const loneMinBytes = 1 << 20
 // patternKey names a pattern of an experiment.
 type patternKey struct{ exp, id string }
 
-// learnedObservations collects the calibration patterns of rows.
-func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
+// learnedObservations collects the calibration patterns of rows on cl.
+func learnedObservations(cl *cluster.Cluster, rows []datasets.Transfer) (*learnedData, error) {
 	exps := append([]string{experiments.P2PSweep}, experiments.ContentionCalibration()...)
 	pats, err := datasets.MeasuredPatterns(rows, exps)
 	if err != nil {
@@ -65,10 +72,13 @@ func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
 				continue
 			}
 			o.order = true
-			if p.Experiment == experiments.FairIntra {
-				d.intra = append(d.intra, o)
-			} else {
-				d.inter = append(d.inter, o)
+			switch load := loadOf(cl, o.flows); {
+			case load.nic >= 2:
+				d.nic = append(d.nic, o)
+			case load.core >= 2:
+				d.core = append(d.core, o)
+			default:
+				d.lone = append(d.lone, o)
 			}
 		default:
 			d.bidir = append(d.bidir, o)
@@ -76,6 +86,27 @@ func learnedObservations(rows []datasets.Transfer) (*learnedData, error) {
 	}
 	return d, nil
 }
+
+// patternLoad is the most transfers of a pattern that one NIC direction carries, and one
+// backbone or uplink direction.
+type patternLoad struct{ nic, core int }
+
+// loadOf is the load of flows on cl.
+func loadOf(cl *cluster.Cluster, flows []contention.Flow) patternLoad {
+	var l patternLoad
+	res := cl.Resources()
+	for r, n := range contention.ResourceCounts(cl, flows) {
+		if isNIC(res[r].Kind) {
+			l.nic = max(l.nic, n)
+		} else {
+			l.core = max(l.core, n)
+		}
+	}
+	return l
+}
+
+// isNIC says whether a resource kind is a NIC direction (else it lies between racks).
+func isNIC(k cluster.ResourceKind) bool { return k == cluster.NICOut || k == cluster.NICIn }
 
 // fairnessRepetitions is the fairness patterns' times, repetition by repetition, in the order
 // of rows.
@@ -147,14 +178,14 @@ func learnedStart(cl *cluster.Cluster, net *contention.Network) learnedStartValu
 	return s
 }
 
-// largestCarried is the most a bottleneck carried in the fair_intra patterns of two transfers
-// or more: their bytes over the makespan (the mean of the last order statistic), which a
-// work-conserving bottleneck shared by every transfer carries whatever the split; 0 without
-// such a pattern.
-func largestCarried(intra []learnedObs) float64 {
+// largestCarried is the most a NIC direction carried in the patterns (nic's) in which it
+// carries every transfer, two or more: their bytes over the makespan (the mean of the last
+// order statistic), which a work-conserving bottleneck shared by every transfer carries
+// whatever the split; 0 without such a pattern.
+func largestCarried(cl *cluster.Cluster, nic []learnedObs) float64 {
 	best := 0.0
-	for _, o := range intra {
-		if len(o.flows) < 2 {
+	for _, o := range nic {
+		if len(o.flows) < 2 || loadOf(cl, o.flows).nic < len(o.flows) {
 			continue
 		}
 		bits := 0.0
@@ -211,11 +242,5 @@ func surfaceCells(cl *cluster.Cluster, obs []learnedObs) []SurfaceCellFit {
 
 // source describes the patterns behind a parameter.
 func source(param string, obs []learnedObs, fitted string) ParamSource {
-	var exps []string
-	for _, o := range obs {
-		if !slices.Contains(exps, o.exp) {
-			exps = append(exps, o.exp)
-		}
-	}
-	return ParamSource{Param: param, Experiments: exps, Patterns: len(obs), Fitted: fitted}
+	return ParamSource{Param: param, Experiments: experimentsOf(obs), Patterns: len(obs), Fitted: fitted}
 }

@@ -1,14 +1,11 @@
 package estimate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/commcal/commcal/contention"
 )
 
 // domain is where a fitted parameter's coordinate lives: the logarithm of a rate (unbounded), or
@@ -18,25 +15,19 @@ type domain struct {
 	hi  float64
 }
 
-var (
-	rateDomain = domain{log: true}
-	ackDomain  = domain{hi: contention.MaxAck}
-)
+var rateDomain = domain{log: true}
 
-// interval gives the 95% intervals of θ (names, fitted on obs) at the fit, in the
-// configuration the stage fitted them in, set applying a θ to the model and dom each
-// coordinate's domain; a parameter its patterns do not determine gets infinite bounds and a
-// warning. A rate's coordinate is its logarithm, and its estimate and bounds come back as rates.
-func (f *learnedFit) interval(names []string, obs []learnedObs, theta []float64, set func([]float64), dom []domain) ([]Param, error) {
+// interval gives the 95% intervals of θ (fitted on obs) at the fit, in the configuration the
+// stage fitted them in, set applying a θ to the model and dom each coordinate's domain; a
+// parameter its patterns do not determine gets infinite bounds (bounded says so). A rate's
+// coordinate is its logarithm, and its estimate and bounds come back as rates.
+func (f *learnedFit) interval(obs []learnedObs, theta []float64, set func([]float64), dom []domain) ([]Param, error) {
 	half, err := f.intervals(theta, set, obs, dom)
 	if err != nil {
 		return nil, err
 	}
 	ps := make([]Param, len(theta))
 	for j, v := range theta {
-		if math.IsInf(half[j], 1) {
-			f.warn(fmt.Sprintf("%s: no interval: %d patterns do not determine it", names[j], len(obs)))
-		}
 		lo, hi := v-half[j], v+half[j]
 		if dom[j].log {
 			v, lo, hi = math.Exp(v), math.Exp(lo), math.Exp(hi)
@@ -49,21 +40,29 @@ func (f *learnedFit) interval(names []string, obs []learnedObs, theta []float64,
 }
 
 // capacityIntervals reports stage 2's estimates (the NIC and backbone capacities, σ) with their
-// intervals at the fit and the patterns behind them.
+// intervals at the fit and the patterns behind them; one whose interval has no bounds there is
+// left out at its fallback (leaveCapacity).
 func (f *learnedFit) capacityIntervals(out *LearnedFit) error {
-	st := capacityStage(f.lp, f.data, f.saturated(), f.variant.Stochastic)
-	caps, err := f.interval(st.names, st.obs, st.x0, st.set, st.dom)
+	st := f.capacityStage()
+	if len(st.names) == 0 {
+		return nil
+	}
+	caps, err := f.interval(st.obs, st.x0, st.set, st.dom)
 	if err != nil {
 		return err
 	}
 	for j, name := range st.names {
+		if !bounded(caps[j]) {
+			f.leaveCapacity(name, st.obs)
+			continue
+		}
 		switch name {
 		case "nic_bps":
-			out.NIC = caps[j]
-			out.Sources = append(out.Sources, source(name, f.data.intra, "the order statistics of the repetitions"))
+			out.NIC = &caps[j]
+			out.Sources = append(out.Sources, source(name, f.nicObs, f.nicFrom))
 		case "backbone_bps":
 			out.Backbone = &caps[j]
-			out.Sources = append(out.Sources, source(name, f.data.inter, "the order statistics of the repetitions"))
+			out.Sources = append(out.Sources, source(name, f.data.core, "the order statistics of the repetitions"))
 		case "spread":
 			out.Spread = &caps[j]
 			out.Sources = append(out.Sources, source(name, st.obs, "the order statistics of the repetitions"))
@@ -73,54 +72,52 @@ func (f *learnedFit) capacityIntervals(out *LearnedFit) error {
 }
 
 // couplingInterval reports κ (duplex variants, fitCoupling) with its interval at the fit and
-// the patterns behind it.
+// the patterns behind it; without bounds, κ is left out at 0.
 func (f *learnedFit) couplingInterval(out *LearnedFit) error {
-	if !f.variant.Duplex || len(f.data.bidir) == 0 {
+	if !f.variant.Duplex || !f.ident.coupling {
 		return nil
 	}
 	lp := f.lp
-	kappa, err := f.interval([]string{"coupling"}, f.data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []domain{{hi: 1}})
+	kappa, err := f.interval(f.data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []domain{{hi: 1}})
 	if err != nil {
 		return err
+	}
+	if !bounded(kappa[0]) {
+		lp.Coupling, f.ident.coupling = 0, false
+		f.leaveOut("coupling", "0 (full duplex)", "%s", unbounded(f.data.bidir))
+		return nil
 	}
 	out.Coupling = &kappa[0]
 	out.Sources = append(out.Sources, source("coupling", f.data.bidir, "each transfer's mean time"))
 	return nil
 }
 
-// ackNames are ackpath's a, b, c, c₁, τ and ρ by their JSON keys.
-var ackNames = []string{"ack_in", "ack_out", "ack_full", "ack_lone", "ack_ramp_s", "ack_relief"}
-
-// ackIntervals reports ackpath's a, b, c, c₁, τ and ρ (fitAckSlowdowns; ρ where fitRelief)
-// with their intervals at the fit and the patterns behind them. Without a ramp-up cost it
-// then drops τ's count, which holds nothing; the intervals vary τ at that count first.
+// ackIntervals reports those of ackpath's a, b, c, c₁, τ and ρ that the fit moved
+// (fitAckSlowdowns) with their intervals at the fit and the patterns behind them; one whose
+// interval has no bounds there is left out at 0. Without a ramp-up cost it then drops τ's
+// count, which holds nothing; the intervals vary τ at that count first.
 func (f *learnedFit) ackIntervals(out *LearnedFit) error {
 	if !f.fitAck {
 		return nil
 	}
-	lp, lone := f.lp, f.lone
-	clamp := func(v float64) float64 { return min(max(v, 0), contention.MaxAck) }
-	names, theta := ackNames, []float64{lp.AckIn, lp.AckOut, lp.AckFull, *lone, lp.AckRamp, lp.AckRelief}
-	dom := []domain{ackDomain, ackDomain, ackDomain, ackDomain, {hi: contention.MaxAckRamp}, {hi: 1}}
-	if !f.fitRelief {
-		names, theta, dom = names[:5], theta[:5], dom[:5]
+	lp := f.lp
+	slots, on := f.ackSlots(), f.onAck()
+	theta, dom := make([]float64, len(on)), make([]domain, len(on))
+	for j, i := range on {
+		theta[j], dom[j] = *slots[i].p, domain{hi: slots[i].hi}
 	}
-	ack, err := f.interval(names, f.multiBidir, theta, func(x []float64) {
-		lp.AckIn, lp.AckOut, lp.AckFull, *lone = clamp(x[0]), clamp(x[1]), clamp(x[2]), clamp(x[3])
-		lp.AckRamp = min(max(x[4], 0), contention.MaxAckRamp)
-		if f.fitRelief {
-			lp.AckRelief = min(max(x[5], 0), 1)
-		}
-	}, dom)
+	ack, err := f.interval(f.multiBidir, theta, f.setAck(on), dom)
 	if err != nil {
 		return err
 	}
-	out.AckIn, out.AckOut, out.AckFull, out.AckLone, out.AckRamp = &ack[0], &ack[1], &ack[2], &ack[3], &ack[4]
-	if f.fitRelief {
-		out.AckRelief = &ack[5]
-	}
-	for _, name := range names {
-		out.Sources = append(out.Sources, source(name, f.multiBidir, "each transfer's mean time"))
+	fields := [ackParams]**Param{&out.AckIn, &out.AckOut, &out.AckFull, &out.AckLone, &out.AckRamp, &out.AckRelief}
+	for j, i := range on {
+		if !bounded(ack[j]) {
+			f.leaveAck(i)
+			continue
+		}
+		*fields[i] = &ack[j]
+		out.Sources = append(out.Sources, source(slots[i].name, f.multiBidir, "each transfer's mean time"))
 	}
 	if lp.AckRamp == 0 {
 		lp.AckRampMax = 0

@@ -23,57 +23,161 @@ const rampSearch = 0.1
 // scale, over half to one and a half times the start), with the NIC and backbone capacities
 // a hundred times above the ceiling so that no lone transfer sees them. Its interval is taken
 // there too: once the capacities are back, a NIC fitted below the ceiling leaves lone
-// transfers blind to it.
+// transfers blind to it. A ceiling above the lone transfers' line rate is refused (the
+// nominal rate × efficiency stands in), one without an interval left out (the closed-form
+// calibration's stands in).
 func (f *learnedFit) fitCeiling() error {
 	lp, c := f.lp, f.start.ceiling
+	if !f.ident.ceiling {
+		lp.CeilingBps = 0 // the network's: base's
+		return nil
+	}
 	lp.NICBps, lp.BackboneBps = 100*c, 100*c
 	if err := f.minimise(&lp.CeilingBps, 0.5*c, 1.5*c, 1e-3, true, f.data.lone); err != nil {
 		return err
 	}
-	ceiling, err := f.interval([]string{"ceiling_bps"}, f.data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
+	ceiling, err := f.interval(f.data.lone, []float64{math.Log(lp.CeilingBps)}, func(x []float64) { lp.CeilingBps = math.Exp(x[0]) }, []domain{rateDomain})
 	if err != nil {
 		return err
 	}
-	f.ceiling = ceiling[0]
+	exps := strings.Join(experimentsOf(f.data.lone), ", ")
+	switch nominal := ceilingLineRate(f.cl, f.data.lone); {
+	case aboveLineRate(lp.CeilingBps, nominal):
+		// The network's default ceiling: the slowest NIC's nominal rate × efficiency.
+		eff := f.efficiency()
+		fallback := math.Inf(1)
+		for _, n := range f.cl.Nodes() {
+			fallback = min(fallback, n.NICRateBps*eff)
+		}
+		f.refuse("ceiling_bps", fmt.Sprintf("the nominal rate × efficiency, %s", gbps(fallback)), "per-flow ceiling", lp.CeilingBps, nominal, exps)
+		f.ident.ceiling, lp.CeilingBps = false, fallback
+	case !bounded(ceiling[0]):
+		f.leaveOut("ceiling_bps", f.ceilingFallbackText(), "%s", unbounded(f.data.lone))
+		f.ident.ceiling, lp.CeilingBps = false, 0
+	default:
+		f.ceiling = &ceiling[0]
+	}
 	return nil
+}
+
+// refuse leaves out a rate fitted above its line rate, with the numbers and the experiments it
+// came from (lineRateReason), and warns.
+func (f *learnedFit) refuse(param, fallback, what string, fitted, nominal float64, exps string) {
+	reason := lineRateReason(what, fitted, nominal, exps)
+	f.leaveOut(param, fallback, "%s", reason)
+	f.warn(fmt.Sprintf("%s: %s; the model uses %s", param, reason, fallback))
 }
 
 // fitCapacities is stage 2: the NIC capacity, the backbone's where base saw it saturate, and
-// σ (stochastic variants) jointly, since they trade off (a larger capacity and a smaller
-// spread shorten the same order statistics), by Nelder–Mead on log capacities and σ
-// (capacitiesAndSpread). It starts from the start's NIC capacity and base's backbone capacity:
-// the closed-form fit's when it saw the backbone saturate, the network's nominal one (0 here)
-// when not, which then stays.
+// σ (stochastic variants), those of them the patterns identify, jointly, since they trade off
+// (a larger capacity and a smaller spread shorten the same order statistics), by Nelder–Mead
+// on log capacities and σ (capacitiesAndSpread). It starts from the start's NIC capacity and
+// base's backbone capacity: the closed-form fit's when it saw the backbone saturate, the
+// network's nominal one (0 here) when not, which then stays. A capacity left out takes its
+// fallback (capacityFallback). Where the fit puts a capacity above its line rate, or leaves a
+// parameter's interval unbounded, that parameter is left out and the rest fitted again.
 func (f *learnedFit) fitCapacities() error {
-	f.lp.NICBps, f.lp.BackboneBps = f.start.nic, f.backbone
-	w, err := f.capacitiesAndSpread(f.lp, f.data, f.saturated(), f.variant.Stochastic)
+	lp := f.lp
+	lp.NICBps, lp.BackboneBps = f.start.nic, f.backbone
+	if !f.ident.nic {
+		lp.NICBps, _ = f.capacityFallback(true)
+	}
+	for {
+		st := f.capacityStage()
+		if len(st.names) == 0 {
+			return nil
+		}
+		w, err := f.capacitiesAndSpread(st)
+		if err != nil {
+			return err
+		}
+		if w != "" {
+			f.warn(w)
+		}
+		if again, err := f.checkCapacities(); err != nil || !again {
+			return err
+		}
+	}
+}
+
+// checkCapacities holds stage 2's fit to the line rates, then to its intervals (taken in the
+// stage's configuration, the fit's values kept as they are), leaving out what breaks them; it
+// says whether it left anything out, and the stage is to be fitted again.
+func (f *learnedFit) checkCapacities() (bool, error) {
+	lp := f.lp
+	again := false
+	if f.ident.nic {
+		if nominal := lineRate(f.cl, f.nicObs, isNIC); aboveLineRate(lp.NICBps, nominal) {
+			fallback, text := f.capacityFallback(true)
+			f.refuse("nic_bps", text, "NIC capacity", lp.NICBps, nominal, strings.Join(experimentsOf(f.nicObs), ", "))
+			f.ident.nic, lp.NICBps, again = false, fallback, true
+		}
+	}
+	if f.ident.backbone {
+		if nominal := lineRate(f.cl, f.data.core, isCore); aboveLineRate(lp.BackboneBps, nominal) {
+			fallback, text := f.capacityFallback(false)
+			f.refuse("backbone_bps", text, "backbone or uplink capacity", lp.BackboneBps, nominal, strings.Join(experimentsOf(f.data.core), ", "))
+			f.ident.backbone, lp.BackboneBps, again = false, fallback, true
+		}
+	}
+	if again {
+		return true, nil
+	}
+	st := f.capacityStage()
+	kept := *lp
+	ps, err := f.interval(st.obs, st.x0, st.set, st.dom)
+	*lp = kept
 	if err != nil {
-		return err
+		return false, err
 	}
-	if w != "" {
-		f.warn(w)
+	for j, p := range ps {
+		if !bounded(p) {
+			f.leaveCapacity(st.names[j], st.obs)
+			again = true
+		}
 	}
-	return nil
+	return again, nil
+}
+
+// leaveCapacity leaves out one of stage 2's parameters (by its JSON key) whose interval over
+// the patterns obs has no bounds, and sets its fallback.
+func (f *learnedFit) leaveCapacity(name string, obs []learnedObs) {
+	lp := f.lp
+	var fallback string
+	switch name {
+	case "nic_bps":
+		lp.NICBps, fallback = f.capacityFallback(true)
+		f.ident.nic = false
+	case "backbone_bps":
+		lp.BackboneBps, fallback = f.capacityFallback(false)
+		f.ident.backbone = false
+	case "spread":
+		lp.Spread, fallback = 0, "0 (even shares, max-min)"
+		f.ident.spread = false
+	}
+	f.leaveOut(name, fallback, "%s", unbounded(obs))
 }
 
 // fitCoupling is stage 3's κ (duplex variants) on the bidirectional patterns' transfer means,
-// by golden section over [0, 1].
+// by golden section over [0, 1], where some pattern has a NIC send and receive at once.
 func (f *learnedFit) fitCoupling() error {
-	if !f.variant.Duplex || len(f.data.bidir) == 0 {
+	if !f.variant.Duplex || !f.ident.coupling {
 		return nil
 	}
 	return f.minimise(&f.lp.Coupling, 0, 1, 1e-3, false, f.data.bidir)
 }
 
-// fitAckSlowdowns is stage 3's ackpath a, b, c, c₁, τ and ρ on the transfer means of the
-// patterns of two transfers or more (multiBidir), each slowdown in [0, MaxAck]: first a, b
-// and c with c₁ tied to c (descendFromTwoStarts), then τ (fitRamp), then c₁ untied from c and
-// all six polished together by Nelder–Mead, ρ from 0 where random calibration patterns are
-// among them (reliefFrom; τ in units of rampScale, ρ in [0, 1]). c₁ is tied at first because
-// coordinate descent zig-zags along the ridge where c and c₁ trade off: descending the four
-// together makes a calibration up to eight times as slow for hardly any accuracy
-// (docs/journal/estimate-learned-fit.md). Under ackpath-alpha this runs at α = ∞, max-min,
-// which fitAlphaAndPolish then leaves.
+// fitAckSlowdowns is stage 3's ackpath a, b, c, c₁, τ and ρ, those of them the patterns
+// identify, on the transfer means of the patterns of two transfers or more (multiBidir), each
+// slowdown in [0, MaxAck]: first a, b and c with c₁ tied to c (descendFromTwoStarts), then τ
+// (fitRamp), then c₁ untied from c and all six polished together by Nelder–Mead, ρ from 0
+// where random calibration patterns are among them (reliefFrom; τ in units of rampScale, ρ in
+// [0, 1]). c₁ is tied at first because coordinate descent zig-zags along the ridge where c and
+// c₁ trade off: descending the four together makes a calibration up to eight times as slow for
+// hardly any accuracy (docs/journal/estimate-learned-fit.md). Where c is not identified, the
+// tied c carries c₁ and is then set to 0: no pattern holds a queue it prices. Under
+// ackpath-alpha this runs at α = ∞, max-min, which fitAlphaAndPolish then leaves. Last, a
+// parameter whose interval has no bounds at the fit is left out (dropUnbounded).
 func (f *learnedFit) fitAckSlowdowns() error {
 	if !f.fitAck {
 		return nil
@@ -86,15 +190,106 @@ func (f *learnedFit) fitAckSlowdowns() error {
 	}
 	*f.lone = f.lp.AckFull
 	f.lp.AckLone = f.lone
-	_, err := f.polish(f.ack, f.multiBidir)
-	return err
+	if !f.ident.ack[ackC] {
+		f.lp.AckFull = 0
+	}
+	if !f.ident.ack[ackC1] {
+		*f.lone = 0
+	}
+	if _, err := f.polish(f.ack, f.multiBidir); err != nil {
+		return err
+	}
+	return f.dropUnbounded()
+}
+
+// dropUnbounded leaves out, while some of ackpath's parameters have an interval without bounds
+// at the fit (taken in its configuration, the fit's values kept as they are), the first of them
+// in ackDropOrder, sets it to 0 and polishes the others again: parameters that trade off on
+// these patterns (τ and c₁ on exchanges of one size) all lose their bounds, and one of them
+// left out gives the others theirs.
+func (f *learnedFit) dropUnbounded() error {
+	for f.fitAck {
+		slots, on := f.ackSlots(), f.onAck()
+		theta, dom := make([]float64, len(on)), make([]domain, len(on))
+		for j, i := range on {
+			theta[j], dom[j] = *slots[i].p, domain{hi: slots[i].hi}
+		}
+		kept, lone := *f.lp, *f.lone
+		half, err := f.intervals(theta, f.setAck(on), f.multiBidir, dom)
+		*f.lp, *f.lone = kept, lone
+		if err != nil {
+			return err
+		}
+		drop := -1
+		for _, i := range ackDropOrder {
+			if j := slices.Index(on, i); j >= 0 && math.IsInf(half[j], 1) {
+				drop = i
+				break
+			}
+		}
+		if drop < 0 {
+			return nil
+		}
+		if f.leaveAck(drop); !f.fitAck {
+			return nil
+		}
+		if _, err := f.polish(f.ack, f.multiBidir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leaveAck leaves out ackpath's parameter i (ackSlots), whose interval has no bounds, at 0.
+func (f *learnedFit) leaveAck(i int) {
+	s := f.ackSlots()[i]
+	*s.p = 0
+	f.ident.ack[i] = false
+	f.setAckCoords()
+	f.leaveOut(s.name, s.fallback, "not identified: the %d patterns of two transfers or more (%s) do not determine it at the fit, where it trades off with the other parameters or moves no transfer's time (its interval is unbounded)",
+		len(f.multiBidir), strings.Join(experimentsOf(f.multiBidir), ", "))
+}
+
+// onAck lists the indices (ackSlots) of ackpath's parameters the fit moves.
+func (f *learnedFit) onAck() []int {
+	var on []int
+	for i, ok := range f.ident.ack {
+		if ok {
+			on = append(on, i)
+		}
+	}
+	return on
+}
+
+// setAck applies a vector of the parameters on (ackSlots' indices) to the model, each clamped
+// to its domain.
+func (f *learnedFit) setAck(on []int) func([]float64) {
+	slots := f.ackSlots()
+	return func(x []float64) {
+		for j, i := range on {
+			*slots[i].p = min(max(x[j], 0), slots[i].hi)
+		}
+	}
 }
 
 // ackCost is the searches' error on the patterns of ackpath's slowdowns (searchCost).
 func (f *learnedFit) ackCost() (float64, error) { return f.searchCost(f.multiBidir) }
 
-// tied are a, b and c, which the coordinate descent moves (c₁ tied to c).
-func (f *learnedFit) tied() []*float64 { return []*float64{&f.lp.AckIn, &f.lp.AckOut, &f.lp.AckFull} }
+// tied are a, b and c, which the coordinate descent moves (c₁ tied to c): those the patterns
+// identify, c where c or c₁ is.
+func (f *learnedFit) tied() []*float64 {
+	var out []*float64
+	id := f.ident.ack
+	for _, t := range []struct {
+		p  *float64
+		on bool
+	}{{&f.lp.AckIn, id[ackA]}, {&f.lp.AckOut, id[ackB]}, {&f.lp.AckFull, id[ackC] || id[ackC1]}} {
+		if t.on {
+			out = append(out, t.p)
+		}
+	}
+	return out
+}
 
 // descendFromTwoStarts fits a, b and c (c₁ tied to c) by coordinate descent from two starts,
 // 0 (no slowdown) and the best point of a coarse grid (ackStartGrid), and keeps the better:
@@ -169,6 +364,9 @@ func (f *learnedFit) descend(tied []*float64) (converged bool, err error) {
 // queues' worth of 20 ms per transfer), kept only where it lowers the error, its count held at
 // the patterns' largest (largestRampCount).
 func (f *learnedFit) fitRamp() error {
+	if !f.ident.ack[ackTau] {
+		return nil
+	}
 	lp := f.lp
 	lp.AckRampMax = largestRampCount(f.multiBidir)
 	s0, err := f.ackCost()
@@ -190,17 +388,19 @@ func (f *learnedFit) fitRamp() error {
 // (fitAlpha), after them: they are fitted first under max-min, α = ∞, as ackpath's, since
 // max-min is a hundred times faster and that first fit only has to get near. Then a, b, c,
 // c₁, τ and ρ are polished again at the new α, and α fitted again while they move, at most
-// alphaRounds fits. Without such patterns α is not determined (undeterminedAlpha).
+// alphaRounds fits. Where no transfer crosses two contended resources (alphaDesign), or no
+// pattern's error changes with α, α is left out at 1, proportional fairness: what the
+// literature takes for TCP (Kelly 1998) where the data are silent.
 func (f *learnedFit) fitAlphaAndPolish() error {
 	if !f.variant.AlphaFair {
 		return nil
 	}
-	var w string
 	if len(f.multiBidir) == 0 {
-		f.alpha, w = undeterminedAlpha(f.lp, 0, "there is no static_sync, random_calibration or bidirectional pattern")
-		f.warn(w)
+		f.lp.Alpha = 1
+		f.leaveAlpha("there is no static_sync, random_calibration, bidirectional, exchange or cycle pattern")
 		return nil
 	}
+	var w string
 	for fits := 1; ; fits++ {
 		var err error
 		// w is the last fit's warning only: each refit repeats or replaces it.
@@ -225,7 +425,21 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 	if w != "" {
 		f.warn(w)
 	}
+	switch {
+	case !f.ident.alpha:
+		// Its patterns' errors do not change with α (alphaDesign), to the α-fair prices'
+		// precision: fitAlpha found them flat and set 1.
+		f.alpha, f.lp.Alpha = nil, 1
+		f.leaveAlpha(fmt.Sprintf("no transfer of its %d patterns shares its sender with one transfer and its receiver with another", len(f.multiBidir)))
+	case f.alpha == nil:
+		f.leaveAlpha(fmt.Sprintf("no transfer of its %d patterns crosses two contended resources (their error does not change with α)", len(f.multiBidir)))
+	}
 	return nil
+}
+
+// leaveAlpha leaves α out at 1 because of why, saying what to measure.
+func (f *learnedFit) leaveAlpha(why string) {
+	f.leaveOut("alpha", "1 (proportional fairness)", "not identified: %s; to fit it, measure static_sync graphs or random patterns with role = \"calibration\" in which a transfer shares its sender with another transfer and its receiver with a third (X1→X2 beside X1→X3 and X4→X2)", why)
 }
 
 // warnUnconverged warns where the first coordinate descent of a, b and c did not converge,
@@ -240,8 +454,10 @@ func (f *learnedFit) warnUnconverged() {
 // fitSurface is stage 4 (surface variants), on top of the rest: the surface cells, one per
 // (kind, with, contra) that the bidirectional patterns start with (surfaceCells), by
 // coordinate descent (two rounds of golden sections) on their transfer means, each in
-// [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to add to it, and
-// a cell the patterns do not constrain ends at 1. It returns the fitted cells (nil: none).
+// [0.3, 1]: contra-flow traffic is taken to cost a direction capacity, never to add to it. A
+// cell no calibration transfer's time depends on at its fit (surfaceFlat: another resource
+// limits every transfer it holds) is left out at 1, and kept in the model's table at 1 so that
+// no measured cell stands in for it. It returns the fitted cells (nil: none).
 func (f *learnedFit) fitSurface() ([]SurfaceCellFit, error) {
 	if !f.variant.Surface || len(f.data.bidir) == 0 {
 		return nil, nil
@@ -259,10 +475,63 @@ func (f *learnedFit) fitSurface() ([]SurfaceCellFit, error) {
 			}
 		}
 	}
+	var fitted []SurfaceCellFit
+	flat := map[string][]string{} // per kind, the cells left out
+	var kinds []string
 	for i := range cells {
-		cells[i].SurfaceCell = lp.Surface[i]
+		isFlat, err := f.surfaceFlat(i)
+		if err != nil {
+			return nil, fmt.Errorf("surface: %w", err)
+		}
+		c := lp.Surface[i]
+		if !isFlat {
+			cells[i].SurfaceCell = c
+			fitted = append(fitted, cells[i])
+			continue
+		}
+		if flat[c.Kind] == nil {
+			kinds = append(kinds, c.Kind)
+		}
+		flat[c.Kind] = append(flat[c.Kind], fmt.Sprintf("(%d, %d)", c.With, c.Contra))
+		lp.Surface[i].Factor = 1
 	}
-	return cells, nil
+	for _, k := range kinds {
+		f.leaveOut("surface:"+k, "1 (no reduction)", "not identified: no calibration transfer's time depends on the %s cells (with, contra) %s: another resource limits every transfer they hold",
+			k, strings.Join(flat[k], ", "))
+	}
+	return fitted, nil
+}
+
+// surfaceFlat says whether no calibration transfer's time depends on surface cell i at its
+// fit: the bidirectional patterns' log errors move by at most 10⁻¹² when its factor moves by
+// 10⁻³ either way (within [0.3, 1]). The factor is left as it was.
+func (f *learnedFit) surfaceFlat(i int) (bool, error) {
+	x := &f.lp.Surface[i].Factor
+	v := *x
+	defer func() { *x = v }()
+	at, err := f.residuals(f.data.bidir)
+	if err != nil {
+		return false, err
+	}
+	const h = 1e-3
+	for _, w := range []float64{v - h, v + h} {
+		if w < 0.3 || w > 1 {
+			continue
+		}
+		*x = w
+		moved, err := f.residuals(f.data.bidir)
+		if err != nil {
+			return false, err
+		}
+		for k := range at {
+			for j := range at[k] {
+				if math.Abs(moved[k][j]-at[k][j]) > 1e-12 {
+					return false, nil
+				}
+			}
+		}
+	}
+	return true, nil
 }
 
 // stage is what stage 2 fits: the observations, the parameters' JSON keys, the parameter vector
@@ -275,41 +544,51 @@ type stage struct {
 	dom   []domain
 }
 
-// capacityStage is stage 2's stage: fair_intra, with fair_inter when the backbone saturated or
-// σ is fitted; x = (log NIC, [log backbone], [σ]), σ read as |x| so that it stays positive.
-func capacityStage(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) stage {
-	withBackbone := saturated && len(d.inter) > 0
-	st := stage{obs: d.intra, names: []string{"nic_bps"}, x0: []float64{math.Log(lp.NICBps)}, dom: []domain{rateDomain}}
-	if withBackbone || stochastic {
-		st.obs = slices.Concat(d.intra, d.inter)
+// capacityStage is stage 2's stage, over the parameters ident holds: the NIC capacity on
+// nicObs, the backbone's on the patterns that load the backbone or uplinks (core), σ on the
+// fairness patterns whose transfers share a resource (nic and core); x = ([log NIC],
+// [log backbone], [σ]), σ read as |x| so that it stays positive.
+func (f *learnedFit) capacityStage() stage {
+	lp, d, id := f.lp, f.data, f.ident
+	var st stage
+	nic := d.nic
+	if id.nic {
+		nic = f.nicObs
+		st.obs = nic
+		st.names, st.x0, st.dom = append(st.names, "nic_bps"), append(st.x0, math.Log(lp.NICBps)), append(st.dom, rateDomain)
 	}
-	if withBackbone {
+	if id.backbone || id.spread {
+		st.obs = slices.Concat(nic, d.core)
+	}
+	if id.backbone {
 		st.names, st.x0, st.dom = append(st.names, "backbone_bps"), append(st.x0, math.Log(lp.BackboneBps)), append(st.dom, rateDomain)
 	}
-	if stochastic {
+	if id.spread {
 		st.names, st.x0, st.dom = append(st.names, "spread"), append(st.x0, lp.Spread), append(st.dom, domain{hi: math.Inf(1)})
 	}
 	st.set = func(x []float64) {
-		lp.NICBps = math.Exp(x[0])
-		i := 1
-		if withBackbone {
+		i := 0
+		if id.nic {
+			lp.NICBps = math.Exp(x[i])
+			i++
+		}
+		if id.backbone {
 			lp.BackboneBps = math.Exp(x[i])
 			i++
 		}
-		if stochastic {
+		if id.spread {
 			lp.Spread = math.Abs(x[i])
 		}
 	}
 	return st
 }
 
-// capacitiesAndSpread is stage 2's search: Nelder–Mead (gonum/optimize) on capacityStage's x,
-// from lp's values (σ from at least 0.1, so that the simplex explores it). It says, as a
-// warning, when the search stopped before its values agreed.
-func (f *learnedFitter) capacitiesAndSpread(lp *contention.LearnedParams, d *learnedData, saturated, stochastic bool) (warning string, err error) {
-	st := capacityStage(lp, d, saturated, stochastic)
-	obs, x0, set := st.obs, st.x0, st.set
-	if stochastic {
+// capacitiesAndSpread is stage 2's search: Nelder–Mead (gonum/optimize) on st's x, from lp's
+// values (σ from at least 0.1, so that the simplex explores it). It says, as a warning, when
+// the search stopped before its values agreed.
+func (f *learnedFit) capacitiesAndSpread(st stage) (warning string, err error) {
+	obs, x0, set := st.obs, slices.Clone(st.x0), st.set
+	if f.ident.spread {
 		x0[len(x0)-1] = max(x0[len(x0)-1], 0.1)
 	}
 	var ferr error

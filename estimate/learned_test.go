@@ -144,7 +144,7 @@ func TestFitLearnedRecoversSpread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *again.Spread != *fit.Spread || again.NIC != fit.NIC {
+	if *again.Spread != *fit.Spread || *again.NIC != *fit.NIC {
 		t.Errorf("two fits differ: %+v %+v", again.Spread, fit.Spread)
 	}
 }
@@ -358,21 +358,22 @@ func TestFitLearnedAckPathCoverage(t *testing.T) {
 			}
 		}
 	}
-	for i, name := range ackNames[:len(truth)] {
+	for i, name := range []string{"ack_in", "ack_out", "ack_full", "ack_lone", "ack_ramp_s"} {
 		if covered[i] < 17 {
 			t.Errorf("%s = %g: covered in %d of 20 campaigns", name, truth[i], covered[i])
 		}
 	}
 }
 
-// A campaign of fair_intra k ≤ 2 only leaves the closed-form NIC capacity at the nominal rate
-// × efficiency (one saturated point is not adopted), ten times what the NIC carries; the fit
-// starts from what fair_intra's NIC carried and still finds the capacity.
+// Where the closed-form NIC capacity stays at the nominal rate × efficiency (its fit saw too
+// few saturated points), ten times what the NIC carries, the fit starts from what fair_intra's
+// NIC carried (k ≤ 3 here: two patterns that load it, the fewest that give an interval) and
+// still finds the capacity.
 func TestFitLearnedFarStart(t *testing.T) {
 	const ceiling, capacity = 95e6, 97e6
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 3)
 	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool {
-		return r.Experiment == experiments.FairIntra && r.PatternID > "k2"
+		return r.Experiment == experiments.FairIntra && r.PatternID > "k3"
 	})
 	base := contention.DefaultParams()
 	base.CeilingBps, base.NICBps = ceiling, 10*capacity
@@ -380,7 +381,7 @@ func TestFitLearnedFarStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
+	if fit.NIC == nil || math.Abs(fit.NIC.Value/capacity-1) > 0.02 {
 		t.Errorf("NIC capacity %g: fitted %+v", capacity, fit.NIC)
 	}
 }
@@ -482,16 +483,31 @@ func TestFitLearnedRecoversAlpha(t *testing.T) {
 	if len(fit.Warnings) > 0 {
 		t.Errorf("warnings %v", fit.Warnings)
 	}
-	// Without the chains no transfer crosses two contended resources: α is 1, without an
-	// interval, and the warning says what to measure.
+	// Without the chains no transfer crosses two contended resources: α is left out at 1, and
+	// the reason says what to measure.
 	rows = slices.DeleteFunc(rows, func(r datasets.Transfer) bool { return r.Experiment == experiments.StaticSync })
 	if fit, err = FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha); err != nil {
 		t.Fatal(err)
 	}
-	if fit.Alpha == nil || fit.Alpha.Value != 1 || fit.Params.Alpha != 1 || !math.IsInf(fit.Alpha.CIHigh, 1) ||
-		len(fit.Warnings) != 1 || !strings.Contains(fit.Warnings[0], "measure static_sync graphs or random patterns") {
-		t.Errorf("without static_sync: α %+v, warnings %v", fit.Alpha, fit.Warnings)
+	u := leftOut(fit, "alpha")
+	if fit.Alpha != nil || fit.Params.Alpha != 1 || u == nil || u.Fallback != "1 (proportional fairness)" ||
+		!strings.Contains(u.Reason, "shares its sender with one transfer and its receiver with another") ||
+		!strings.Contains(u.Reason, "measure static_sync graphs or random patterns") {
+		t.Errorf("without static_sync: α %+v (params %g), left out %+v", fit.Alpha, fit.Params.Alpha, u)
 	}
+	if slices.ContainsFunc(fit.Estimates(), func(p NamedParam) bool { return p.Name == "alpha" }) {
+		t.Errorf("α left out but listed among the estimates %+v", fit.Estimates())
+	}
+}
+
+// leftOut is the record of a parameter the fit left out, nil if it did not.
+func leftOut(fit *LearnedFit, param string) *Unidentified {
+	for i, u := range fit.NotIdentified {
+		if u.Parameter == param {
+			return &fit.NotIdentified[i]
+		}
+	}
+	return nil
 }
 
 // Where the α-fair prices do not converge at some α (this pattern, found by a random search,
@@ -541,7 +557,7 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 	const a, b, c, c1, ceiling, capacity = 0.6, 0.4, 0.05, 0.2, 95e6, 97e6
 	cl, rows := shareCampaign(t, 0, ceiling, capacity, 5, 1)
 	rows = append(rows, bidirCampaign(t, cl, a, b, c, c1, ceiling, capacity, 5, 2)...)
-	data, err := learnedObservations(rows)
+	data, err := learnedObservations(cl, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +580,8 @@ func TestIntervalsOneSidedAtBound(t *testing.T) {
 		return h[0]
 	}
 	// A log domain has no bound: there the central difference steps across 0.
-	atBound, inside, across := half(0, ackDomain), half(0.003, ackDomain), half(0, domain{log: true})
+	ack := domain{hi: contention.MaxAck}
+	atBound, inside, across := half(0, ack), half(0.003, ack), half(0, domain{log: true})
 	if !(math.Abs(atBound/inside-1) <= 0.1 && math.Abs(across/atBound-2) <= 0.05) { // NaN or ∞ fails too
 		t.Errorf("c's half-width at 0: %g one-sided, %g central across the bound; at 0.003: %g", atBound, across, inside)
 	}

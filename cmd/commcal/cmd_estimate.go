@@ -32,11 +32,13 @@ capacities and saturation point (fair_intra, fair_inter); φ of asymmetric-fitte
 LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M2 and κ1, κ2
 (collectives); L(m, P) (pingpong_pairs); penalty tables (static_sync); and each learned model
 (stochastic, surface, duplex, ackpath, ackpath-alpha) calibrated through the model: ceiling
-(p2p_sweep from 1 MiB, fairness k = 1), NIC and backbone capacities and the share spread σ
-(fair_intra, fair_inter), duplex coupling κ and the bidirectional surface (bidir_*), ackpath's
-slowdowns a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α
-(static_sync and random_calibration patterns with bidir_*). Held-out experiments (random,
-alltoallv) are never read.
+(p2p_sweep from 1 MiB, fairness patterns whose transfers share no resource), NIC and backbone
+capacities and the share spread σ (fair_intra, fair_inter), duplex coupling κ and the
+bidirectional surface (bidir_*, exchange_calibration, cycle_calibration), ackpath's slowdowns
+a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α (those with
+static_sync and random_calibration); each parameter only where some pattern identifies it, the
+others listed as not identified with what stands in. Held-out experiments (random, alltoallv,
+exchange, cycle) are never read.
 
 EXAMPLES:
    commcal estimate --out calib run/dataset
