@@ -7,6 +7,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -28,7 +30,7 @@ type HeldOut struct {
 	Src        string  `col:"src_node" doc:"sending node"`
 	Dst        string  `col:"dst_node" doc:"receiving node"`
 	Bytes      int64   `col:"bytes" unit:"B" doc:"message size"`
-	Setting    string  `col:"setting" doc:"setting (|N|, d) as N<n>-d<d>, or all"`
+	Setting    string  `col:"setting" doc:"setting (|N|, d) as N<n>-d<d>, an exchange or cycle of f transfers as <experiment>-F<f>, or all"`
 	Asymmetric bool    `col:"asymmetric_pattern" doc:"true when the pattern has unequal traffic both ways on some link"`
 	Reps       int64   `col:"reps" unit:"1" doc:"repetitions measured"`
 	Measured   float64 `col:"measured_s" unit:"s" doc:"mean measured completion time"`
@@ -342,12 +344,17 @@ func newScorer(models []contention.Model) *scorer {
 	return sc
 }
 
-// settingOf is a pattern's setting: N<n>-d<d> for a random pattern, else "all".
+// settingOf is a pattern's setting: N<n>-d<d> for a random pattern, <experiment>-F<f> for an
+// exchange or a cycle of f transfers (their accuracy changes with how many nodes send and
+// receive at once), else "all".
 func settingOf(p *datasets.MeasuredPattern) string {
-	if p.Experiment == experiments.Random {
+	switch p.Experiment {
+	case experiments.Random:
 		if n, d, ok := experiments.RandomSetting(p.ID); ok {
 			return fmt.Sprintf("N%d-d%d", n, d)
 		}
+	case experiments.Exchange, experiments.Cycle:
+		return fmt.Sprintf("%s-F%d", p.Experiment, len(p.Flows))
 	}
 	return "all"
 }
@@ -472,7 +479,7 @@ func (sc *scorer) finish(acc *Accuracy, patterns int) {
 }
 
 // CompareSettings orders N<n>-d<d> settings by d, then |N| (the paper's Table II order),
-// with any other setting last.
+// then <experiment>-F<f> settings by experiment and f, with any other setting last.
 func CompareSettings(a, b string) int {
 	na, da, oka := experiments.RandomSetting(a)
 	nb, db, okb := experiments.RandomSetting(b)
@@ -484,7 +491,30 @@ func CompareSettings(a, b string) int {
 	case okb:
 		return 1
 	}
+	ea, fa, oka := flowsSetting(a)
+	eb, fb, okb := flowsSetting(b)
+	switch {
+	case oka && okb:
+		return cmp.Or(cmp.Compare(ea, eb), cmp.Compare(fa, fb))
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
 	return cmp.Compare(a, b)
+}
+
+// flowsSetting reads an <experiment>-F<f> setting.
+func flowsSetting(s string) (exp string, flows int, ok bool) {
+	i := strings.LastIndex(s, "-F")
+	if i <= 0 {
+		return "", 0, false
+	}
+	f, err := strconv.Atoi(s[i+2:])
+	if err != nil || f <= 0 {
+		return "", 0, false
+	}
+	return s[:i], f, true
 }
 
 // mean is the arithmetic mean, 0 for no values.
