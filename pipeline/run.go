@@ -55,6 +55,9 @@ type RunOptions struct {
 	// HockneyBreaks are the sizes at which Hockney's segments start (nil: found).
 	HockneyBreaks []float64
 	HeldOut       []string
+	// CollectiveAlgorithms chooses the algorithms of measured collectives
+	// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms).
+	CollectiveAlgorithms string
 	// Thresholds are the run's accuracy alarms, checked in its health panel.
 	Thresholds []validate.Threshold
 	// Previous, when set, is an earlier run to compare this one with; the comparison is in
@@ -154,7 +157,8 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	if opts.Override != nil {
 		opts.Override(&params)
 	}
-	preds, acc, err := Validate(ctx, ds.Cluster, in.Transfers, params, cal.PenaltyTable(), heldOut, nil, tmp)
+	preds, acc, err := Validate(ctx, ds.Cluster, Held{Transfers: in.Transfers, Experiments: heldOut,
+		Collectives: in.Collectives, Algorithms: opts.CollectiveAlgorithms}, params, cal.PenaltyTable(), nil, tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/commcal/commcal/cluster"
@@ -28,14 +30,38 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	return cal, nil
 }
 
-// Validate scores every model on a dataset's held-out transfers with the given parameters
-// and penalty table, writes predictions.parquet and accuracy.json (with inSample, when not
-// nil: validate --in-sample, whose predictions go to predictions_in_sample.parquet) into dir,
-// and returns both. The predictions stop when ctx is done, with its error.
-func Validate(ctx context.Context, cl *cluster.Cluster, transfers []datasets.Transfer, params contention.Params, table *contention.PenaltyTable, heldOut []string, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
-	preds, acc, err := validate.Validate(ctx, cl, transfers, params, table, contention.Models(), heldOut)
+// Held is what validation scores: the transfers of the held-out experiments, and the measured
+// collectives (validate.ScoredCollectives) as the rounds of the algorithms Algorithms chooses
+// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms).
+type Held struct {
+	Transfers   []datasets.Transfer
+	Experiments []string
+	Collectives []datasets.Collective
+	Algorithms  string
+}
+
+// Validate scores every model on a dataset's held-out transfers and collectives with the
+// given parameters and penalty table, writes predictions.parquet and accuracy.json (with
+// inSample, when not nil: validate --in-sample, whose predictions go to
+// predictions_in_sample.parquet) into dir, and returns both. The predictions stop when ctx is
+// done, with its error.
+func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params contention.Params, table *contention.PenaltyTable, inSample *validate.InSample, dir string) ([]validate.Row, *validate.Accuracy, error) {
+	models := contention.Models()
+	preds, acc, err := validate.Validate(ctx, cl, held.Transfers, params, table, models, held.Experiments)
 	if err != nil {
 		return nil, nil, err
+	}
+	if slices.ContainsFunc(held.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) }) {
+		algs := cmp.Or(held.Algorithms, validate.DefaultAlgorithms)
+		net, err := params.Network(cl)
+		if err != nil {
+			return nil, nil, err
+		}
+		net.PenaltyTable = table
+		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, net, models, algs); err != nil {
+			return nil, nil, err
+		}
+		acc.CollectiveAlgorithms = algs
 	}
 	acc.InSample = inSample
 	if table == nil {

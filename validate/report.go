@@ -31,6 +31,9 @@ func (a *Accuracy) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := a.writeCollectives(w); err != nil {
+		return err
+	}
 	if err := a.writeGroups(w); err != nil {
 		return err
 	}

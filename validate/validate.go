@@ -247,7 +247,11 @@ type Accuracy struct {
 	// held-out transfers with parameters fitted on them too: the reach of its form, not an
 	// accuracy.
 	InSample *InSample `json:"in_sample,omitempty"`
-	Warnings []string  `json:"warnings,omitempty"`
+	// Collectives are the measured collectives scored (ScoreCollectives), when the dataset
+	// has some, and CollectiveAlgorithms how their algorithms were chosen.
+	Collectives          []CollectiveAccuracy `json:"collectives,omitempty"`
+	CollectiveAlgorithms string               `json:"collective_algorithms,omitempty"`
+	Warnings             []string             `json:"warnings,omitempty"`
 }
 
 // InSample is every model's score on the held-out transfers with parameters fitted on the

@@ -68,6 +68,7 @@ EXAMPLES:
 				Usage: "stopping rule: the benchmark's repetition cap (0: unknown)"},
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json and accuracy.json instead of the tables"},
 			heldOutFlag(),
+			collectivesFlag(),
 			&cli.BoolFlag{Name: "weighted", Usage: "fit Hockney by weighted least squares (weights 1/T̂²)"},
 			hockneyBreaksFlag(),
 			dpiFlag(),
@@ -75,6 +76,10 @@ EXAMPLES:
 		Action: act(0, -1, "FILE_OR_DIR", func(c *cli.Context, e env, paths []string) error {
 			if !(c.Float64("ci-width") > 0) || c.Int("iteration-cap") < 0 {
 				return usagef("run: --ci-width must be positive and --iteration-cap not negative")
+			}
+			algs, err := collectiveAlgorithms(c)
+			if err != nil {
+				return err
 			}
 			held, err := heldOut(c)
 			if err != nil {
@@ -96,7 +101,7 @@ EXAMPLES:
 				return err
 			}
 			return runRun(c.Context, e, runOptions{Paths: paths, Sources: sourcesFrom(c), Output: outputFrom(c), Params: paramsFrom(c),
-				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held,
+				Rule: estimate.StoppingRule{MaxRelWidth: c.Float64("ci-width"), Cap: c.Int("iteration-cap")}, HeldOut: held, CollectiveAlgorithms: algs,
 				Weighted: c.Bool("weighted"), HockneyBreaks: breaks, Previous: c.String("previous"), FailOnDrift: c.Bool("fail-on-drift"), Thresholds: ths,
 				JSON: c.Bool("json"), DPI: dpi})
 		}),
@@ -105,13 +110,15 @@ EXAMPLES:
 
 // runOptions are run's arguments and flags.
 type runOptions struct {
-	Paths    []string // no paths: the embedded sample
-	Sources  sourceOptions
-	Output   outputOptions
-	Params   paramsOptions
-	Rule     estimate.StoppingRule
-	HeldOut  []string
-	Weighted bool
+	Paths   []string // no paths: the embedded sample
+	Sources sourceOptions
+	Output  outputOptions
+	Params  paramsOptions
+	Rule    estimate.StoppingRule
+	HeldOut []string
+	// CollectiveAlgorithms chooses the algorithms of measured collectives.
+	CollectiveAlgorithms string
+	Weighted             bool
 	// HockneyBreaks are the sizes at which Hockney's segments start (nil: found).
 	HockneyBreaks []float64
 	Previous      string // an earlier run to compare with
@@ -160,7 +167,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	prog, done := e.progress("ingest")
 	res, err := pipeline.Run(ctx, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out, Rule: o.Rule,
 		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, Defaults: params, Override: o.Params.override,
-		Weighted: o.Weighted, HockneyBreaks: o.HockneyBreaks, HeldOut: o.HeldOut, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
+		Weighted: o.Weighted, HockneyBreaks: o.HockneyBreaks, HeldOut: o.HeldOut, CollectiveAlgorithms: o.CollectiveAlgorithms, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
 	done()
 	if err != nil {
 		return err

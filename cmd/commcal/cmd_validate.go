@@ -22,7 +22,7 @@ func validateCommand() *cli.Command {
 		Usage:     "score every contention model on held-out transfers",
 		ArgsUsage: "DATASET",
 		Description: `Predicts every transfer of the held-out experiments (default: the random validation
-patterns and Alltoallv) with every model:
+patterns, Alltoallv, the held-out exchanges and cycles) with every model:
 
 ` + wrapWords("   ", strings.Join(contention.Names(), ", "), 92) + `
 
@@ -38,7 +38,10 @@ and writes to --out:
                         receiver — or alone; its acknowledgements' path quiet or busy) and
                         per size class ([1 MiB, 2 MiB), ...): every model's share within
                         ±10%, mean |ε|, bias and median |predicted − measured| in seconds,
-                        and the noise limit
+                        and the noise limit; and, when the dataset measured all-to-alls,
+                        all-gathers or broadcasts (collectives table), each one's mean
+                        time, the algorithm its rounds follow (--collective-algorithms),
+                        and every model's prediction and signed error
    predictions_in_sample.parquet
                         with --in-sample only: predictions.parquet's columns, with the
                         in-sample parameters
@@ -70,8 +73,9 @@ EXAMPLES:
    commcal validate --fail-below asymmetric:90% --out val run/dataset
    commcal validate --calibration calib/calibration.json --out val ds
    commcal validate --contra-factor 0.4 --out val ds
-   commcal validate --in-sample --out val ds`,
-		Flags: append(append(append(paramsFlags(), heldOutFlag()), append(outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write"), thresholdFlags()...)...),
+   commcal validate --in-sample --out val ds
+   commcal validate --collective-algorithms auto:mpich --out val ds`,
+		Flags: append(append(append(paramsFlags(), heldOutFlag(), collectivesFlag()), append(outFlags("COMMCAL_VALIDATE_OUT", "", "directory to write"), thresholdFlags()...)...),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
 				Usage: "calibration.json from commcal estimate (default: calibrate on the dataset's own calibration experiments)"},
 			&cli.BoolFlag{Name: "json", Usage: "print accuracy.json instead of the table"},
@@ -96,7 +100,11 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runValidate(c.Context, e, validateOptions{HockneyBreaks: breaks, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
+			algs, err := collectiveAlgorithms(c)
+			if err != nil {
+				return err
+			}
+			return runValidate(c.Context, e, validateOptions{HockneyBreaks: breaks, CollectiveAlgorithms: algs, Dataset: args[0], Output: outputFrom(c), Params: paramsFrom(c),
 				Calibration: c.String("calibration"), HeldOut: held, Thresholds: ths, JSON: c.Bool("json"), NoVerify: c.Bool("no-verify"),
 				InSample: c.Bool("in-sample")})
 		}),
@@ -110,8 +118,10 @@ type validateOptions struct {
 	Params      paramsOptions
 	Calibration string // calibration.json; "" calibrates on the dataset
 	HeldOut     []string
-	Thresholds  []validate.Threshold
-	NoVerify    bool // skip the dataset's checksums
+	// CollectiveAlgorithms chooses the algorithms of measured collectives.
+	CollectiveAlgorithms string
+	Thresholds           []validate.Threshold
+	NoVerify             bool // skip the dataset's checksums
 	// HockneyBreaks are the sizes at which Hockney's segments start when calibrating.
 	HockneyBreaks []float64
 	JSON          bool
@@ -152,7 +162,8 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	}
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
-		_, acc, err = pipeline.Validate(ctx, ds.Cluster, in.Transfers, calibrated, cal.PenaltyTable(), o.HeldOut, reach, tmp)
+		_, acc, err = pipeline.Validate(ctx, ds.Cluster, pipeline.Held{Transfers: in.Transfers, Experiments: o.HeldOut,
+			Collectives: in.Collectives, Algorithms: o.CollectiveAlgorithms}, calibrated, cal.PenaltyTable(), reach, tmp)
 		return err
 	})
 	if err != nil {

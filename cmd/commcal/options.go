@@ -24,6 +24,7 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/provenance"
+	"github.com/commcal/commcal/validate"
 )
 
 // env is what every command's run function gets beside its options: where to print, the
@@ -240,6 +241,21 @@ func (o paramsOptions) load() (contention.Params, error) {
 func heldOutFlag() cli.Flag {
 	return &cli.StringFlag{Name: "held-out", Value: strings.Join(experiments.WithRole(experiments.HeldOut), ","), EnvVars: []string{"COMMCAL_HELD_OUT"},
 		Usage: "experiments scored (never used for fitting), comma-separated"}
+}
+
+// collectivesFlag chooses the algorithms of measured collectives when validating.
+func collectivesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "collective-algorithms", Value: validate.DefaultAlgorithms, EnvVars: []string{"COMMCAL_COLLECTIVE_ALGORITHMS"},
+		Usage: "how measured all-to-alls, all-gathers and broadcasts are expanded into rounds: auto:openmpi or auto:mpich (that library's default rules), or an algorithm's name (see docs/models.md, Collectives)"}
+}
+
+// collectiveAlgorithms reads --collective-algorithms.
+func collectiveAlgorithms(c *cli.Context) (string, error) {
+	v := c.String("collective-algorithms")
+	if err := validate.ParseAlgorithms(v); err != nil {
+		return "", usagef("--collective-algorithms: %v", err)
+	}
+	return v, nil
 }
 
 // heldOut reads --held-out: held-out experiments only (experiments.CheckHeldOut).

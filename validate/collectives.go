@@ -1,0 +1,188 @@
+package validate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/contention"
+	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/schedule"
+)
+
+// ScoredCollectives are the collectives of the collectives table that validation scores:
+// all-to-all, all-gather and broadcast. Scatter and gather sweeps are calibration data (the
+// thresholds S, M1 and M2 are fitted on them), so scoring them would not be held out.
+var ScoredCollectives = []string{"alltoall", "allgather", "bcast"}
+
+// DefaultAlgorithms is how validation chooses the algorithm of a measured collective when
+// the user does not: Open MPI's default rules.
+const DefaultAlgorithms = "auto:openmpi"
+
+// CollectiveAccuracy is one measured collective (an operation among procs processes on a
+// message size), the mean of its runs, and each model's prediction of it as the rounds of
+// the algorithm the schedule names.
+type CollectiveAccuracy struct {
+	Op        string  `json:"op"`
+	Root      string  `json:"root"`
+	Procs     int64   `json:"procs"`
+	Bytes     int64   `json:"bytes"`
+	Runs      int     `json:"runs"`
+	Measured  float64 `json:"measured_s"`
+	Algorithm string  `json:"algorithm"`
+	Rounds    int     `json:"rounds"`
+	Rule      string  `json:"rule"`
+	// Models holds each model's prediction, in the order of the models given.
+	Models []CollectivePrediction `json:"models"`
+}
+
+// CollectivePrediction is one model's prediction of a collective and its signed error.
+type CollectivePrediction struct {
+	Model     string  `json:"model"`
+	Predicted float64 `json:"predicted_s"`
+	Err       float64 `json:"err"`
+}
+
+// ParseAlgorithms checks a choice of collective algorithms: "auto:<library>" (the library's
+// default rules, schedule.Libraries) or one algorithm's name, which every scored collective
+// of the dataset must have.
+func ParseAlgorithms(choice string) error {
+	if lib, ok := strings.CutPrefix(choice, "auto:"); ok {
+		if !slices.Contains(schedule.Libraries(), schedule.Library(lib)) {
+			return badinput.Errorf("", "collective algorithms %s: want auto:openmpi, auto:mpich or an algorithm's name", badinput.Quote(choice))
+		}
+		return nil
+	}
+	for _, op := range ScoredCollectives {
+		if slices.Contains(schedule.Algorithms(schedule.Op(op)), choice) {
+			return nil
+		}
+	}
+	return badinput.Errorf("", "collective algorithms %s: no scored collective (%s) has that algorithm; want auto:openmpi, auto:mpich or an algorithm's name",
+		badinput.Quote(choice), strings.Join(ScoredCollectives, ", "))
+}
+
+// ScoreCollectives predicts every measured all-to-all, all-gather and broadcast of rows as
+// the rounds of its algorithm (choice: ParseAlgorithms), under each model, and compares the
+// prediction with the mean of the measured runs. The collectives table names a collective's
+// root and size but not its other nodes: its procs ranks are taken to run one per node on
+// the cluster's nodes in the description's order, starting at the root (rank 0 on the
+// root), which is how a launcher places one rank per node from a host list in node order.
+// A collective of more processes than the cluster has nodes is bad input.
+func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.Collective, net *contention.Network,
+	models []contention.Model, choice string) ([]CollectiveAccuracy, error) {
+	if err := ParseAlgorithms(choice); err != nil {
+		return nil, err
+	}
+	type key struct {
+		op, root     string
+		procs, bytes int64
+	}
+	sums := map[key][]float64{}
+	for _, r := range rows {
+		if slices.Contains(ScoredCollectives, r.Op) {
+			k := key{r.Op, r.Root, r.Procs, r.Bytes}
+			sums[k] = append(sums[k], r.Seconds)
+		}
+	}
+	keys := make([]key, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
+	})
+	var nodes []string
+	for _, n := range cl.Nodes() {
+		nodes = append(nodes, n.Name)
+	}
+	var out []CollectiveAccuracy
+	for _, k := range keys {
+		ranks, err := ranksFrom(nodes, k.root, k.procs)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s of %d processes on %s: %w", k.op, k.procs, cl.Name(), err)
+		}
+		c := schedule.Collective{Op: schedule.Op(k.op), Ranks: ranks, Bytes: float64(k.bytes)}
+		var s *schedule.Schedule
+		if lib, ok := strings.CutPrefix(choice, "auto:"); ok {
+			s, err = schedule.Auto(c, schedule.Library(lib))
+		} else {
+			s, err = schedule.New(c, choice)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s of %d processes, %d B: %w", k.op, k.procs, k.bytes, err)
+		}
+		ca := CollectiveAccuracy{Op: k.op, Root: k.root, Procs: k.procs, Bytes: k.bytes, Runs: len(sums[k]),
+			Measured: mean(sums[k]), Algorithm: s.Algorithm, Rounds: len(s.Rounds), Rule: s.Rule}
+		for _, m := range models {
+			res, err := schedule.Predict(ctx, net, m, s, 0)
+			if err != nil {
+				return nil, fmt.Errorf("validate: %s of %d processes, %d B, model %s: %w", k.op, k.procs, k.bytes, m.Name(), err)
+			}
+			ca.Models = append(ca.Models, CollectivePrediction{Model: m.Name(), Predicted: res.Seconds, Err: SignedError(res.Seconds, ca.Measured)})
+		}
+		out = append(out, ca)
+	}
+	return out, nil
+}
+
+// ranksFrom places procs ranks one per node on nodes, in order, starting at root.
+func ranksFrom(nodes []string, root string, procs int64) ([]string, error) {
+	at := slices.Index(nodes, root)
+	switch {
+	case at < 0:
+		return nil, fmt.Errorf("root %s is not a node of the cluster", badinput.Quote(root))
+	case procs > int64(len(nodes)):
+		return nil, fmt.Errorf("%d processes, one per node, and the cluster has %d nodes", procs, len(nodes))
+	}
+	ranks := make([]string, procs)
+	for i := range ranks {
+		ranks[i] = nodes[(at+i)%len(nodes)]
+	}
+	return ranks, nil
+}
+
+// writeCollectives writes the collectives table of the text report: each collective, its
+// algorithm and rounds, and every model's signed error.
+func (a *Accuracy) writeCollectives(w io.Writer) error {
+	if len(a.Collectives) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nheld-out collectives (%s), each predicted as the rounds of its algorithm; signed error ε = (predicted − measured)/measured\n", a.CollectiveAlgorithms)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "op\tprocs\tbytes\truns\tmeasured\talgorithm\trounds")
+	for _, m := range a.Collectives[0].Models {
+		name := m.Model
+		if name == a.Default {
+			name += " *"
+		}
+		fmt.Fprintf(tw, "\t%s", name)
+	}
+	fmt.Fprintln(tw)
+	for _, c := range a.Collectives {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4g ms\t%s\t%d", c.Op, c.Procs, c.Bytes, c.Runs, 1e3*c.Measured, c.Algorithm, c.Rounds)
+		for _, m := range c.Models {
+			fmt.Fprintf(tw, "\t%+.1f%%", 100*m.Err)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var rules []string
+	for _, c := range a.Collectives {
+		if !slices.Contains(rules, c.Rule) {
+			rules = append(rules, c.Rule)
+		}
+	}
+	for _, r := range rules {
+		fmt.Fprintf(w, "rule: %s\n", r)
+	}
+	return nil
+}
