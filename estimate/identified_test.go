@@ -35,13 +35,12 @@ var walkSubset = []string{"two-rack-1g-seed2", "two-rack-100m", "three-rack-1g-h
 // cluster's fastest resource + RateMargin, and a Hockney β a positive slope whose rate 8/β is
 // at most the fastest NIC's; φ, when used, must not have the interval [0, 1]; and the
 // contention parameters the models use must be finite and within their resources' line
-// rates. The learned models' fits are walked too, and their failures logged, not failed.
+// rates. The learned models' fits are walked too.
 func TestNoParameterReportedAsFittedUnidentified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates the sample, three committed TCP datasets and the test data; not with -short")
 	}
 	ctx := context.Background()
-	var learnedFailures []string
 	walk := func(t *testing.T, ds *datasets.Dataset) {
 		in, err := rundir.LoadTables(ctx, ds)
 		if err != nil {
@@ -53,8 +52,13 @@ func TestNoParameterReportedAsFittedUnidentified(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range walkCalibration(ds.Cluster, cal) {
-			if strings.HasPrefix(f, "learned/") || strings.HasPrefix(f, "params.learned") || strings.HasPrefix(f, "calibration.Learned") {
-				learnedFailures = append(learnedFailures, t.Name()+": "+f)
+			if strings.HasPrefix(f, "learned/ackpath-alpha/alpha: ") && strings.Contains(f, "+Inf]") {
+				// α's percentile bootstrap over patterns reaches max-min (α = ∞, its limit)
+				// on the sample and two-rack-100m, and its lower end the grid's; yet the
+				// estimate predicts held-out transfers better than the fallback α = 1 would
+				// (two-rack-100m: 74.6% within ±10% against 71.0%, cross-validated), so it
+				// is kept with that interval shown. Any other failure of α fails.
+				t.Logf("kept with an interval up to max-min: %s", f)
 				continue
 			}
 			t.Error(f)
@@ -126,6 +130,23 @@ func TestNoParameterReportedAsFittedUnidentified(t *testing.T) {
 			Src: "graphene-1", Dst: "graphene-2"}}))
 	})
 
+	for _, name := range []string{"miriel", "plafrim"} {
+		t.Run("saturation/"+name, func(t *testing.T) {
+			dir := filepath.Join("..", "data", "saturation")
+			cl, err := cluster.Load(filepath.Join(dir, name+".toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranks := readRanks(t, filepath.Join(dir, name+".ranks"))
+			files, _ := filepath.Glob(filepath.Join(dir, name+"_*", "load_*.csv"))
+			srcs, err := datasets.ExpandSources(files, datasets.Source{Format: datasets.FormatSaturation, Ranks: ranks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			walk(t, ingest(t, cl, srcs))
+		})
+	}
+
 	formats := filepath.Join("..", "..", "shared", "data", "formats")
 	if lab, err := cluster.Load(filepath.Join(formats, "lab.toml")); err != nil {
 		t.Logf("the shared benchmark outputs are not walked: %v", err)
@@ -157,9 +178,22 @@ func TestNoParameterReportedAsFittedUnidentified(t *testing.T) {
 			})
 		}
 	}
-	if len(learnedFailures) > 0 {
-		t.Logf("learned fits that fail the walk (the learned models' fits are not checked here):\n  %s", strings.Join(learnedFailures, "\n  "))
+}
+
+// readRanks reads a ranks file: one node per line, # comments and blank lines skipped.
+func readRanks(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var ranks []string
+	for l := range strings.Lines(string(b)) {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			ranks = append(ranks, l)
+		}
+	}
+	return ranks
 }
 
 // ingest ingests sources into a temporary dataset and opens it.
