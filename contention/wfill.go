@@ -26,10 +26,18 @@ type wfill struct {
 	ackLone       float64 // c₁: LearnedParams.AckLone, or c when absent
 	ackRelief     float64 // ρ: LearnedParams.AckRelief
 	// alpha is α of α-fair sharing (ackpath-alpha; alphafair.go), 0 for weighted max-min;
-	// price is the resources' prices, kept from step to step, q each class's sum of them.
+	// price is the resources' prices, kept from step to step; ac the active classes as the
+	// sharing reads them (alphafair.go), pos each class's place there, and the buffers below
+	// are per place in ac, or per resource.
 	alpha, negInvAlpha float64 // α and −1/α
 	price              []float64
-	q                  []float64
+	ac                 []alphaClass
+	pos                []int32      // per class, its place in ac
+	lead               []bool       // per resource, whether it is first on every path that crosses it (newton's rows)
+	acFresh            bool         // ac is to be gathered from the classes' paths (gather)
+	binom              [4]float64   // (1 + r)^(−1/α)'s binomial coefficients of r…r⁴ (power)
+	near               float64      // the |r| up to which power uses them
+	q, qCand           []float64    // per class, its sum of the prices and of candidate prices
 	keep               bool         // a Scratch keeps the fill: warm holds its last run's prices
 	warm               []stepPrices // per step, the prices the last run ended it with
 	iterations         int          // Newton steps and sweeps of its α-fair sharings so far (tests)
@@ -37,9 +45,10 @@ type wfill struct {
 	loadCand           []float64    // per resource, its load in ceilings at candidate prices (usage at the prices)
 	prev, cand         []float64    // scratch prices of extrapolate and newton
 	slope              []float64    // scratch of newton: per class, the members' rate fall per unit of price
+	diag               []float64    // scratch of newton: per resource, the sum of its classes' slopes
 	index              []int32      // scratch of newton: per resource, its row, or −1
 	rows               []int32      // scratch of newton: the resource of each row
-	hbuf, dbuf         []float64    // scratch of newton: its matrix, and its right-hand side and step
+	hbuf, dbuf, gbuf   []float64    // scratch of newton: its matrix, and its right-hand side and step
 	queued             []bool       // per network resource, whether a queue stands there (ackpath)
 	at                 []int32      // per class, the resource its queue stands on (queues)
 	top                []float64    // scratch of queues: per network resource, the largest level crossing it
@@ -78,10 +87,12 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
 	if shape.alpha {
-		f.price, f.q = make([]float64, total), make([]float64, nc)
+		f.price, f.q, f.qCand = make([]float64, total), make([]float64, nc), make([]float64, nc)
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
-		f.prev, f.cand = make([]float64, total), make([]float64, total)
-		f.slope, f.index = make([]float64, nc), make([]int32, total)
+		f.prev, f.cand, f.diag = make([]float64, total), make([]float64, total), make([]float64, total)
+		f.slope, f.index, f.pos = make([]float64, nc), make([]int32, total), make([]int32, nc)
+		f.ac = make([]alphaClass, 0, nc)
+
 	}
 	res := e.net.Cluster.Resources()
 	f.kinds = make([]int, nr)
@@ -102,6 +113,17 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 			p = joint[start:len(joint):len(joint)]
 		}
 		f.path[c] = p
+	}
+	if shape.alpha {
+		f.lead = make([]bool, total)
+		for r := range f.lead {
+			f.lead[r] = true
+		}
+		for _, p := range f.path {
+			for _, r := range p[1:] {
+				f.lead[r] = false
+			}
+		}
 	}
 	f.all = classLists(total, nc, func(c int32) []int32 { return f.path[c] })
 	f.on = make([][]int32, total)
@@ -148,6 +170,7 @@ func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
 	f.alpha, f.negInvAlpha = 0, 0
 	if v.AlphaFair && lp.Alpha > 0 {
 		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+		f.setPowerSeries()
 	}
 	copy(f.capacity, f.e.net.Capacity)
 	f.jointCapacities(lp.Coupling)
@@ -161,6 +184,7 @@ func (f *wfill) reset() {
 		f.on[r] = append(f.on[r][:0], f.all[r]...)
 	}
 	clear(f.price)
+	f.acFresh = true
 }
 
 // saturated says the plain fill filled resource r (to eqTol relative: the fill's own
