@@ -181,11 +181,24 @@ func (f *wfill) fillAlpha(ctx context.Context, price []float64) error {
 			price[r] = 0
 		}
 	}
-	f.gather()
-	sig := f.startPrices(price)
+	sig, moved := f.startPrices(price)
+	carried := f.gather(f.carry && !moved && f.surf == nil)
+	f.carry = false
 	// Newton steps while they lower the largest violation, a sweep where one does not. worst is
-	// the violation at price, whose price sums, rates and loads are in f.q, f.x and f.usage.
-	worst := f.violation(price, f.q, f.x, f.usage)
+	// the violation at price, whose price sums, rates and loads are in f.q, f.x and f.usage:
+	// carried over from the last sharing, or evaluated afresh. Where the carried violation
+	// already meets alphaTol, it is evaluated afresh all the same, so that the loads a sharing
+	// ends with are always sums, not a chain of differences.
+	var worst float64
+	if carried {
+		for _, r := range f.used {
+			f.usage[r] = f.last[r]
+		}
+		worst = f.worst(price, f.usage)
+	}
+	if !carried || worst <= alphaTol {
+		worst = f.violation(price, f.q, f.x, f.usage)
+	}
 	// mark is the violation alphaStall iterations are measured from, markIter when it was set.
 	mark, markIter := worst, 0
 	for iter, sweep := 0, 0; !(worst <= alphaTol); iter++ { // a NaN violation is no convergence
@@ -227,6 +240,10 @@ func (f *wfill) fillAlpha(ctx context.Context, price []float64) error {
 		}
 	}
 	f.keepPrices(price, sig)
+	for _, r := range f.used {
+		f.last[r] = f.usage[r]
+	}
+	f.carry = true
 	for k := range f.ac {
 		a := &f.ac[k]
 		e.rate[a.c] = f.x[k] * unit
@@ -240,28 +257,52 @@ func (f *wfill) fillAlpha(ctx context.Context, price []float64) error {
 // gather brings f.ac up to the engine's active classes, and each one's place there into
 // f.pos: from the last sharing's, dropping the classes that finished since and taking the
 // others' weights, ceilings and members afresh, or from the classes' paths when there is none
-// (f.acFresh: a run's first sharing, or α changed).
-func (f *wfill) gather() {
+// (f.acFresh: a run's first sharing, or α changed). With carry, the last sharing's price sums
+// and rates (f.q, f.x) and loads (f.last) are carried to the classes left at the same prices:
+// a class that lost members takes its share of the loads with it, one whose factor changed
+// is rated again at its price sum. It says whether it carried them.
+func (f *wfill) gather(carry bool) bool {
 	e := f.e
 	unit := e.net.Ceiling
 	if !f.acFresh {
 		j := 0
 		for k := range f.ac {
-			c := f.ac[k].c
-			if e.mult[c] == 0 {
+			a := &f.ac[k]
+			c := a.c
+			m, w, u := float64(e.mult[c]), f.eff[c], f.ceil[c]/unit
+			if carry {
+				q, x := f.q[k], f.x[k]
+				d := -a.m * x // the change of the class's load
+				if m > 0 {
+					if w != a.w || u != a.u {
+						x = u
+						if q > 0 {
+							x = min(w*f.power(a, q), u)
+						}
+					}
+					d += m * x
+					f.q[j], f.x[j] = q, x
+				}
+				if d != 0 {
+					for _, r := range a.res[:a.n] {
+						f.last[r] += d
+					}
+				}
+			}
+			if m == 0 {
 				continue
 			}
 			if j != k {
-				f.ac[j] = f.ac[k]
+				f.ac[j] = *a
 			}
-			a := &f.ac[j]
-			a.w, a.u, a.m = f.eff[c], f.ceil[c]/unit, float64(e.mult[c])
+			b := &f.ac[j]
+			b.w, b.u, b.m = w, u, m
 			f.pos[c] = int32(j)
 			j++
 		}
 		f.ac = f.ac[:j]
 		if j == len(e.act) {
-			return
+			return carry
 		}
 	}
 	f.acFresh = false
@@ -272,6 +313,7 @@ func (f *wfill) gather() {
 		f.ac = append(f.ac, a)
 		f.pos[c] = int32(k)
 	}
+	return false
 }
 
 // stepPrices are the prices a run of a Scratch's fill ended one step with: where the next run
@@ -303,21 +345,22 @@ func (f *wfill) activeSignature() uint64 {
 }
 
 // startPrices sets price to the last run's at this step when it had the same active classes
-// (f.warm, kept only by a Scratch's fill), and returns the step's signature. Found at another
+// (f.warm, kept only by a Scratch's fill), and returns the step's signature and whether it
+// set the prices. Found at another
 // α (fitAlpha's grid and line search), each price p is taken to p^(α/α'): a class held at
 // rate x by one resource pays p = (w/x)^α, so that maps the prices of the same rates.
-func (f *wfill) startPrices(price []float64) uint64 {
+func (f *wfill) startPrices(price []float64) (uint64, bool) {
 	if !f.keep {
-		return 0
+		return 0, false
 	}
 	sig, step := f.activeSignature(), f.e.steps
 	if step >= len(f.warm) || f.warm[step].sig != sig || f.warm[step].price == nil {
-		return sig
+		return sig, false
 	}
 	w := &f.warm[step]
 	if w.alpha == f.alpha {
 		copy(price, w.price)
-		return sig
+		return sig, true
 	}
 	ratio := f.alpha / w.alpha
 	for _, r := range f.used {
@@ -326,7 +369,7 @@ func (f *wfill) startPrices(price []float64) uint64 {
 			price[r] = math.Pow(p, ratio)
 		}
 	}
-	return sig
+	return sig, true
 }
 
 // keepPrices keeps the step's converged prices for the next run (a Scratch's fill only).
@@ -492,6 +535,12 @@ func (f *wfill) violation(p, q, x, load []float64) float64 {
 			load[r] += v
 		}
 	}
+	return f.worst(p, load)
+}
+
+// worst is the largest relative capacity violation of the loads load (in ceilings) at prices
+// p.
+func (f *wfill) worst(p, load []float64) float64 {
 	unit := f.e.net.Ceiling
 	worst := 0.0
 	for _, r := range f.used {
@@ -510,7 +559,7 @@ func (f *wfill) power(a *alphaClass, q float64) float64 {
 	r := q*a.inv - 1
 	if math.Abs(r) <= f.near {
 		b := &f.binom
-		return a.y * (1 + r*(b[0]+r*(b[1]+r*(b[2]+r*b[3]))))
+		return a.y * (1 + r*(b[0]+r*(b[1]+r*(b[2]+r*(b[3]+r*(b[4]+r*b[5]))))))
 	}
 	y := powNeg(q, f.negInvAlpha)
 	a.inv, a.y = 1/q, y
@@ -526,8 +575,8 @@ func (f *wfill) setPowerSeries() {
 		k *= (c - float64(i)) / float64(i+1)
 		f.binom[i] = k
 	}
-	k *= (c - 4) / 5
-	f.near = min(math.Pow(1e-16/math.Abs(k), 1.0/5), 1e-2)
+	k *= (c - float64(len(f.binom))) / float64(len(f.binom)+1)
+	f.near = min(math.Pow(1e-16/math.Abs(k), 1/float64(len(f.binom)+1)), 1e-2)
 	f.acFresh = true
 }
 
@@ -630,7 +679,8 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 		if err := f.halt(ctx); err != nil {
 			return false, 0, err
 		}
-		if v := f.tryStep(price, f.gbuf, 1); v <= before/4 {
+		v := f.tryStep(price, f.gbuf, 1)
+		if v <= before/4 {
 			f.accept(price)
 			return true, v, nil
 		}
@@ -639,7 +689,8 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 		if err := f.halt(ctx); err != nil {
 			return false, 0, err
 		}
-		if v := f.tryStep(price, f.dbuf, t); v < before {
+		v := f.tryStep(price, f.dbuf, t)
+		if v < before {
 			f.accept(price)
 			return true, v, nil
 		}

@@ -35,7 +35,9 @@ type wfill struct {
 	pos                []int32      // per class, its place in ac
 	lead               []bool       // per resource, whether it is first on every path that crosses it (newton's rows)
 	acFresh            bool         // ac is to be gathered from the classes' paths (gather)
-	binom              [4]float64   // (1 + r)^(−1/α)'s binomial coefficients of r…r⁴ (power)
+	carry              bool         // f.q, f.x and f.last hold the last sharing's state at price (gather)
+	last               []float64    // per resource, its load in ceilings at the last sharing's end
+	binom              [6]float64   // (1 + r)^(−1/α)'s binomial coefficients of r…r⁴ (power)
 	near               float64      // the |r| up to which power uses them
 	q, qCand           []float64    // per class, its sum of the prices and of candidate prices
 	keep               bool         // a Scratch keeps the fill: warm holds its last run's prices
@@ -91,7 +93,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
 		f.prev, f.cand, f.diag = make([]float64, total), make([]float64, total), make([]float64, total)
 		f.slope, f.index, f.pos = make([]float64, nc), make([]int32, total), make([]int32, nc)
-		f.ac = make([]alphaClass, 0, nc)
+		f.ac, f.last = make([]alphaClass, 0, nc), make([]float64, total)
 
 	}
 	res := e.net.Cluster.Resources()
