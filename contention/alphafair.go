@@ -632,6 +632,14 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 	if n == 0 {
 		return false, before, nil
 	}
+	// A resource off by the largest violation that no row stands for (its classes sit at
+	// their ceilings, their rates deaf to its price) is beyond Newton's reach: the sweeps
+	// move it.
+	for _, r := range f.used {
+		if f.index[r] < 0 && len(f.on[r]) > 0 && relViolation(f.usage[r], f.capacity[r]/unit, price[r] > 0) >= before {
+			return false, before, nil
+		}
+	}
 	f.dbuf = slices.Grow(f.dbuf[:0], n)[:n]
 	// H in the upper triangle of a row-major n×n array, factorised in place (cholesky). Where
 	// the step does not lower the violation, again with H's diagonal raised by a factor 1 + μ
@@ -679,8 +687,7 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 		if err := f.halt(ctx); err != nil {
 			return false, 0, err
 		}
-		v := f.tryStep(price, f.gbuf, 1)
-		if v <= before/4 {
+		if v := f.tryStep(price, f.gbuf, 1); v <= before/4 {
 			f.accept(price)
 			return true, v, nil
 		}
@@ -689,8 +696,7 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 		if err := f.halt(ctx); err != nil {
 			return false, 0, err
 		}
-		v := f.tryStep(price, f.dbuf, t)
-		if v < before {
+		if v := f.tryStep(price, f.dbuf, t); v < before {
 			f.accept(price)
 			return true, v, nil
 		}
