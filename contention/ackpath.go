@@ -58,7 +58,13 @@ const MaxAckRamp = 0.5
 // any class is slowed.
 func (f *wfill) ackFactors(ceiling float64) bool {
 	e := f.e
-	f.fill()
+	if f.plain != nil {
+		f.plain.solve()
+		f.pRate, f.pUsage = f.plain.rate, f.plain.usage
+	} else {
+		f.fill()
+		f.pRate, f.pUsage = e.rate, f.usage
+	}
 	f.queues()
 	slowed := false
 	for _, c := range e.act {
@@ -166,7 +172,7 @@ func (f *wfill) queues() {
 		}
 	}
 	for _, c := range e.act {
-		l := e.rate[c] / f.eff[c]
+		l := f.pRate[c] / f.eff[c]
 		for _, r := range f.path[c] {
 			if r < nr {
 				f.top[r] = max(f.top[r], l)
@@ -177,7 +183,7 @@ func (f *wfill) queues() {
 		}
 	}
 	for _, c := range e.act {
-		l, p := e.rate[c]/f.eff[c], f.path[c]
+		l, p := f.pRate[c]/f.eff[c], f.path[c]
 		at := p[0]
 		for _, r := range p {
 			if r < nr && f.saturated(r) && l >= f.top[r]*(1-eqTol) {
@@ -213,7 +219,7 @@ func (f *wfill) queues() {
 			}
 			d := g * f.ceil[c]
 			if f.at[c] != r {
-				d = min(d, e.rate[c])
+				d = min(d, f.pRate[c])
 			}
 			f.demand[r] += d * float64(e.mult[c])
 		}

@@ -30,7 +30,6 @@ import (
 type fill struct {
 	e        *engine
 	capacity []float64   // per resource
-	ceiling  float64     // every class's
 	rate     []float64   // per class, its rate (level)
 	cls      []fillClass // per class
 	usage    []float64   // per resource: Σ rate × members over the frozen classes crossing it
@@ -83,15 +82,15 @@ func lessFill(a, b fillEvent) bool {
 
 // newFill is max-min's fill of e's classes on the network's capacities, rates into e.rate.
 func newFill(e *engine) *fill {
-	return newFillOn(e, e.net.Capacity, e.net.Ceiling, e.rate, e.pathOf)
+	return newFillOn(e, e.net.Capacity, e.rate, e.pathOf)
 }
 
 // newFillOn is the fill of e's classes on resources of the given capacities (which the caller
-// may change between fills, calling invalidate), every class held at ceiling, class c
-// crossing path(c); the rates go into rate.
-func newFillOn(e *engine, capacity []float64, ceiling float64, rate []float64, path func(c int32) []int32) *fill {
+// may change between fills, calling invalidate), every class held at the network's ceiling,
+// class c crossing path(c); the rates go into rate.
+func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32) []int32) *fill {
 	nr, nc := len(capacity), len(e.src)
-	f := &fill{e: e, capacity: capacity, ceiling: ceiling, rate: rate, cls: make([]fillClass, nc),
+	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc),
 		usage: make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
 		heap: minHeap[fillEvent]{less: lessFill}}
 	for c := range f.cls {
@@ -155,7 +154,7 @@ const fillAgainTol = 1e-9
 func (f *fill) solve() {
 	e := f.e
 	f.step++
-	stamp := f.step
+	stamp, ceiling := f.step, e.net.Ceiling
 	cut := 0
 	if f.valid {
 		low := math.Inf(1)
@@ -215,7 +214,7 @@ func (f *fill) solve() {
 			continue
 		}
 		ev := f.heap.pop()
-		lv := min(ev.level, f.ceiling)
+		lv := min(ev.level, ceiling)
 		for _, c := range f.free[ev.r] {
 			cl := &f.cls[c]
 			if cl.frozen == stamp {

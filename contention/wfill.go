@@ -51,24 +51,29 @@ type wfill struct {
 	index              []int32      // scratch of newton: per resource, its row, or −1
 	rows               []int32      // scratch of newton: the resource of each row
 	hbuf, dbuf, gbuf   []float64    // scratch of newton: its matrix, and its right-hand side and step
-	queued             []bool       // per network resource, whether a queue stands there (ackpath)
-	at                 []int32      // per class, the resource its queue stands on (queues)
-	top                []float64    // scratch of queues: per network resource, the largest level crossing it
-	demand             []float64    // scratch of queues: per network resource, what its queued transfers send slowed
-	holder             []int32      // scratch of queues: per network resource one transfer crosses, that transfer
-	unfed              []int32      // scratch of queues: lone queues their transfers no longer feed
-	surf               *surfaceTable
-	kinds              []int // surface kind of each network resource
-	capacity           []float64
-	on                 [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
-	all                [][]int32 // on at the start of a run
-	used               []int32   // the resources some class crosses, in increasing order
-	path               [][]int32 // resources per class, joint ones included
-	usage              []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
-	wsum               []float64
-	unfrozen           []int32
-	frozen             []bool
-	heap               minHeap[fillEvent]
+	// plain is the plain fill that locates ackpath's queues where every weight is 1 (the
+	// incremental max-min of fill.go, its rates its own); pRate and pUsage are the rates and
+	// loads of the step's plain fill, plain's or the weighted fill's own (e.rate, usage).
+	plain         *fill
+	pRate, pUsage []float64
+	queued        []bool    // per network resource, whether a queue stands there (ackpath)
+	at            []int32   // per class, the resource its queue stands on (queues)
+	top           []float64 // scratch of queues: per network resource, the largest level crossing it
+	demand        []float64 // scratch of queues: per network resource, what its queued transfers send slowed
+	holder        []int32   // scratch of queues: per network resource one transfer crosses, that transfer
+	unfed         []int32   // scratch of queues: lone queues their transfers no longer feed
+	surf          *surfaceTable
+	kinds         []int // surface kind of each network resource
+	capacity      []float64
+	on            [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
+	all           [][]int32 // on at the start of a run
+	used          []int32   // the resources some class crosses, in increasing order
+	path          [][]int32 // resources per class, joint ones included
+	usage         []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
+	wsum          []float64
+	unfrozen      []int32
+	frozen        []bool
+	heap          minHeap[fillEvent]
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
@@ -142,6 +147,9 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		on = append(on, cs...)
 		f.on[r] = on[start:len(on):len(on)]
 	}
+	if v.AckPath && unweighted {
+		f.plain = newFillOn(e, f.capacity, make([]float64, nc), func(c int32) []int32 { return f.path[c] })
+	}
 	f.setParams(v, lp)
 	return f
 }
@@ -176,6 +184,9 @@ func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
 	}
 	copy(f.capacity, f.e.net.Capacity)
 	f.jointCapacities(lp.Coupling)
+	if f.plain != nil {
+		f.plain.invalidate()
+	}
 }
 
 // reset readies the fill and its engine for another run (the next weight sample): every class
@@ -187,11 +198,14 @@ func (f *wfill) reset() {
 	}
 	clear(f.price)
 	f.acFresh = true
+	if f.plain != nil {
+		f.plain.invalidate()
+	}
 }
 
 // saturated says the plain fill filled resource r (to eqTol relative: the fill's own
 // arithmetic is exact to rounding).
-func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-eqTol) }
+func (f *wfill) saturated(r int32) bool { return f.pUsage[r] >= f.capacity[r]*(1-eqTol) }
 
 func (f *wfill) level(r int32) float64 {
 	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
@@ -207,9 +221,14 @@ func (f *wfill) level(r int32) float64 {
 func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
 	nr := int32(len(e.net.Capacity))
-	for _, r := range f.used {
-		if f.surf != nil && r < nr {
-			f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+	if f.surf != nil {
+		for _, r := range f.used {
+			if r < nr {
+				f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+			}
+		}
+		if f.plain != nil {
+			f.plain.invalidate()
 		}
 	}
 	ceiling := e.net.Ceiling
@@ -217,8 +236,13 @@ func (f *wfill) rates(ctx context.Context) error {
 		f.eff[c], f.ceil[c] = f.weight[c], ceiling
 	}
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
-		if !f.ackFactors(ceiling) && f.alpha == 0 {
-			return nil // no factor: the plain fill is the step's sharing
+		if !f.ackFactors(ceiling) && f.alpha == 0 { // no factor: the plain fill is the step's sharing
+			if f.plain != nil {
+				for _, c := range e.act {
+					e.rate[c] = f.plain.rate[c]
+				}
+			}
+			return nil
 		}
 	}
 	if f.alpha > 0 {
