@@ -54,26 +54,30 @@ type wfill struct {
 	// plain is the plain fill that locates ackpath's queues where every weight is 1 (the
 	// incremental max-min of fill.go, its rates its own); pRate and pUsage are the rates and
 	// loads of the step's plain fill, plain's or the weighted fill's own (e.rate, usage).
-	plain         *fill
-	pRate, pUsage []float64
-	queued        []bool    // per network resource, whether a queue stands there (ackpath)
-	at            []int32   // per class, the resource its queue stands on (queues)
-	top           []float64 // scratch of queues: per network resource, the largest level crossing it
-	demand        []float64 // scratch of queues: per network resource, what its queued transfers send slowed
-	holder        []int32   // scratch of queues: per network resource one transfer crosses, that transfer
-	unfed         []int32   // scratch of queues: lone queues their transfers no longer feed
-	surf          *surfaceTable
-	kinds         []int // surface kind of each network resource
-	capacity      []float64
-	on            [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
-	all           [][]int32 // on at the start of a run
-	used          []int32   // the resources some class crosses, in increasing order
-	path          [][]int32 // resources per class, joint ones included
-	usage         []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
-	wsum          []float64
-	unfrozen      []int32
-	frozen        []bool
-	heap          minHeap[fillEvent]
+	plain          *fill
+	pRate, pUsage  []float64
+	queued         []bool    // per network resource, whether a queue stands there (ackpath)
+	at             []int32   // per class, the resource its queue stands on (queues)
+	top            []float64 // scratch of queues: per network resource, the largest level crossing it
+	topTol         []float64 // scratch of queues: per network resource, top·(1 − eqTol) where saturated, +Inf elsewhere
+	shared         []bool    // scratch of queues: per network resource, whether a queue two transfers or more share stands there
+	ackEnd, ackMid []float64 // per network resource, what ackDelay adds for it (ackTerms)
+	ackLast        []float64
+	demand         []float64 // scratch of queues: per network resource, what its queued transfers send slowed
+	holder         []int32   // scratch of queues: per network resource one transfer crosses, that transfer
+	unfed          []int32   // scratch of queues: lone queues their transfers no longer feed
+	surf           *surfaceTable
+	kinds          []int // surface kind of each network resource
+	capacity       []float64
+	on             [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
+	all            [][]int32 // on at the start of a run
+	used           []int32   // the resources some class crosses, in increasing order
+	path           [][]int32 // resources per class, joint ones included
+	usage          []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
+	wsum           []float64
+	unfrozen       []int32
+	frozen         []bool
+	heap           minHeap[fillEvent]
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
@@ -91,6 +95,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 	f := &wfill{e: e, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
 		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]bool, nr),
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr), holder: make([]int32, nr),
+		topTol: make([]float64, nr), shared: make([]bool, nr), ackEnd: make([]float64, nr), ackMid: make([]float64, nr), ackLast: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
 	if shape.alpha {
