@@ -55,6 +55,7 @@ type wfill struct {
 	// incremental max-min of fill.go, its rates its own); pRate and pUsage are the rates and
 	// loads of the step's plain fill, plain's or the weighted fill's own (e.rate, usage).
 	plain          *fill
+	plainApart     bool // plain's rates are its own, not e.rate
 	pRate, pUsage  []float64
 	queued         []bool    // per network resource, whether a queue stands there (ackpath)
 	at             []int32   // per class, the resource its queue stands on (queues)
@@ -152,8 +153,16 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		on = append(on, cs...)
 		f.on[r] = on[start:len(on):len(on)]
 	}
-	if v.AckPath && unweighted {
+	// The plain fill is the incremental max-min of fill.go where every weight is 1: ackpath's
+	// locates its queues (rates of its own, e.rate being the factored sharing's); the others'
+	// is their sharing (into e.rate), but under the surface, whose capacities change with
+	// every step's counts (it would fill everything again every step).
+	switch {
+	case v.AckPath && unweighted:
 		f.plain = newFillOn(e, f.capacity, make([]float64, nc), func(c int32) []int32 { return f.path[c] })
+		f.plainApart = true
+	case unweighted && !v.Surface:
+		f.plain = newFillOn(e, f.capacity, e.rate, func(c int32) []int32 { return f.path[c] })
 	}
 	f.setParams(v, lp)
 	return f
@@ -240,15 +249,20 @@ func (f *wfill) rates(ctx context.Context) error {
 	for _, c := range e.act {
 		f.eff[c], f.ceil[c] = f.weight[c], ceiling
 	}
+	plain := false // the plain fill is the step's sharing
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
-		if !f.ackFactors(ceiling) && f.alpha == 0 { // no factor: the plain fill is the step's sharing
-			if f.plain != nil {
-				for _, c := range e.act {
-					e.rate[c] = f.plain.rate[c]
-				}
+		plain = !f.ackFactors(ceiling) && f.alpha == 0 // no factor
+	} else if f.alpha == 0 && f.plain != nil {
+		f.plain.solve()
+		plain = true
+	}
+	if plain {
+		if f.plain != nil && f.plainApart {
+			for _, c := range e.act {
+				e.rate[c] = f.plain.rate[c]
 			}
-			return nil
 		}
+		return nil
 	}
 	if f.alpha > 0 {
 		return f.fillAlpha(ctx, f.price)
