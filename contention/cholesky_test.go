@@ -33,15 +33,16 @@ func randomSPD(rng *rand.Rand, n int) []float64 {
 	return a
 }
 
-// cholesky and cholSolve against LAPACK's dpotrf and BLAS's dtrsv through gonum, on random
+// choleskyRows and cholSolve against LAPACK's dpotrf and BLAS's dtrsv through gonum, on random
 // matrices of 1 to 130 rows: the factors and solutions agree to 1e-10 relative (rounding in
-// another order); a matrix that is not positive definite is refused by both.
+// another order); a matrix that is not positive definite is refused by both, and by cholesky
+// above choleskyBlocked rows.
 func TestCholesky(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, n := range []int{1, 2, 3, 7, 34, 68, 130} {
 		a := randomSPD(rng, n)
 		got := slices.Clone(a)
-		if !cholesky(got, n) {
+		if !choleskyRows(got, n) {
 			t.Fatalf("n = %d: refused a positive definite matrix", n)
 		}
 		want := slices.Clone(a)
@@ -73,11 +74,16 @@ func TestCholesky(t *testing.T) {
 	}
 	// Positive semidefinite and singular: the last pivot is zero, or rounding below it.
 	a := []float64{1, 1, 0, 1}
-	if cholesky(a, 2) && a[3] > 1e-12 {
+	if choleskyRows(a, 2) && a[3] > 1e-12 {
 		t.Errorf("accepted [[1 1] [1 1]] with a pivot %g", a[3])
 	}
-	if cholesky([]float64{-1}, 1) {
+	if choleskyRows([]float64{-1}, 1) {
 		t.Error("accepted [[-1]]")
+	}
+	big := make([]float64, choleskyBlocked*choleskyBlocked)
+	big[0] = -1
+	if cholesky(big, choleskyBlocked) {
+		t.Errorf("accepted a matrix of %d rows whose first pivot is -1", choleskyBlocked)
 	}
 }
 
@@ -87,7 +93,7 @@ func BenchmarkCholesky68(b *testing.B) {
 	w := make([]float64, len(a))
 	for b.Loop() {
 		copy(w, a)
-		cholesky(w, 68)
+		choleskyRows(w, 68)
 	}
 }
 
