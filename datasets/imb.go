@@ -629,10 +629,10 @@ func (p *imbParser) finish() (*textOut, error) {
 // rowsNote says, for a note, what the rows of a block are.
 func (p *imbParser) rowsNote(b *imbBlock) string {
 	tmax := "t_max, its slowest rank's time"
-	if p.head.suite == "IMB-P2P" {
+	switch {
+	case p.head.suite == "IMB-P2P":
 		tmax = "t[usec], IMB-P2P's mean over its ranks"
-	}
-	if b.kind != "pingpong" && !slices.Contains(CollectiveOps, b.kind) && findColumn(b.cols, "t[usec]") >= 0 && p.head.suite != "IMB-P2P" {
+	case findColumn(b.cols, "t_max[usec]") < 0:
 		tmax = "t[usec], its slower rank's time"
 	}
 	procs := len(b.nodes)
