@@ -318,7 +318,7 @@ func TestUnusualBenchmarkOutputs(t *testing.T) {
 		// Groups running at once, on nodes the file does not name: refused for what it is.
 		_, _, _, _, err := benchIngest(t, x1y1, "imb_multi.txt")
 		ie := wantKind(t, err, ErrUnsupported)
-		if !strings.Contains(ie.Detail, "only Multi-PingPong on 2 groups of 2 processes") || !strings.Contains(ie.Detail, "without -multi") {
+		if !strings.Contains(ie.Detail, "only Multi-PingPong on 2 groups of 2 processes") || !strings.Contains(ie.Detail, "under -multi 0 PingPing's, Sendrecv's and Exchange's groups at once") {
 			t.Error(err)
 		}
 	})

@@ -63,9 +63,16 @@ import (
 //     rank 0 unless run with -root_shift on; older versions, and -root_shift on, move it to
 //     the next rank at every iteration, and such blocks of Bcast, Scatter and Gather are
 //     refused (their time has no one root). All-to-all and all-gather have no root: rank 0.
+//   - Under -multi, a block of N groups of P processes runs them at once: group g is the
+//     ranks its "Group g:" line lists. Multi-PingPing, Multi-Sendrecv and Multi-Exchange
+//     under -multi 0 (one row per size, t_max over every group's ranks) become one pattern
+//     of every group's flows: exchange_calibration for groups of 2, cycle_calibration for
+//     more, pattern "IMB-MPI1/Multi-Sendrecv/a<>b,c<>d:1024". Under -multi 1 (a row per
+//     group, each its own time) and for the other benchmarks (ping-pongs or collectives at
+//     once) no table holds them.
 //   - Every other block (Barrier, Allreduce, Reduce, Uniband, IMB-P2P's pairs on more than 2
-//     processes, the Multi-… blocks of -multi: groups running at once, …) has no table and is
-//     left out with a note. A file with nothing but such blocks is refused.
+//     processes, the Multi- blocks above, …) has no table and is left out with a note. A file
+//     with nothing but such blocks is refused.
 func readIMB(r *textReader, lines []textLine) (*textOut, error) {
 	h := readIMBHead(lines)
 	p := &imbParser{r: r, o: newTextOut(h.tool()), head: h}
@@ -178,8 +185,9 @@ type imbBlock struct {
 	line   int64
 	procs  int64 // "#processes = N", or the processes of each group under -multi
 	groups int64 // "( N groups of M processes each running simultaneous )" under -multi
-	// world is, under -map, the MPI_COMM_WORLD rank of each of the block's ranks, read from the
-	// lines after "rank order (rowwise):" while inOrder holds; nil without -map.
+	// world is the MPI_COMM_WORLD rank of each of the block's ranks, read while inOrder holds
+	// from the lines after -map's "rank order (rowwise):" or after -multi's groups line (the
+	// ranks of group 0, then of group 1, …); nil when the block lists none.
 	world   []int64
 	inOrder bool
 	cols    []string
@@ -243,7 +251,7 @@ func (p *imbParser) line(l textLine) error {
 		if err != nil {
 			return err
 		}
-		p.b.groups = groups
+		p.b.groups, p.b.inOrder = groups, true
 		return p.procs(l.n, "processes", m[2])
 	}
 	switch {
@@ -276,14 +284,18 @@ func (p *imbParser) procs(n int64, column, s string) error {
 	return nil
 }
 
-// rankOrder reads a line of -map's rank order: the MPI_COMM_WORLD ranks of the block's next
-// ranks. IMB shortens a list of more than 1024 ranks with " ... ", which leaves the ranks
-// unknown.
+// rankOrder reads a line of -map's rank order or of -multi's groups ("# Group  1:     2    3"):
+// the MPI_COMM_WORLD ranks of the block's next ranks. IMB shortens a list of more than 1024
+// ranks or groups with " ... " or "  . ", which leaves the ranks unknown.
 func (p *imbParser) rankOrder(n int64, text string) error {
 	b := p.b
-	for _, f := range strings.Fields(strings.TrimPrefix(text, "#")) {
+	text = strings.TrimSpace(strings.TrimPrefix(text, "#"))
+	if m := imbGroupRanks.FindStringSubmatch(text); m != nil {
+		text = m[1]
+	}
+	for _, f := range strings.Fields(text) {
 		if f == "..." || f == "." {
-			return p.r.errAt(n, "", ErrUnsupported, "%s %s: -map's rank order is cut short (%s), so the nodes of its ranks are unknown; re-run without -map",
+			return p.r.errAt(n, "", ErrUnsupported, "%s %s: its list of ranks is cut short (%s), so the nodes of its ranks are unknown; re-run with fewer processes, or without -map and -multi",
 				p.o.tool, b.what(), quote(text))
 		}
 		w, err := p.r.parseIndex(n, "rank", "a rank", f)
@@ -377,13 +389,16 @@ func (p *imbParser) row(n int64, text string) error {
 }
 
 // kindOf returns what a block becomes (imbKinds), or "" for a block that no table holds:
-// a benchmark without one, -multi's groups running at once, IMB-P2P's pairs of ranks i and
-// i + P/2 all at once on more than 2 processes, a point-to-point benchmark on other than 2
-// processes. It refuses Bcast, Scatter and Gather blocks whose root moves (see readIMB).
+// a benchmark without one; under -multi, groups running at once other than PingPing's,
+// Sendrecv's and Exchange's, or rows per group (-multi 1); IMB-P2P's pairs of ranks i and
+// i + P/2 all at once on more than 2 processes; a point-to-point benchmark on other than 2
+// processes.
 func (p *imbParser) kindOf(b *imbBlock) string {
-	kind := imbKinds[b.name]
+	kind := imbKinds[strings.TrimPrefix(b.name, "Multi-")]
 	switch {
-	case p.head.suite != "IMB-MPI1" && p.head.suite != "IMB-P2P", b.groups > 0, b.procs < 2:
+	case p.head.suite != "IMB-MPI1" && p.head.suite != "IMB-P2P", b.procs < 2:
+		return ""
+	case b.groups > 0 && (b.groupCol >= 0 || kind != "pingping" && kind != "sendrecv" && kind != "exchange"):
 		return ""
 	case p.head.suite == "IMB-P2P" && (kind != "pingpong" && kind != "pingping" || b.procs != 2):
 		return ""
@@ -467,15 +482,16 @@ func (p *imbParser) time(n int64, f []string) (float64, error) {
 // network.
 func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 	what := p.o.tool + " " + b.name
+	total := b.procs * max(b.groups, 1)
 	world := b.world
 	if world == nil {
-		world = make([]int64, b.procs)
+		world = make([]int64, total)
 		for i := range world {
 			world[i] = int64(i)
 		}
-	} else if int64(len(world)) != b.procs {
+	} else if int64(len(world)) != total {
 		return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrCorrupt,
-			"block %s lists %d ranks in its -map rank order for %d processes", b.name, len(world), b.procs)
+			"block %s lists %d ranks for %s", b.name, len(world), b.what())
 	}
 	if slices.Contains(imbRooted, b.kind) {
 		if why := p.head.rotatingRoot(); why != "" {
@@ -502,14 +518,27 @@ func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 	if slices.Contains(CollectiveOps, b.kind) {
 		return nodes, nil
 	}
-	for _, f := range imbFlows(b.kind, len(nodes)) {
+	for _, f := range b.flows() {
 		if nodes[f[0]] == nodes[f[1]] {
 			return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrSameNode,
-				"%s on %d processes: ranks %d and %d, which exchange messages, are both on node %s, so their transfers do not cross the network; place the ranks so that each neighbour is on another node (mpirun --map-by node), and give their nodes (--ranks)",
-				what, b.procs, world[f[0]], world[f[1]], nodes[f[0]])
+				"%s %s: ranks %d and %d, which exchange messages, are both on node %s, so their transfers do not cross the network; place the ranks so that each neighbour is on another node (mpirun --map-by node), and give their nodes (--ranks)",
+				p.o.tool, b.what(), world[f[0]], world[f[1]], nodes[f[0]])
 		}
 	}
 	return nodes, nil
+}
+
+// flows returns the flows of one iteration of a point-to-point block, as (sender, receiver)
+// pairs of its ranks: those of imbFlows in each group, which run at once under -multi.
+func (b *imbBlock) flows() [][2]int {
+	procs := int(b.procs)
+	var flows [][2]int
+	for g := range max(int(b.groups), 1) {
+		for _, f := range imbFlows(b.kind, procs) {
+			flows = append(flows, [2]int{g*procs + f[0], g*procs + f[1]})
+		}
+	}
+	return flows
 }
 
 // imbFlows returns the flows of one iteration of a point-to-point benchmark on procs ranks, as
@@ -549,10 +578,10 @@ func (p *imbParser) add(n, size int64, secs float64) error {
 		p.r.sweep(p.o, n, b.nodes[0], b.nodes[1], size, secs)
 	default:
 		var flows [][2]string
-		for _, f := range imbFlows(b.kind, len(b.nodes)) {
+		for _, f := range b.flows() {
 			flows = append(flows, [2]string{b.nodes[f[0]], b.nodes[f[1]]})
 		}
-		p.r.concurrent(p.o, n, imbExperiment(len(b.nodes)), imbPattern(p.head.suite, b.name, b.nodes, size), flows, size, secs)
+		p.r.concurrent(p.o, n, imbExperiment(int(b.procs)), imbPattern(p.head.suite, b.name, b.nodes, int(b.procs), size), flows, size, secs)
 	}
 	b.rows++
 	return nil
@@ -568,14 +597,26 @@ func imbExperiment(procs int) string {
 }
 
 // imbPattern is the pattern ID of a row of a Sendrecv, Exchange or PingPing block: the suite
-// and benchmark, so that no other tool's or benchmark's rows repeat it, then the nodes —
-// "IMB-MPI1/PingPing/a<>b:1024" on 2 processes, "IMB-MPI1/Sendrecv/ring(a,b,c):1024", the
-// nodes in rank order, on more — and the size.
-func imbPattern(suite, bench string, nodes []string, size int64) string {
-	if len(nodes) == 2 {
-		return fmt.Sprintf("%s/%s/%s<>%s:%d", suite, bench, nodes[0], nodes[1], size)
+// and benchmark, so that no other tool's or benchmark's rows repeat it, then the nodes of
+// each group of procs ranks — "IMB-MPI1/PingPing/a<>b:1024" on 2 processes,
+// "IMB-MPI1/Sendrecv/ring(a,b,c):1024", the nodes in rank order, on more,
+// "IMB-MPI1/Multi-PingPing/a<>b,c<>d:1024" for -multi's groups — and the size.
+func imbPattern(suite, bench string, nodes []string, procs int, size int64) string {
+	return fmt.Sprintf("%s/%s/%s:%d", suite, bench, imbNodesID(nodes, procs), size)
+}
+
+// imbNodesID names the nodes of each group of procs ranks for a pattern ID: "a<>b" for 2,
+// "ring(a,b,c)" for more, joined by commas.
+func imbNodesID(nodes []string, procs int) string {
+	var groups []string
+	for g := range slices.Chunk(nodes, procs) {
+		if procs == 2 {
+			groups = append(groups, g[0]+"<>"+g[1])
+		} else {
+			groups = append(groups, "ring("+strings.Join(g, ",")+")")
+		}
 	}
-	return fmt.Sprintf("%s/%s/ring(%s):%d", suite, bench, strings.Join(nodes, ","), size)
+	return strings.Join(groups, ",")
 }
 
 // concurrent appends one repetition of a pattern of flows that start together, each of bytes
@@ -618,7 +659,7 @@ func (p *imbParser) finish() (*textOut, error) {
 		return o, nil
 	case len(p.skipped) > 0:
 		return nil, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
-			"an %s output with only %s: none has a table; commcal reads IMB-MPI1's PingPong and PingPing, Sendrecv and Exchange on any number of processes, and Alltoall, Allgather, Bcast, Scatter and Gather, run without -multi (its groups run at once on nodes the file does not name); re-run those benchmarks",
+			"an %s output with only %s: none has a table; commcal reads IMB-MPI1's PingPong, PingPing, Sendrecv, Exchange, Alltoall, Allgather, Bcast, Scatter and Gather, and under -multi 0 PingPing's, Sendrecv's and Exchange's groups at once; re-run those benchmarks",
 			p.head.suite, strings.Join(p.skipped, ", "))
 	case len(failed) > 0:
 		return nil, inputErr(Location{File: p.r.path}, "", ErrEmptyFile, "IMB measured no size above 0 bytes: %s", strings.Join(failed, "; "))
@@ -635,22 +676,20 @@ func (p *imbParser) rowsNote(b *imbBlock) string {
 	case findColumn(b.cols, "t_max[usec]") < 0:
 		tmax = "t[usec], its slower rank's time"
 	}
-	procs := len(b.nodes)
 	switch b.kind {
 	case "pingpong":
 		return fmt.Sprintf("p2p_sweep transfers from %s to %s of one-way time t[usec] (half the round trip)", b.nodes[0], b.nodes[1])
-	case "pingping":
-		return fmt.Sprintf("exchange_calibration patterns %s<>%s (both ranks send at once), one flow each way taking %s", b.nodes[0], b.nodes[1], tmax)
-	case "sendrecv":
-		if procs == 2 {
-			return fmt.Sprintf("exchange_calibration patterns %s<>%s (MPI_Sendrecv with one peer), one flow each way taking %s", b.nodes[0], b.nodes[1], tmax)
+	case "pingping", "sendrecv", "exchange":
+		procs := int(b.procs)
+		how := map[string][2]string{
+			"pingping": {"both ranks send at once", ""},
+			"sendrecv": {"MPI_Sendrecv with one peer", "each rank sends to the next and receives from the one before at once"},
+			"exchange": {"each rank sends its two neighbours, both the one peer", "each rank sends to both neighbours and receives from both at once"},
+		}[b.kind][min(procs-2, 1)]
+		if b.groups > 0 {
+			how += fmt.Sprintf(", in %d groups at once (-multi)", b.groups)
 		}
-		return fmt.Sprintf("cycle_calibration patterns ring(%s) (each rank sends to the next and receives from the one before at once), %d flows each taking %s", strings.Join(b.nodes, ","), procs, tmax)
-	case "exchange":
-		if procs == 2 {
-			return fmt.Sprintf("exchange_calibration patterns %s<>%s (each rank sends its two neighbours, both the one peer), two flows each way taking %s", b.nodes[0], b.nodes[1], tmax)
-		}
-		return fmt.Sprintf("cycle_calibration patterns ring(%s) (each rank sends to both neighbours and receives from both at once), %d flows each taking %s", strings.Join(b.nodes, ","), 2*procs, tmax)
+		return fmt.Sprintf("%s patterns %s (%s), %d flows each taking %s", imbExperiment(procs), imbNodesID(b.nodes, procs), how, len(b.flows()), tmax)
 	}
 	root := "root " + b.nodes[0] + ", the node of rank 0, where IMB keeps it"
 	if !slices.Contains(imbRooted, b.kind) {
@@ -667,6 +706,8 @@ var (
 	imbBenchmark = regexp.MustCompile(`^#\s*Benchmarking\s+(\S+)`)
 	imbProcs     = regexp.MustCompile(`^#\s*#processes\s*=\s*([0-9]+)`)
 	imbGroups    = regexp.MustCompile(`^#\s*\(\s*([0-9]+)\s+groups\s+of\s+([0-9]+)\s+processes\b`)
+	// imbGroupRanks is a group's line of ranks after the groups line, "#" taken off.
+	imbGroupRanks = regexp.MustCompile(`^Group\s+[0-9]+:(.*)$`)
 	// imbVersion matches the version line: "Intel(R) MPI Benchmarks 2021.11, MPI-1 part",
 	// "Intel (R) MPI Benchmarks 2018 Update 1, MPI-1 part", "Intel (R) MPI Benchmark Suite
 	// V3.2.4, MPI-1 part", "Intel(R) MPI Benchmarks 2021.7, IMB-P2P part".

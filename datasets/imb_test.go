@@ -102,7 +102,7 @@ func TestIMBRealOutputs(t *testing.T) {
 		checkPattern(t, tr, "IMB-MPI1/PingPing/a<>b:1024", "exchange_calibration", []string{"a>b", "b>a"}, 7.64e-6)
 		checkPattern(t, tr, "IMB-MPI1/Sendrecv/a<>b:1024", "exchange_calibration", []string{"a>b", "b>a"}, 7.00e-6)
 		checkPattern(t, tr, "IMB-MPI1/Exchange/a<>b:1024", "exchange_calibration", []string{"a>b", "a>b", "b>a", "b>a"}, 11.82e-6)
-		if !hasNote(m, "IMB-MPI1 2021.11 Exchange (line 118, 2 processes): 21 sizes, exchange_calibration patterns a<>b (each rank sends its two neighbours, both the one peer), two flows each way taking t_max") {
+		if !hasNote(m, "IMB-MPI1 2021.11 Exchange (line 118, 2 processes): 21 sizes, exchange_calibration patterns a<>b (each rank sends its two neighbours, both the one peer), 4 flows each taking t_max") {
 			t.Errorf("notes %q", m.Sources[0].Notes)
 		}
 	})
@@ -202,13 +202,17 @@ func TestIMBRealOutputs(t *testing.T) {
 		}
 	})
 	t.Run("-multi 0", func(t *testing.T) {
-		// The Multi- blocks (groups at once) are left out; Sendrecv on one group of 4 is read.
+		// Multi-Sendrecv: 2 groups of 2 (ranks 0 1 and 2 3) exchanging at once, one pattern of
+		// t_max over all; Multi-PingPong (ping-pongs at once) is left out; Sendrecv on one group
+		// of 4 is a cycle.
 		m, tr, _, err := realIngest(t, abcd, "imb", "v2021.11_multi0_np4.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkPattern(t, tr, "IMB-MPI1/Multi-Sendrecv/a<>b,c<>d:16", "exchange_calibration", []string{"a>b", "b>a", "c>d", "d>c"}, 87.91e-6)
 		checkPattern(t, tr, "IMB-MPI1/Sendrecv/ring(a,b,c,d):16", "cycle_calibration", []string{"a>b", "b>c", "c>d", "d>a"}, 137.46e-6)
-		if len(tr) != 5*4 || !hasNote(m, "left out, no table holds them: Multi-PingPong on 2 groups of 2 processes, Multi-Sendrecv on 2 groups of 2 processes") {
+		if len(tr) != 2*5*4 || !hasNote(m, "exchange_calibration patterns a<>b,c<>d (MPI_Sendrecv with one peer, in 2 groups at once (-multi)), 4 flows each taking t_max") ||
+			!hasNote(m, "left out, no table holds them: Multi-PingPong on 2 groups of 2 processes") {
 			t.Errorf("%d transfers, notes %q", len(tr), m.Sources[0].Notes)
 		}
 	})
@@ -284,7 +288,7 @@ func TestIMBHeaders(t *testing.T) {
 			x1y1, ErrUnsupported, "(run with -root_shift on)", nil},
 		{"-sync off noted", "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n# Calling sequence was: \n\n# IMB-MPI1 Bcast -sync off \n\n" + bcast, x1y1, "", "without a barrier between iterations (-sync off)", []float64{2e-6}},
 		{"-map rank order cut", "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n# Benchmarking Sendrecv\n# #processes = 4; rank order (rowwise): \n#     0    2  ...  3\n#---\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec] Mbytes/sec\n 8 10 1.0 2.0 1.5 0.1\n",
-			Source{Ranks: []string{"X1", "Y1", "X2", "Y2"}}, ErrUnsupported, "-map's rank order is cut short", nil},
+			Source{Ranks: []string{"X1", "Y1", "X2", "Y2"}}, ErrUnsupported, "its list of ranks is cut short", nil},
 		{"IMB-P2P pairs on 4 processes", "#    Intel(R) MPI Benchmarks 2021.7, IMB-P2P part\n# Benchmarking PingPing\n# #processes = 4\n #bytes #repetitions t[usec] Mbytes/sec Msg/sec\n 8 10 1.0 0.1 100\n",
 			x1y1, ErrUnsupported, "an IMB-P2P output with only PingPing on 4 processes", nil},
 	}
