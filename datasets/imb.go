@@ -189,6 +189,7 @@ type imbBlock struct {
 	// from the lines after -map's "rank order (rowwise):" or after -multi's groups line (the
 	// ranks of group 0, then of group 1, …); nil when the block lists none.
 	world   []int64
+	listed  map[int64]bool // the ranks of world
 	inOrder bool
 	cols    []string
 	// sizeCol and groupCol are the columns of #bytes (-1 in Barrier's table, which has no
@@ -302,9 +303,13 @@ func (p *imbParser) rankOrder(n int64, text string) error {
 		if err != nil {
 			return err
 		}
-		if slices.Contains(b.world, w) {
-			return p.r.errAt(n, "rank", ErrDuplicateKey, "rank %d twice in the rank order of block %s (line %d)", w, b.name, b.line)
+		if b.listed[w] {
+			return p.r.errAt(n, "rank", ErrDuplicateKey, "rank %d twice in the ranks of block %s (line %d)", w, b.name, b.line)
 		}
+		if b.listed == nil {
+			b.listed = map[int64]bool{}
+		}
+		b.listed[w] = true
 		b.world = append(b.world, w)
 	}
 	return nil
@@ -482,16 +487,14 @@ func (p *imbParser) time(n int64, f []string) (float64, error) {
 // network.
 func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 	what := p.o.tool + " " + b.name
-	total := b.procs * max(b.groups, 1)
-	world := b.world
-	if world == nil {
-		world = make([]int64, total)
-		for i := range world {
-			world[i] = int64(i)
-		}
-	} else if int64(len(world)) != total {
+	if b.procs > imbMaxRanks/max(b.groups, 1) {
+		return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrUnsupported,
+			"%s %s: more than %d ranks, beyond what a cluster description holds", p.o.tool, b.what(), imbMaxRanks)
+	}
+	total := int(b.procs * max(b.groups, 1))
+	if b.world != nil && len(b.world) != total {
 		return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrCorrupt,
-			"block %s lists %d ranks for %s", b.name, len(world), b.what())
+			"block %s lists %d ranks for %s", b.name, len(b.world), b.what())
 	}
 	if slices.Contains(imbRooted, b.kind) {
 		if why := p.head.rotatingRoot(); why != "" {
@@ -500,12 +503,23 @@ func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 				what, b.procs, why)
 		}
 	}
-	if slices.Contains(CollectiveOps, b.kind) && len(p.r.ranks) == 0 && world[0] == 0 {
+	if slices.Contains(CollectiveOps, b.kind) && len(p.r.ranks) == 0 && (b.world == nil || b.world[0] == 0) {
 		if p.r.src == "" {
 			return nil, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
 				"%s output of %d processes does not name the node of its rank 0, the root; give it (--src), or every rank's (--ranks: one node per rank, in rank order)", what, b.procs)
 		}
 		return []string{p.r.src}, nil
+	}
+	world := b.world
+	if world == nil {
+		world = make([]int64, total)
+		for i := range world {
+			world[i] = int64(i)
+		}
+	}
+	if top := slices.Max(world); top >= imbMaxRanks {
+		return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrUnsupported,
+			"%s %s: rank %d, beyond what a cluster description holds", p.o.tool, b.what(), top)
 	}
 	all, err := p.r.rankNodes(what, int(slices.Max(world))+1)
 	if err != nil {
@@ -722,6 +736,10 @@ var (
 		"PingPing": "pingping", "PingPingSpecificSource": "pingping", "PingPingAnySource": "pingping",
 		"Sendrecv": "sendrecv", "Exchange": "exchange", "Alltoall": "alltoall", "Allgather": "allgather",
 		"Bcast": "bcast", "Scatter": "scatter", "Gather": "gather"}
+	// imbMaxRanks bounds the ranks of a block (2²⁰: 16 per node of the largest cluster a
+	// description holds, 65,536 nodes); more is a damaged file, refused before any list of
+	// ranks is made.
+	imbMaxRanks = int64(1 << 20)
 	// imbRooted are the collectives that have a root.
 	imbRooted = []string{"bcast", "scatter", "gather"}
 )
