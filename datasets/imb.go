@@ -36,7 +36,10 @@ import (
 //
 // The P processes of a block are ranks 0 … P−1 of MPI_COMM_WORLD (IMB_set_communicator), or,
 // under -map, the ranks its rank order lists; their nodes come from --ranks (MPI_COMM_WORLD
-// order), or --src and --dst for ranks 0 and 1.
+// order), or --src and --dst for ranks 0 and 1. A block of more processes without --ranks is
+// refused, asking for it, and so is a transfer between two ranks of one node (it does not
+// cross the network). The pattern IDs name the suite and benchmark (imbPattern), so that two
+// benchmarks' or tools' exchanges of the same nodes and size never merge.
 //
 // Times (IMB_calculate_times, IMB_display_times): each rank times its loop and divides by the
 // repetitions; t_min, t_max and t_avg are the minimum, maximum and mean over the block's ranks,

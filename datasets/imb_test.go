@@ -289,6 +289,8 @@ func TestIMBHeaders(t *testing.T) {
 		{"-sync off noted", "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n# Calling sequence was: \n\n# IMB-MPI1 Bcast -sync off \n\n" + bcast, x1y1, "", "without a barrier between iterations (-sync off)", []float64{2e-6}},
 		{"-map rank order cut", "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n# Benchmarking Sendrecv\n# #processes = 4; rank order (rowwise): \n#     0    2  ...  3\n#---\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec] Mbytes/sec\n 8 10 1.0 2.0 1.5 0.1\n",
 			Source{Ranks: []string{"X1", "Y1", "X2", "Y2"}}, ErrUnsupported, "its list of ranks is cut short", nil},
+		{"more ranks than a cluster holds", "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n# Benchmarking Multi-Sendrecv\n# ( 2000000 groups of 2 processes each running simultaneous )\n#---\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec] Mbytes/sec\n 8 10 1.0 2.0 1.5 0.1\n",
+			x1y1, ErrUnsupported, "Multi-Sendrecv on 2000000 groups of 2 processes: more than 1048576 ranks", nil},
 		{"IMB-P2P pairs on 4 processes", "#    Intel(R) MPI Benchmarks 2021.7, IMB-P2P part\n# Benchmarking PingPing\n# #processes = 4\n #bytes #repetitions t[usec] Mbytes/sec Msg/sec\n 8 10 1.0 0.1 100\n",
 			x1y1, ErrUnsupported, "an IMB-P2P output with only PingPing on 4 processes", nil},
 	}
