@@ -42,10 +42,11 @@ import (
 // refused (a ping-pong started at an even -l with an even -p writes such sizes too), and a
 // -s run's file cannot be told at all: ingest the standard output of such runs.
 //
-// Nodes: --src and --dst, or the hosts of rank 0 and the last rank when standard output names
-// both and both are nodes of the cluster. Times: the time column is read, not the rate:
-// NetPIPE's Mbps are 2²⁰ bits per second (1 byte in 5.86 µs prints 1.30 Mbps). Flags such as
-// -I (invalidate the cache) and -r (reset sockets) change the measurement, not these lines.
+// Nodes: --src and --dst; else, when standard output names the ranks' hosts ("0: host"),
+// rank 0's and the last rank's nodes in --ranks, or these hosts when both are nodes of the
+// cluster. Times: the time column is read, not the rate: NetPIPE's Mbps are 2²⁰ bits per
+// second (1 byte in 5.86 µs prints 1.30 Mbps). Flags such as -I (invalidate the cache) and -r
+// (reset sockets) change the measurement, not these lines.
 // NetPIPE also measures sizes ±3 bytes around each power of two (-p 0 turns that off); each is
 // a size of the sweep.
 //
@@ -86,14 +87,8 @@ func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	var named []string
-	if len(p.hosts) > 0 {
-		if last := slices.Max(slices.Collect(maps.Keys(p.hosts))); p.hosts[0] != "" && last > 0 {
-			named = []string{p.hosts[0], p.hosts[last]}
-		}
-	}
 	tool := strings.TrimSpace("NetPIPE " + mode.flag)
-	src, dst, err := r.nodes("a "+tool, named)
+	src, dst, err := p.nodes(tool)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +105,28 @@ func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
 	}
 	p.notes(o, mode, src, dst)
 	return o, nil
+}
+
+// nodes returns the nodes of rank 0 and of the last rank, which measure (mpi.c's Setup):
+// --src and --dst; else, when standard output names the ranks' hosts, --ranks' nodes of
+// those ranks, or the hosts themselves when both are nodes of the cluster.
+func (p *netpipeParser) nodes(tool string) (string, string, error) {
+	r := p.r
+	var named []string
+	if len(p.hosts) > 0 {
+		last := slices.Max(slices.Collect(maps.Keys(p.hosts)))
+		if p.hosts[0] != "" && last > 0 && last < imbMaxRanks && len(r.ranks) > 0 && r.src == "" && r.dst == "" {
+			ranks, err := r.rankNodes(tool, int(last)+1)
+			if err != nil {
+				return "", "", err
+			}
+			return ranks[0], ranks[last], nil
+		}
+		if p.hosts[0] != "" && last > 0 {
+			named = []string{p.hosts[0], p.hosts[last]}
+		}
+	}
+	return r.nodes("a "+tool, named)
 }
 
 // netpipeMode is a NetPIPE run's mode: its flag ("" for the default ping-pong, "-2", "-s")

@@ -117,6 +117,15 @@ func TestNetPIPEModes(t *testing.T) {
 			}
 		})
 	}
+	t.Run("--ranks where standard output names the ranks", func(t *testing.T) {
+		_, tr, _, err := realIngest(t, Source{Ranks: []string{"c", "d"}}, "netpipe", "npmpi_pp.stdout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr) != 64 || tr[0].Src != "c" || tr[0].Dst != "d" {
+			t.Errorf("%d transfers, first %+v", len(tr), tr[0])
+		}
+	})
 	t.Run("hosts of more ranks", func(t *testing.T) {
 		// NPmpi on 3 processes: rank 0 and the last rank measure; rank 1 only synchronises.
 		_, tr, _, err := realIngest(t, Source{}, dir, write("np3.stdout", "0: a\n1: b\n2: c\nNow starting the main loop\n  0:       1 bytes     20 times -->      1.27 Mbps in       6.00 usec\n"))
