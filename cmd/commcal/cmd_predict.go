@@ -293,6 +293,8 @@ func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, err
 		if err != nil {
 			return nil, nil, err
 		}
+		// The command line's values first, so that the note's fallbacks are those used.
+		o.Params.override(&cal.Params)
 		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
 		if nom := cal.Params.Nominal; cal.Cluster != cl.Name() || nom != nil && !nom.Equal(contention.NominalOf(cl)) {
 			if carry, err = cal.CarryTo(cl); err != nil {
@@ -300,7 +302,6 @@ func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, err
 			}
 			params, table = carry.Params, carry.PenaltyTable
 		}
-		o.Params.override(&params)
 	}
 	net, err := params.Network(cl)
 	if err != nil {

@@ -229,7 +229,7 @@ func benchVariant(t *testing.T, dir, name string, backbone float64) string {
 // backbone under two-rack-1g's calibration (the backbone at 0.94 × 25 Gbit/s, Hockney's
 // inter-rack fit not carried: hockney's time of an inter-rack transfer is then 8·m/ceiling),
 // and two-rack-100m's fitted 1 Gbit/s backbone capacity on the 10 Gbit/s backbone of the
-// benchmarks' cluster (fallen back, with the parameters named).
+// benchmarks' cluster (fallen back to --efficiency × nominal, with the parameters named).
 func TestPredictCarriedFallback(t *testing.T) {
 	dir := t.TempDir()
 	cal1g := calibrateCampaign(t, "two-rack-1g", dir)
@@ -275,8 +275,9 @@ func TestPredictCarriedFallback(t *testing.T) {
 		t.Errorf("hockney, intra-rack transfer: %g s, want the carried β·m = %g s", intra.Seconds, want)
 	}
 
-	code, _, stderr = runCLI(t, "predict", "--cluster", benchCluster, "--calibration", cal100m, "--models", "maxmin", pattern)
-	want := "commcal:   fallback  backbone    backbone_bps, learned backbone_bps (ackpath, ackpath-alpha, duplex, stochastic, surface): fitted for a backbone of 1 Gbit/s; the cluster has a backbone of 10 Gbit/s: 0.94 × nominal (10 Gbit/s)"
+	// --efficiency applies before the carry: the note gives the fallback the models use.
+	code, _, stderr = runCLI(t, "predict", "--cluster", benchCluster, "--calibration", cal100m, "--efficiency", "0.9", "--models", "maxmin", pattern)
+	want := "commcal:   fallback  backbone    backbone_bps, learned backbone_bps (ackpath, ackpath-alpha, duplex, stochastic, surface): fitted for a backbone of 1 Gbit/s; the cluster has a backbone of 10 Gbit/s: 0.9 × nominal (10 Gbit/s)"
 	if code != 0 || !strings.Contains(stderr, want) {
 		t.Errorf("two-rack-100m on 10 Gbit/s: exit %d, the note does not say %q:\n%s", code, want, stderr)
 	}
