@@ -15,6 +15,7 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
@@ -40,9 +41,11 @@ var predictionTable = datasets.DefineTable[predictionRow]("prediction")
 // predictFormat is the format tag of what predict --json prints.
 const predictFormat = "commcal-predict/1"
 
-// predictJSON is what predict --json prints: every transfer under every model.
+// predictJSON is what predict --json prints: what became of the calibration's parameters
+// when it was fitted on another cluster, and every transfer under every model.
 type predictJSON struct {
 	Format    string          `json:"format"`
+	Carry     *estimate.Carry `json:"carry,omitempty"`
 	Transfers []predictionRow `json:"transfers"`
 }
 
@@ -60,6 +63,15 @@ that start together — under every model (or those of --models), using the para
 --calibration (a calibration.json of "commcal estimate" or "commcal run", penalty table
 included) or --params, with --efficiency and --contra-factor over either.
 
+A calibration of another cluster than --cluster (what if the cluster had 64 nodes, or a
+25 GbE backbone?) is applied resource class by resource class: a capacity, ceiling or
+Hockney fit is carried where --cluster has the class (NICs, backbone, rack uplinks,
+intra- and inter-rack paths) at the nominal rate it was fitted for, and falls back to the
+nominal rate times the efficiency where the rate differs; fractions and the learned
+models' factors are carried as they are; LMO's per-node parameters are dropped. A note on
+stderr (and "carry" in --json) lists what was carried and what fell back; a calibration
+of which nothing applies is refused.
+
 Patterns come from files, directories of files, and generated workloads:
    CSV      a header naming src, dst and bytes, and optionally pattern: rows with the same
             pattern value form one pattern (a file without the column is one pattern)
@@ -76,12 +88,13 @@ time, steps per model) — --json and --parquet always hold every transfer.
 EXAMPLES:
    commcal predict --cluster ccpe-testbed pattern.csv
    commcal predict --cluster lab.toml --calibration runs/latest/calibration.json --models asymmetric,maxmin patterns/
+   commcal predict --cluster bigger.toml --calibration runs/latest/calibration.json --summary pattern.csv
    commcal predict --cluster lab.toml --workload all-to-all:4e6 --parquet a2a.parquet
    commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.transfers[] | select(.model == "maxmin")'`,
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
-				Usage: "calibration.json to predict with (parameters and penalty table); --params is then not used"},
+				Usage: "calibration.json to predict with (parameters and penalty table), of --cluster or carried to it class by class; --params is then not used"},
 			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(contention.Names(), ", ")},
 			&cli.GenericFlag{Name: "workload", Value: &repeated{}, Usage: "a generated workload (repeatable): all-to-all:BYTES, alltoallv:FILE, random:nodes=N,d=D,..."},
 			&cli.BoolFlag{Name: "summary", Usage: "one line per pattern and model, however few transfers"},
@@ -215,9 +228,12 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		}
 		defer out.Release()
 	}
-	net, err := predictNetwork(o)
+	net, carry, err := predictNetwork(o)
 	if err != nil {
 		return err
+	}
+	if carry != nil {
+		printCarry(e.stderr, carry)
 	}
 	pats, err := readPatterns(net.Cluster, files, o.Workloads)
 	if err != nil {
@@ -247,7 +263,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 			}
 		}
 		if o.JSON {
-			return e.printJSON(predictJSON{Format: predictFormat, Transfers: rows})
+			return e.printJSON(predictJSON{Format: predictFormat, Carry: carry, Transfers: rows})
 		}
 	}
 	if o.Summary || total > maxTableRows {
@@ -257,35 +273,88 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 }
 
 // predictNetwork is the models' view of --cluster under the parameters: --calibration's
-// (with the --params overrides) or --params.
-func predictNetwork(o predictOptions) (*contention.Network, error) {
+// (with the --params overrides) or --params. A calibration fitted on another cluster — by
+// name, or by the nominal rates it records — is carried to --cluster class by class, and
+// the carry is returned for the note; the same cluster's is used as it is (carry nil).
+func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, error) {
 	cl, err := loadCluster(o.Cluster)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	params, err := o.Params.load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
+	var carry *estimate.Carry
 	if o.Calibration != "" {
 		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if cal.Cluster != cl.Name() {
-			return nil, badinput.Errorf(o.Calibration, "a calibration of cluster %s, --cluster is %s", cal.Cluster, cl.Name())
-		}
+		// The command line's values first, so that the note's fallbacks are those used.
+		o.Params.override(&cal.Params)
 		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
-		o.Params.override(&params)
+		if nom := cal.Params.Nominal; cal.Cluster != cl.Name() || nom != nil && !nom.Equal(contention.NominalOf(cl)) {
+			if carry, err = cal.CarryTo(cl); err != nil {
+				return nil, nil, badinput.Wrap(o.Calibration, err)
+			}
+			params, table = carry.Params, carry.PenaltyTable
+		}
 	}
 	net, err := params.Network(cl)
 	if err != nil {
-		return nil, badinput.Wrap(paramsFile, err)
+		return nil, nil, badinput.Wrap(paramsFile, err)
 	}
 	net.PenaltyTable = table
-	return net, nil
+	return net, carry, nil
+}
+
+// printCarry writes the note of a calibration carried to another cluster: a line per class,
+// its outcome, its parameters and the nominal rates on both clusters.
+func printCarry(w io.Writer, c *estimate.Carry) {
+	fmt.Fprintf(w, "commcal: predict: the calibration of cluster %s applied to cluster %s, resource class by resource class:\n", c.From, c.To)
+	for _, cc := range c.Classes {
+		what := compactKeys(cc.Parameters)
+		if what != "" {
+			what += ": "
+		}
+		fmt.Fprintf(w, "commcal:   %-8s  %-10s  %s%s\n", cc.Outcome, cc.Class, what, cc.Note)
+	}
+}
+
+// compactKeys lists parameter keys for people: the learned models' fields grouped by the
+// models that have them ("learned ack_in, ack_out (ackpath, ackpath-alpha)").
+func compactKeys(keys []string) string {
+	var out []string
+	models := map[string][]string{} // field → models
+	var fields []string
+	for _, k := range keys {
+		rest, ok := strings.CutPrefix(k, "learned.")
+		model, field, ok2 := strings.Cut(rest, ".")
+		if !ok || !ok2 {
+			out = append(out, k)
+			continue
+		}
+		if _, seen := models[field]; !seen {
+			fields = append(fields, field)
+		}
+		models[field] = append(models[field], model)
+	}
+	var groups []string
+	byGroup := map[string][]string{} // models → fields
+	for _, f := range fields {
+		g := strings.Join(models[f], ", ")
+		if _, seen := byGroup[g]; !seen {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], f)
+	}
+	for _, g := range groups {
+		out = append(out, fmt.Sprintf("learned %s (%s)", strings.Join(byGroup[g], ", "), g))
+	}
+	return strings.Join(out, ", ")
 }
 
 // readPatterns reads the pattern files, then generates the --workload patterns, in order.
