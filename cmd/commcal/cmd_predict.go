@@ -20,6 +20,7 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/schedule"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
@@ -44,9 +45,24 @@ const predictFormat = "commcal-predict/1"
 // predictJSON is what predict --json prints: what became of the calibration's parameters
 // when it was fitted on another cluster, and every transfer under every model.
 type predictJSON struct {
-	Format    string          `json:"format"`
-	Carry     *estimate.Carry `json:"carry,omitempty"`
-	Transfers []predictionRow `json:"transfers"`
+	Format      string          `json:"format"`
+	Carry       *estimate.Carry `json:"carry,omitempty"`
+	Transfers   []predictionRow `json:"transfers"`
+	Collectives []collectiveRow `json:"collectives,omitempty"`
+}
+
+// collectiveRow is one --collective under one model: the schedule (its algorithm, the rule
+// that chose it, its rounds) and the predicted time of the whole collective and of each round.
+type collectiveRow struct {
+	Spec      string    `json:"spec"`
+	Op        string    `json:"op"`
+	Ranks     int       `json:"ranks"`
+	Bytes     float64   `json:"bytes"`
+	Algorithm string    `json:"algorithm"`
+	Rule      string    `json:"rule"`
+	Model     string    `json:"model"`
+	Seconds   float64   `json:"seconds"`
+	Rounds    []float64 `json:"rounds_s"`
 }
 
 // maxTableRows is the most transfers predict prints one line each; beyond, a line per
@@ -81,6 +97,11 @@ Patterns come from files, directories of files, and generated workloads:
    --workload (repeatable):
 ` + indent(experiments.WorkloadHelp, "            ") + `
 
+A collective (--collective, repeatable) is predicted as the rounds of an algorithm, each
+round's transfers started together and the next round started when the slowest ends; the
+output names the algorithm and the rule that chose it:
+   ` + schedule.SpecHelp + `
+
 Patterns are predicted on all cores; the output's order is the input's. Up to 1000
 transfers are printed a line each; beyond, a line per pattern (transfers, makespan, mean
 time, steps per model) — --json and --parquet always hold every transfer.
@@ -90,6 +111,7 @@ EXAMPLES:
    commcal predict --cluster lab.toml --calibration runs/latest/calibration.json --models asymmetric,maxmin patterns/
    commcal predict --cluster bigger.toml --calibration runs/latest/calibration.json --summary pattern.csv
    commcal predict --cluster lab.toml --workload all-to-all:4e6 --parquet a2a.parquet
+   commcal predict --cluster lab.toml --collective alltoall:4e6:alg=auto:mpich --collective bcast:1e6:alg=binomial
    commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.transfers[] | select(.model == "maxmin")'`,
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
@@ -97,6 +119,7 @@ EXAMPLES:
 				Usage: "calibration.json to predict with (parameters and penalty table), of --cluster or carried to it class by class; --params is then not used"},
 			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(contention.Names(), ", ")},
 			&cli.GenericFlag{Name: "workload", Value: &repeated{}, Usage: "a generated workload (repeatable): all-to-all:BYTES, alltoallv:FILE, random:nodes=N,d=D,..."},
+			&cli.GenericFlag{Name: "collective", Value: &repeated{}, Usage: "an MPI collective predicted as the rounds of its algorithm (repeatable): OP:BYTES[:ranks=N][:ppn=K][:root=R]:alg=NAME|auto:openmpi|auto:mpich"},
 			&cli.BoolFlag{Name: "summary", Usage: "one line per pattern and model, however few transfers"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
 			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file (never an input; an existing file needs --force)"},
@@ -104,8 +127,12 @@ EXAMPLES:
 		),
 		Action: act(0, -1, "PATTERN_FILE_OR_DIR", func(c *cli.Context, e env, args []string) error {
 			workloads := c.Generic("workload").(*repeated).values
-			if len(args) == 0 && len(workloads) == 0 {
-				return usagef("predict: no pattern: give pattern files or directories, or --workload")
+			collectives := c.Generic("collective").(*repeated).values
+			if len(args) == 0 && len(workloads) == 0 && len(collectives) == 0 {
+				return usagef("predict: no pattern: give pattern files or directories, --workload or --collective")
+			}
+			if len(collectives) > 0 && c.String("parquet") != "" {
+				return usagef("predict: --parquet holds transfers, and --collective predicts whole collectives; print them (--json) instead")
 			}
 			models, err := chooseModels(c.String("models"))
 			if err != nil {
@@ -114,7 +141,7 @@ EXAMPLES:
 			if c.String("calibration") != "" && c.String("params") != "" {
 				return usagef("predict: --calibration and --params both give the parameters; choose one")
 			}
-			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Cluster: c.String("cluster"),
+			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Collectives: collectives, Cluster: c.String("cluster"),
 				Params: paramsFrom(c), Calibration: c.String("calibration"), Models: models, Parquet: c.String("parquet"),
 				Force: c.Bool("force"), JSON: c.Bool("json"), Summary: c.Bool("summary")})
 		}),
@@ -125,6 +152,7 @@ EXAMPLES:
 type predictOptions struct {
 	Patterns    []string // files or directories
 	Workloads   []string // generated workload specs
+	Collectives []string // collective specs (schedule.SpecHelp)
 	Cluster     string
 	Params      paramsOptions
 	Calibration string
@@ -239,6 +267,10 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	if err != nil {
 		return err
 	}
+	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models)
+	if err != nil {
+		return err
+	}
 	// preds[p][m] is pattern p under model m; patterns are independent, so they run on all
 	// cores, each writing its own slot.
 	flows := make([][]contention.Flow, len(pats))
@@ -263,13 +295,75 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 			}
 		}
 		if o.JSON {
-			return e.printJSON(predictJSON{Format: predictFormat, Carry: carry, Transfers: rows})
+			return e.printJSON(predictJSON{Format: predictFormat, Carry: carry, Transfers: rows, Collectives: colls})
 		}
 	}
-	if o.Summary || total > maxTableRows {
-		return printPredictionSummary(e.stdout, pats, o.Models, preds)
+	if len(pats) > 0 {
+		if o.Summary || total > maxTableRows {
+			err = printPredictionSummary(e.stdout, pats, o.Models, preds)
+		} else {
+			err = printPredictions(e.stdout, pats, o.Models, preds)
+		}
+		if err != nil || len(colls) == 0 {
+			return err
+		}
+		fmt.Fprintln(e.stdout)
 	}
-	return printPredictions(e.stdout, pats, o.Models, preds)
+	return printCollectives(e.stdout, colls)
+}
+
+// predictCollectives expands every collective spec into its schedule on the cluster's nodes
+// (in the description's order) and predicts it round by round under each model.
+func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model) ([]collectiveRow, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	var nodes []string
+	for _, n := range net.Cluster.Nodes() {
+		nodes = append(nodes, n.Name)
+	}
+	var rows []collectiveRow
+	for _, spec := range specs {
+		s, err := schedule.Parse(spec, nodes)
+		if err != nil {
+			return nil, badinput.Wrap("--collective", err)
+		}
+		for _, m := range models {
+			res, err := schedule.Predict(ctx, net, m, s, 0)
+			if err != nil {
+				return nil, fmt.Errorf("predict: --collective %s, model %s: %w", spec, m.Name(), err)
+			}
+			rows = append(rows, collectiveRow{Spec: spec, Op: string(s.Op), Ranks: len(s.Ranks), Bytes: s.Bytes, Algorithm: res.Algorithm,
+				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds})
+		}
+	}
+	return rows, nil
+}
+
+// printCollectives writes a line per collective and model: its algorithm, rounds and
+// predicted time; then the rule that chose each collective's algorithm.
+func printCollectives(w io.Writer, rows []collectiveRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "collective\top\tranks\tbytes\talgorithm\trounds\tmodel\tpredicted (s)")
+	for i, r := range rows {
+		spec := r.Spec
+		if i > 0 && rows[i-1].Spec == r.Spec {
+			spec = ""
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.6g\t%s\t%d\t%s\t%.6g\n", spec, r.Op, r.Ranks, r.Bytes, r.Algorithm, len(r.Rounds), r.Model, r.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		if i == 0 || rows[i-1].Spec != r.Spec {
+			fmt.Fprintf(w, "%s: %s\n", r.Spec, r.Rule)
+		}
+	}
+	return nil
 }
 
 // predictNetwork is the models' view of --cluster under the parameters: --calibration's
