@@ -98,10 +98,7 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
 	})
-	var nodes []string
-	for _, n := range cl.Nodes() {
-		nodes = append(nodes, n.Name)
-	}
+	nodes := cl.NodeNames()
 	var out []CollectiveAccuracy
 	for _, k := range keys {
 		ranks, err := ranksFrom(nodes, k.root, k.procs)

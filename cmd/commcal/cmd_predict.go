@@ -318,10 +318,7 @@ func predictCollectives(ctx context.Context, net *contention.Network, specs []st
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	var nodes []string
-	for _, n := range net.Cluster.Nodes() {
-		nodes = append(nodes, n.Name)
-	}
+	nodes := net.Cluster.NodeNames()
 	var rows []collectiveRow
 	for _, spec := range specs {
 		s, err := schedule.Parse(spec, nodes)
