@@ -271,6 +271,9 @@ func (p *imbParser) line(l textLine) error {
 	case strings.HasPrefix(text, "#"):
 		return nil
 	}
+	if err := p.r.whole(l); err != nil {
+		return err
+	}
 	return p.row(l.n, text)
 }
 

@@ -43,7 +43,7 @@ func readMPIBlib(r *textReader, lines []textLine) (*textOut, error) {
 		var err error
 		if body, ok := strings.CutPrefix(text, "#"); ok {
 			err = p.comment(l.n, strings.Fields(body))
-		} else {
+		} else if err = r.whole(l); err == nil {
 			err = p.row(l.n, text)
 		}
 		if err != nil {

@@ -215,6 +215,9 @@ func (p *osuParser) line(l textLine) error {
 	case strings.HasPrefix(text, "#"):
 		return p.comment(l.n, strings.TrimSpace(strings.TrimPrefix(text, "#")))
 	}
+	if err := p.r.whole(l); err != nil {
+		return err
+	}
 	return p.row(l.n, text)
 }
 

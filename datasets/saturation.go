@@ -291,6 +291,9 @@ func readSatRows(r *textReader, lines []textLine) (string, []satBlock, error) {
 		if strings.TrimSpace(l.text) == "" {
 			continue
 		}
+		if err := r.whole(l); err != nil {
+			return "", nil, err
+		}
 		f := strings.Split(l.text, ",")
 		if len(f) != len(satColumns) {
 			return "", nil, r.errAt(l.n, "", ErrRaggedRow, "%d fields, want 5: the saturation test writes rank,op,size,start_ms,duration_ms for each call", len(f))

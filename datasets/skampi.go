@@ -79,6 +79,9 @@ func (p *skampiParser) line(l textLine) error {
 	if text == "" || strings.HasPrefix(text, "#") {
 		return nil
 	}
+	if err := p.r.whole(l); err != nil {
+		return err
+	}
 	loops, f := skampiLoops(strings.Fields(text))
 	if len(loops) == 0 && (len(f) == 0 || !isInt(f[0])) {
 		return p.r.errAt(l.n, "", ErrWrongType, `%s is neither a comment nor a row ("NAME= VALUE" per loop variable, then bytes, time, standard error, repetitions)`, quote(text))

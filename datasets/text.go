@@ -47,7 +47,9 @@ import (
 //     says so.
 //   - Structure is checked as well as values, from what each tool prints: a block that ends
 //     before its first row is a run that was killed or cut (refused, not read as a shorter
-//     sweep); the sizes of a block follow the order the tool prints them in (sizeOrder); a
+//     sweep); a data line without its line end, the last of the file, was cut while it was
+//     written and is refused (textReader.whole), while a comment or header cut so is read as
+//     it is; the sizes of a block follow the order the tool prints them in (sizeOrder); a
 //     figure that is not read must still be a number (a "-nan" percentile is refused); text
 //     that is not UTF-8 is not a benchmark's output.
 //   - A value quoted in a message is cut to badinput.MaxQuote bytes (quote).
@@ -212,18 +214,23 @@ func (r *textReader) collective(o *textOut, line int64, op, root string, procs, 
 type textLine struct {
 	n    int64 // 1-based
 	text string
+	// cut is set on the last line of a file that does not end with a line end: the tools end
+	// every line they print, so the line was cut while it was written (a run killed, a copy
+	// or a disk that filled up), and its last figure may have lost digits (whole).
+	cut bool
 }
 
-// splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark. Text
-// that is not UTF-8 or holds NUL bytes is not a benchmark's output and is refused, with the
-// line.
+// splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark, and marks
+// a last line without its line end as cut. Text that is not UTF-8 or holds NUL bytes is not
+// a benchmark's output and is refused, with the line.
 func splitLines(path string, data []byte) ([]textLine, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return nil, inputErr(Location{File: path, Line: int64(bytes.Count(data[:i], []byte("\n")) + 1)}, "", ErrCorrupt, "a NUL byte: binary content, not a benchmark's text output")
 	}
 	raw := strings.Split(string(data), "\n")
-	if len(raw) > 0 && raw[len(raw)-1] == "" {
+	cut := raw[len(raw)-1] != ""
+	if !cut {
 		raw = raw[:len(raw)-1]
 	}
 	out := make([]textLine, len(raw))
@@ -233,7 +240,21 @@ func splitLines(path string, data []byte) ([]textLine, error) {
 		}
 		out[i] = textLine{n: int64(i + 1), text: strings.TrimSuffix(l, "\r")}
 	}
+	if cut {
+		out[len(out)-1].cut = true
+	}
 	return out, nil
+}
+
+// whole refuses a data line that is cut short (textLine.cut): read, its last figure could
+// be a few digits of the one printed (1277.81 cut to 127). The adapters call it on the lines
+// that hold figures; a comment or header cut at the end of a file is read as it is, since no
+// row follows that could depend on it (a block it begins has no rows, which is refused).
+func (r *textReader) whole(l textLine) error {
+	if !l.cut {
+		return nil
+	}
+	return r.errAt(l.n, "", ErrCorrupt, "the line is cut short (no end of line): a truncated file, whose last figure may have lost digits; re-run the benchmark, or delete the cut line")
 }
 
 // notUTF8 says where line, which is not UTF-8, first goes wrong.
