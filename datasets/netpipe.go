@@ -127,7 +127,7 @@ func (p *netpipeParser) nodes(tool string) (string, string, error) {
 			named = []string{p.hosts[0], p.hosts[last]}
 		}
 	}
-	return r.nodes("a "+tool, named)
+	return r.nodes(tool, named)
 }
 
 // netpipeMode is a NetPIPE run's mode: its flag ("" for the default ping-pong, "-2", "-s")

@@ -60,7 +60,9 @@ import (
 // the longest duration of its ranks (as IMB's t_max).
 //
 // What each file becomes (t_start_s 0; one repetition per run, numbered across the ingest):
-//   - send: fair_inter pattern "saturation/send/k=K": flow f from rank f to rank f+half.
+//   - send: pattern "saturation/send/k=K": flow f from rank f to rank f+half; fair_inter when
+//     --ranks puts the pairs between distinct nodes, fair_intra when every pair joins the same
+//     two nodes (satPlace).
 //   - sendrecv_same: "saturation/sendrecv_same/k=K": flows rank f → f+half, then f+half → f.
 //     The file's smallest k is exchange_calibration and the others exchange (held out), as a
 //     nightly catalogue measures one exchange to calibrate and keeps the others to judge the
@@ -73,7 +75,8 @@ import (
 // Which test a file holds comes from its content: the operation, and for MPI_Sendrecv the
 // ranks' steps (in sendrecv_same rank 1 joins a step after rank 0, in sendrecv_diff with it).
 // A file named load_NAME.csv after another test is read as its content says, with a note.
-// The file does not name hosts: --ranks gives the node of each rank.
+// The file does not name hosts: --ranks gives the node of each rank, and must place them as
+// the test means them (satPlace: textReader.place's checks on the largest step's ranks).
 
 // satTest is one of the saturation program's four tests.
 type satTest int
@@ -182,6 +185,10 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 		return nil, err
 	}
 	steps := test.steps(half)
+	pairsExp, err := satPlace(r, test, half, steps[len(steps)-1]+1, nodes)
+	if err != nil {
+		return nil, err
+	}
 	byRank := map[int]*satBlock{}
 	for i := range blocks {
 		byRank[blocks[i].rank] = &blocks[i]
@@ -204,7 +211,7 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 				r.collective(o, slow.line, "alltoall", nodes[0], int64(2*k), size, slow.dur/1e3)
 				continue
 			}
-			exp := satExperiment(test, s == 0)
+			exp := satExperiment(test, s == 0, pairsExp)
 			id := o.patternID(fmt.Sprintf("%s/k=%d", test.name(), k))
 			var senders []int
 			for f := range k {
@@ -224,16 +231,45 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 			}
 		}
 	}
-	satNotes(o, r.path, test, half, runs, steps, size)
+	satNotes(o, r.path, test, half, runs, steps, size, pairsExp)
 	return o, nil
 }
 
-// satExperiment is the experiment of a test's patterns: the smallest k calibrates the
-// exchanges and cycles, the others are held out.
-func satExperiment(test satTest, smallest bool) string {
+// satPlace checks that the ranks of a test's largest step, k, are placed as the test means
+// them (textReader.place), and returns the experiment of the send test's pairs: fair_intra when
+// every pair joins the same two nodes, fair_inter when the pairs join distinct nodes. A
+// smaller step's ranks are a subset of the largest's, placed alike, so the check holds for
+// every step and the send test's patterns are one experiment.
+func satPlace(r *textReader, test satTest, half, k int, nodes []string) (string, error) {
+	var d design
+	var groups [][]int
+	what := fmt.Sprintf("saturation %s at k = %d", test.name(), k)
+	switch test {
+	case satSend, satSame:
+		d, what = designPairs, fmt.Sprintf("%s (rank f sends to rank f + %d)", what, half)
+		if test == satSame {
+			d, what = designExchanges, fmt.Sprintf("saturation %s at k = %d (ranks f and f + %d exchange)", test.name(), k, half)
+		}
+		for f := range k {
+			groups = append(groups, []int{f, half + f})
+		}
+	case satDiff:
+		d, what = designCycles, fmt.Sprintf("%s (cycles 2c → 2c + %d → 2c + 1 → 2c + %d → 2c)", what, half, half+1)
+		for c := range k / 2 {
+			groups = append(groups, []int{2 * c, half + 2*c, 2*c + 1, half + 2*c + 1})
+		}
+	case satAlltoall:
+		d, groups = designCollective, [][]int{rankRange(0, 2*k)}
+	}
+	return r.place(0, what, d, groups, nodes)
+}
+
+// satExperiment is the experiment of a test's patterns: pairsExp for the send test's pairs
+// (satPlace); the smallest k calibrates the exchanges and cycles, the others are held out.
+func satExperiment(test satTest, smallest bool, pairsExp string) string {
 	switch {
 	case test == satSend:
-		return experiments.FairInter
+		return pairsExp
 	case test == satSame && smallest:
 		return experiments.ExchangeCalibration
 	case test == satSame:
@@ -245,7 +281,7 @@ func satExperiment(test satTest, smallest bool) string {
 }
 
 // satNotes says what the rows of a file are.
-func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int, size int64) {
+func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int, size int64, pairsExp string) {
 	k0, kn := steps[0]+1, steps[len(steps)-1]+1
 	what := fmt.Sprintf("platform-calibration saturation test %s on %d ranks, %s, %d runs each, %d B per message",
 		test.name(), 2*half, stepRange(steps), runs, size)
@@ -259,8 +295,9 @@ func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int
 	const flowTime = "a flow's time is its receiver's duration, ms read as 10⁻³ s"
 	switch test {
 	case satSend:
-		o.note("%s: each run is one repetition of fair_inter pattern saturation/send/k=K (rank f sends to rank f+%d, f < k); %s (the receiver's MPI_Recv, logged as MPI_Send); runs follow one another without a barrier",
-			what, half, flowTime)
+		placed := map[string]string{experiments.FairIntra: "every pair between the same two nodes", experiments.FairInter: "pairs between distinct nodes"}[pairsExp]
+		o.note("%s: each run is one repetition of %s pattern saturation/send/k=K (rank f sends to rank f+%d, f < k; --ranks: %s); %s (the receiver's MPI_Recv, logged as MPI_Send); runs follow one another without a barrier",
+			what, pairsExp, half, placed, flowTime)
 	case satSame:
 		o.note("%s: each run is one repetition of pattern saturation/sendrecv_same/k=K (ranks f and f+%d exchange, f < k), %s; %s",
 			what, half, roles(experiments.ExchangeCalibration, experiments.Exchange), flowTime)

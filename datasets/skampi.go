@@ -200,7 +200,7 @@ func (p *skampiParser) pingpong(n int64, loops [][2]string, size int64, f []stri
 		p.zeros++
 		return nil
 	}
-	if p.src, p.dst, err = p.r.nodes("a SKaMPI "+bounded(p.block), nil); err != nil {
+	if p.src, p.dst, err = p.r.nodes("SKaMPI "+bounded(p.block), nil); err != nil {
 		return err
 	}
 	p.used = appendNew(p.used, bounded(p.block))

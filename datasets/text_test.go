@@ -92,3 +92,57 @@ func TestCutShortComment(t *testing.T) {
 		t.Errorf("%d transfers cut, %d whole; want the same", len(cut), len(whole))
 	}
 }
+
+// place, the text adapters' one placement check, against the experiments' definitions: the
+// designs' placements that hold, with the experiment of pairs, and those refused.
+func TestPlace(t *testing.T) {
+	r := &textReader{path: "f", cl: testCluster(t, "ccpe-testbed")}
+	cases := []struct {
+		name   string
+		d      design
+		groups [][]int
+		nodes  []string
+		exp    string
+		kind   ErrKind // "" when accepted
+	}{
+		{"one pair within a rack", designPairs, [][]int{{0, 1}}, []string{"X1", "X2"}, "fair_intra", ""},
+		{"one pair across racks", designPairs, [][]int{{0, 1}}, []string{"X1", "Y1"}, "fair_inter", ""},
+		{"pairs between two nodes", designPairs, [][]int{{0, 2}, {1, 3}}, []string{"X1", "X1", "Y1", "Y1"}, "fair_intra", ""},
+		{"pairs between distinct nodes", designPairs, [][]int{{0, 2}, {1, 3}}, []string{"X1", "X2", "X3", "X4"}, "fair_inter", ""},
+		{"pairs fanning out", designPairs, [][]int{{0, 2}, {1, 3}}, []string{"X1", "X1", "X2", "X3"}, "", ErrUnsupported},
+		{"a node that sends and receives", designPairs, [][]int{{0, 1}, {2, 3}}, []string{"X1", "X2", "X2", "X3"}, "", ErrUnsupported},
+		{"pair on one node", designPairs, [][]int{{0, 1}}, []string{"X1", "X1"}, "", ErrSameNode},
+		{"two exchanges of one pair of nodes", designExchanges, [][]int{{0, 2}, {1, 3}}, []string{"X1", "X1", "X2", "X2"}, "", ""},
+		{"a node exchanging with two peers", designExchanges, [][]int{{0, 1}, {2, 3}}, []string{"X1", "X2", "X2", "X3"}, "", ErrUnsupported},
+		{"ring of distinct nodes", designCycles, [][]int{{0, 1, 2}}, []string{"X1", "X2", "Y1"}, "", ""},
+		{"two rings sharing a node", designCycles, [][]int{{0, 1, 2}, {3, 4, 5}}, []string{"X1", "X2", "Y1", "X1", "X3", "Y2"}, "", ErrUnsupported},
+		{"ring neighbours on one node", designCycles, [][]int{{0, 1, 2}}, []string{"X1", "X2", "X2"}, "", ErrSameNode},
+		{"collective on distinct nodes", designCollective, [][]int{{0, 1, 2}}, []string{"X1", "X2", "Y1"}, "", ""},
+		{"collective sharing a node", designCollective, [][]int{{0, 1, 2}}, []string{"X1", "X2", "X1"}, "", ErrSameNode},
+	}
+	for _, c := range cases {
+		exp, err := r.place(0, "test", c.d, c.groups, c.nodes)
+		switch ie, _ := IsInputError(err); {
+		case c.kind == "" && (err != nil || exp != c.exp):
+			t.Errorf("%s: %q, %v; want %q", c.name, exp, err, c.exp)
+		case c.kind != "" && (ie == nil || ie.Kind != c.kind):
+			t.Errorf("%s: %q, %v; want %s", c.name, exp, err, c.kind)
+		}
+	}
+}
+
+// The two-process adapters and MPIBlib's collectives refuse ranks on one node through place,
+// saying why: loopback says nothing about the network.
+func TestTwoRanksOneNode(t *testing.T) {
+	const why = "their messages go through the node's loopback or shared memory, which says nothing about the network; "
+	scatter, err := os.ReadFile("testdata/benchmarks/mpiblib_scatter.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStructure(t, []structureCase{
+		{"netpipe", "np.out", "       1 1.301760   0.00000586\n       2 2.612286   0.00000584\n       3 2.277941   0.00001005\n", Source{Src: "X1", Dst: "X1"}, ErrSameNode,
+			"FILE: same-node: NetPIPE: ranks 0 and 1, a pair, are both on node X1: " + why + "place the two ranks of each pair on two nodes (mpirun --map-by node does) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
+		{"mpiblib scatter", "m.out", strings.Replace(string(scatter), "#2\tY3", "#2\tY1", 1), Source{}, ErrSameNode,
+			"FILE: line 1: same-node: an MPIBlib MPI_Scatter (#Processors): ranks 0 and 2, of one collective, are both on node Y1: " + why + "place one rank per node (mpirun --map-by node) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
+	})
+}
