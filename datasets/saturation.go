@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/commcal/commcal/experiments"
@@ -376,7 +375,9 @@ func readSatRows(r *textReader, lines []textLine) (string, []satBlock, error) {
 	return op, blocks, nil
 }
 
-// satAppend adds a row to its rank's block, checking it against the rows before.
+// satAppend adds a row to its rank's block, checking it against the rows before. Ranks only
+// increase from block to block, so a rank below the last block's is the only one seen
+// before.
 func satAppend(r *textReader, blocks *[]satBlock, c satRow) error {
 	bs := *blocks
 	if len(bs) > 0 {
@@ -392,7 +393,7 @@ func satAppend(r *textReader, blocks *[]satBlock, c satRow) error {
 		case c.rank == b.rank:
 			b.rows = append(b.rows, c)
 			return nil
-		case c.rank < b.rank || slices.ContainsFunc(bs, func(o satBlock) bool { return o.rank == c.rank }):
+		case c.rank < b.rank:
 			return r.errAt(c.line, "rank", ErrNotIncreasing, "rank %d after rank %d's rows (from line %d): the saturation test gathers each rank's rows together, in rank order",
 				c.rank, b.rank, first.line)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
 )
@@ -454,4 +455,29 @@ func TestSaturationPlacement(t *testing.T) {
 		{"cycle neighbours on one node", "load_sendrecv_diff.csv", satLog("sendrecv_diff", 4, 1), src("X1", "Y1", "X1", "Y2"), ErrSameNode,
 			"FILE: same-node: saturation sendrecv_diff at k = 2 (cycles 2c → 2c + 2 → 2c + 1 → 2c + 3 → 2c): ranks 0 and 2, neighbours in a cycle, are both on node X1: " + loopback + "place one rank per node (mpirun --map-by node) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
 	})
+}
+
+// Reading a log's rows takes time linear in its ranks: 100,000 ranks of one row each (a log
+// that the send test could not have written, refused when its steps are counted) are read
+// and refused in well under a second.
+func TestSaturationManyRanks(t *testing.T) {
+	const ranks = 100_000
+	var b strings.Builder
+	for r := range ranks {
+		fmt.Fprintf(&b, "%d,MPI_Send,4000000,10.000000,1.000000e+00\n", r)
+	}
+	lines, err := splitLines("load_send.csv", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = readSaturation(&textReader{path: "load_send.csv", cl: testCluster(t, "ccpe-testbed")}, lines)
+	took := time.Since(start)
+	want := `load_send.csv: line 1, column "rank": corrupt: rank 0 has 1 rows: the send test on 100000 ranks has it take part in 50000 steps, each of the same number of runs`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if took > time.Second {
+		t.Errorf("%d ranks read in %v, want under a second", ranks, took)
+	}
 }
