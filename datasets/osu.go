@@ -55,8 +55,11 @@ import (
 //   - osu_alltoall, osu_allgather, osu_bcast, osu_scatter, osu_gather and their v variants
 //     (equal counts for every process, so the same operation): collectives rows. OSU's Size is
 //     the block each process sends to or receives from each other (bcast: the whole message),
-//     the table's bytes; the time is OSU's average latency, the mean over the processes of
-//     each one's mean time per call. The root is rank 0 (bcast always; scatter and gather
+//     the table's bytes. Each process times its calls and OSU reduces their mean times over
+//     the processes to an average, and under -f a minimum and a maximum: the time is the Max
+//     Latency where the file has it, since a collective is complete when its slowest process
+//     is (IMB's t_max, the saturation test's slowest rank), else the average, which is below
+//     that, with a note saying so. The root is rank 0 (bcast always; scatter and gather
 //     unless -k, which the file does not print); procs is --ranks' length, which the file does
 //     not print either: without --ranks they are refused, and so are ranks sharing a node
 //     (the table counts one process per node; textReader.place).
@@ -162,6 +165,9 @@ type osuParser struct {
 	pairs    int64      // from "# [ pairs: N ]", -1 until then
 	iters    counts
 	zeros    int
+	// maxRows and avgRows count the collectives rows that store OSU's Max Latency (-f) and
+	// its average, for the notes.
+	maxRows, avgRows int
 	// The nodes of the current run, settled at its first row (run.set): the flows of a
 	// transfers pattern, or a collective's root and processes.
 	run osuRun
@@ -338,8 +344,18 @@ func (p *osuParser) row(n int64, text string) error {
 }
 
 // rowValue reads a row's figure: the latency in seconds (µs in the file), or the bandwidth in
-// bytes per second (MB/s, 10⁶ B/s, in the file).
+// bytes per second (MB/s, 10⁶ B/s, in the file). A collective's latency is its Max Latency
+// where the header has one (-f): the slowest process's mean time per call, when the
+// collective is complete; else OSU's average over the processes.
 func (p *osuParser) rowValue(n int64, f []string) (float64, error) {
+	if p.test.read == osuCollective && p.col("maxlatency(us)") >= 0 {
+		p.maxRows++
+		us, err := p.positive(n, f, "Max Latency(us)", "latency in µs", "", "maxlatency(us)")
+		return us * 1e-6, err
+	}
+	if p.test.read == osuCollective {
+		p.avgRows++
+	}
 	if p.test.latency() {
 		us, err := p.positive(n, f, "Avg Latency(us)", "latency in µs",
 			"the header names no latency column (Avg Latency(us) or Latency (us))", "avglatency(us)", "latency(us)")
@@ -591,8 +607,15 @@ func (p *osuParser) notes() {
 	case osuMultiLat:
 		o.note("%s: the pairs (rank i with rank i + P/2, P from --ranks) ping-pong at once, one pattern of k flows; each flow's time is OSU's one-way latency averaged over the pairs, %s; µs read as 10⁻⁶ s; %s", o.tool, avg, where)
 	case osuCollective:
-		o.note("%s: collectives rows of op %s; each row is OSU's average latency (the mean over the processes of each one's mean time per call), %s; bytes is OSU's Size (%s); %s from --ranks; the root is rank 0's node (OSU's root unless the run used -k, which the file does not print)",
-			o.tool, p.test.op, avg, osuSizeMeaning[p.test.op], where)
+		var times []string
+		if p.maxRows > 0 {
+			times = append(times, fmt.Sprintf("%d rows are OSU's Max Latency (-f: the slowest process's mean time per call, when the collective is complete, as IMB's t_max)", p.maxRows))
+		}
+		if p.avgRows > 0 {
+			times = append(times, fmt.Sprintf("%d rows are OSU's average latency (the mean over the processes of each one's mean time per call: below the collective's completion, its slowest process's time; run with -f for the Max Latency column)", p.avgRows))
+		}
+		o.note("%s: collectives rows of op %s; %s, %s; µs read as 10⁻⁶ s; bytes is OSU's Size (%s); %s from --ranks; the root is rank 0's node (OSU's root unless the run used -k, which the file does not print)",
+			o.tool, p.test.op, strings.Join(times, "; "), avg, osuSizeMeaning[p.test.op], where)
 	}
 	if p.col("p50taillat(us)") >= 0 || p.col("p50tailbw(mb/s)") >= 0 {
 		o.note("%s: the percentile columns (-z) are not stored: a row holds one figure, the average", o.tool)
