@@ -281,13 +281,12 @@ func satExperiment(test satTest, smallest bool, pairsExp string) string {
 
 // satNotes says what the rows of a file are.
 func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int, size int64, pairsExp string) {
-	k0, kn := steps[0]+1, steps[len(steps)-1]+1
 	what := fmt.Sprintf("platform-calibration saturation test %s on %d ranks, %s, %d runs each, %d B per message",
 		test.name(), 2*half, stepRange(steps), runs, size)
 	roles := func(calibration, heldOut string) string {
-		s := fmt.Sprintf("%s for k = %d", calibration, k0)
+		s := fmt.Sprintf("%s for %s", calibration, kRange(steps[:1]))
 		if len(steps) > 1 {
-			s += fmt.Sprintf(", %s (held out) for k = %d–%d", heldOut, steps[1]+1, kn)
+			s += fmt.Sprintf(", %s (held out) for %s", heldOut, kRange(steps[1:]))
 		}
 		return s + " (--role overrides)"
 	}
@@ -484,12 +483,21 @@ func (t satTest) fit(r *textReader, blocks []satBlock) (int, int, error) {
 	return half, runs, nil
 }
 
-// stepRange names steps by their k for a message: "k = 3–8 (6 steps)".
+// stepRange names steps by their k for a message: "k = 3–8 (6 steps)", "k = 2 (1 step)".
 func stepRange(steps []int) string {
 	if len(steps) == 1 {
-		return fmt.Sprintf("k = %d (1 step)", steps[0]+1)
+		return kRange(steps) + " (1 step)"
 	}
-	return fmt.Sprintf("k = %d–%d (%d steps)", steps[0]+1, steps[len(steps)-1]+1, len(steps))
+	return fmt.Sprintf("%s (%d steps)", kRange(steps), len(steps))
+}
+
+// kRange names steps by their first and last k: "k = 3–8", or "k = 2" for one step.
+func kRange(steps []int) string {
+	first, last := steps[0]+1, steps[len(steps)-1]+1
+	if first == last {
+		return fmt.Sprintf("k = %d", first)
+	}
+	return fmt.Sprintf("k = %d–%d", first, last)
 }
 
 // satLine matches a line of a saturation log: a rank, an MPI operation, a size and two

@@ -127,7 +127,8 @@ func TestSaturationLoopbackRun(t *testing.T) {
 			t.Errorf("collectives row %d: %+v, want %d procs rep %d in %g ms", 3*i, c, w.procs, w.rep, w.ms)
 		}
 	}
-	if !hasNote(m, "saturation test send on 4 ranks, k = 1–2 (2 steps), 10 runs each") || !hasNote(m, "alltoall on 4 ranks, k = 1–2 (2 steps), 3 runs each") {
+	if !hasNote(m, "saturation test send on 4 ranks, k = 1–2 (2 steps), 10 runs each") || !hasNote(m, "alltoall on 4 ranks, k = 1–2 (2 steps), 3 runs each") ||
+		!hasNote(m, "exchange_calibration for k = 1, exchange (held out) for k = 2 (--role overrides)") {
 		t.Errorf("notes %v", m.Sources)
 	}
 }
