@@ -336,13 +336,13 @@ func TestIMBHeaders(t *testing.T) {
 	}
 }
 
-// The IMB output of the shared formats directory (made on another day, by another hand) is
-// read as the same experiments: PingPong a sweep, Sendrecv and Exchange on 2 processes
-// exchanges.
+// An IMB output other than those of testdata/imb, kept in the shared data beside the
+// repository (shared/data/formats/imb), is read as the same experiments: PingPong a sweep,
+// Sendrecv and Exchange on 2 processes exchanges.
 func TestIMBSharedOutput(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "data", "formats", "imb")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared benchmark outputs are not here (%v)", err)
+		t.Skipf("needs the shared IMB output %s (imb_mpi1_pingpong_sendrecv_exchange.txt), outside the repository: %v", dir, err)
 	}
 	_, tr, _, err := realIngest(t, Source{Src: "a", Dst: "b"}, dir, "imb_mpi1_pingpong_sendrecv_exchange.txt")
 	if err != nil {

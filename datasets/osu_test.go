@@ -428,14 +428,15 @@ func TestOSUTestsDoNotMerge(t *testing.T) {
 	}
 }
 
-// TestOSUSharedOutputs reads the real osu_latency and osu_bw outputs of the shared data (made
-// by another session, not read when the adapter was written; ../shared/data/formats/README.md),
-// with rank nodes from --ranks: every size a p2p_sweep transfer from a to b, the figures as
-// the files print them.
+// TestOSUSharedOutputs checks the adapter on real osu_latency and osu_bw outputs of OSU runs
+// other than those of testdata/osu, kept in the shared data beside the repository
+// (shared/data/formats, whose README says how they were made), with rank nodes from
+// --ranks: every size is a p2p_sweep transfer from a to b, its time the file's figure (µs, or
+// bytes over MB/s).
 func TestOSUSharedOutputs(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "data", "formats")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared benchmark outputs are not here (%v)", err)
+	if _, err := os.Stat(filepath.Join(dir, "osu")); err != nil {
+		t.Skipf("needs the shared OSU outputs %s (osu_latency.txt, osu_bw.txt, lab.toml), outside the repository: %v", dir, err)
 	}
 	cl, err := cluster.Load(filepath.Join(dir, "lab.toml"))
 	if err != nil {
