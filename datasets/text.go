@@ -183,10 +183,10 @@ const (
 	designCollective
 )
 
-// place checks that the ranks of a pattern (what names the benchmark and run in messages,
-// line the line that begins it, or 0) are placed as its design needs, with nodes the node of each rank (indexed by rank) and
-// groups the pattern's groups of ranks (design). It is the one placement check of the text
-// adapters:
+// place checks that the ranks of a pattern are placed as its design needs: groups are the
+// pattern's groups of ranks (design), nodes the node of each rank (indexed by rank); what
+// names the benchmark and run in messages, line the line that begins it (or 0). It is the
+// one placement check of the text adapters:
 //   - Two ranks of one pair, one exchange, neighbours in one cycle, or of one collective on
 //     one node are refused: their messages go through loopback or shared memory, which says
 //     nothing about the network (a collectives row counts one process per node, too).
