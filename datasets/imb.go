@@ -271,6 +271,9 @@ func (p *imbParser) line(l textLine) error {
 	case strings.HasPrefix(text, "#"):
 		return nil
 	}
+	if err := p.r.whole(l); err != nil {
+		return err
+	}
 	return p.row(l.n, text)
 }
 
@@ -486,8 +489,9 @@ func (p *imbParser) time(n int64, f []string) (float64, error) {
 // nodes returns the node of each rank of a block, in the block's rank order: --ranks (through
 // -map's rank order when the block has one), or --src and --dst for 2 processes. A collective
 // needs only its rank 0, the root: --src names it when --ranks is not given. It refuses a
-// root that moves, and a transfer between two ranks of one node, which does not cross the
-// network.
+// root that moves, and ranks placed other than as the block's design needs (textReader.place:
+// two ranks of a transfer or a collective on one node, whose messages do not cross the
+// network; a ring whose nodes repeat).
 func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 	what := p.o.tool + " " + b.name
 	if b.procs > imbMaxRanks/max(b.groups, 1) {
@@ -532,17 +536,32 @@ func (p *imbParser) nodes(b *imbBlock) ([]string, error) {
 	for i, w := range world {
 		nodes[i] = all[w]
 	}
-	if slices.Contains(CollectiveOps, b.kind) {
-		return nodes, nil
-	}
-	for _, f := range b.flows() {
-		if nodes[f[0]] == nodes[f[1]] {
-			return nil, inputErr(Location{File: p.r.path, Line: b.line}, "", ErrSameNode,
-				"%s %s: ranks %d and %d, which exchange messages, are both on node %s, so their transfers do not cross the network; place the ranks so that each neighbour is on another node (mpirun --map-by node), and give their nodes (--ranks)",
-				p.o.tool, b.what(), world[f[0]], world[f[1]], nodes[f[0]])
-		}
+	d, groups := b.placement(world)
+	if _, err := p.r.place(b.line, p.o.tool+" "+b.what(), d, groups, all); err != nil {
+		return nil, err
 	}
 	return nodes, nil
+}
+
+// placement returns the design of a block's ranks and their groups, as MPI_COMM_WORLD ranks
+// (world: those of the block's ranks, in block order), for textReader.place: a collective's
+// ranks; PingPong's pair; on 2 processes, each group's exchange; on more, each group's ring.
+func (b *imbBlock) placement(world []int64) (design, [][]int) {
+	ranks := make([]int, len(world))
+	for i, w := range world {
+		ranks[i] = int(w)
+	}
+	switch {
+	case slices.Contains(CollectiveOps, b.kind):
+		return designCollective, [][]int{ranks}
+	case b.kind == "pingpong":
+		return designPairs, [][]int{ranks[:2]}
+	}
+	groups := slices.Collect(slices.Chunk(ranks, int(b.procs)))
+	if b.procs == 2 {
+		return designExchanges, groups
+	}
+	return designCycles, groups
 }
 
 // flows returns the flows of one iteration of a point-to-point block, as (sender, receiver)

@@ -251,6 +251,11 @@ func TestIMBRefused(t *testing.T) {
 			[]string{"line 34", "IMB-MPI1 2021.11 PingPong on 2 processes: ranks 0 and 1", "both on node a", "--map-by node"}},
 		{"ring neighbours on one node", "v2021.11_np3.txt", Source{Ranks: []string{"a", "b", "b"}}, ErrSameNode,
 			[]string{"Sendrecv on 3 processes: ranks 1 and 2", "both on node b"}},
+		// a → b → a → b → a: each node sends to and receives from one peer, not a cycle.
+		{"ring on two nodes", "v2021.11_p2p_np4.txt", Source{Ranks: []string{"a", "b", "a", "b"}}, ErrUnsupported,
+			[]string{"line 92", "Sendrecv on 4 processes: ranks 0 and 2 of the cycles are both on node a", "distinct nodes", "one rank per node"}},
+		{"collective ranks on one node", "v2021.11_coll_np4.txt", Source{Ranks: []string{"a", "a", "b", "b"}}, ErrSameNode,
+			[]string{"line 35", "Alltoall on 4 processes: ranks 0 and 1, of one collective, are both on node a", "loopback", "one rank per node (mpirun --map-by node)"}},
 		{"root shift", "v2021.11_root_shift_np4.txt", abcd, ErrUnsupported,
 			[]string{"line 33", "IMB-MPI1 2021.11 Bcast on 4 processes: the root moves from rank to rank at every iteration (run with -root_shift on)", "re-run with -root_shift off"}},
 		{"collective without rank 0", "v2021.11_coll_np4.txt", Source{}, ErrUnsupported,
@@ -331,13 +336,13 @@ func TestIMBHeaders(t *testing.T) {
 	}
 }
 
-// The IMB output of the shared formats directory (made on another day, by another hand) is
-// read as the same experiments: PingPong a sweep, Sendrecv and Exchange on 2 processes
-// exchanges.
+// An IMB output other than those of testdata/imb, kept in the shared data beside the
+// repository (shared/data/formats/imb), is read as the same experiments: PingPong a sweep,
+// Sendrecv and Exchange on 2 processes exchanges.
 func TestIMBSharedOutput(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "data", "formats", "imb")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared benchmark outputs are not here (%v)", err)
+		t.Skipf("needs the shared IMB output %s (imb_mpi1_pingpong_sendrecv_exchange.txt), outside the repository: %v", dir, err)
 	}
 	_, tr, _, err := realIngest(t, Source{Src: "a", Dst: "b"}, dir, "imb_mpi1_pingpong_sendrecv_exchange.txt")
 	if err != nil {

@@ -57,7 +57,8 @@ import (
 // size three measurements before: that is checked, in both outputs. A main loop without
 // measurements is a run that stopped. A last measurement line cut after "-->", or followed
 // there by NetPIPE's error ("NetPIPE: read failed …"), is a run that stopped there: the sizes
-// before are kept, with a note; a measurement after it is a damaged file. Columns after the
+// before are kept, with a note; a measurement after it is a damaged file. Any other line of
+// figures without its line end was cut while written (textReader.whole) and is refused. Columns after the
 // time (a variance, with some flags) are not read nor checked: NetPIPE prints them as they
 // come, NaN included.
 func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
@@ -73,7 +74,7 @@ func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
 		if strings.Contains(text, "Now starting the main loop") && p.mainLoop == 0 {
 			p.mainLoop = l.n
 		}
-		if err := p.line(l.n, text); err != nil {
+		if err := p.line(l, text); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +127,7 @@ func (p *netpipeParser) nodes(tool string) (string, string, error) {
 			named = []string{p.hosts[0], p.hosts[last]}
 		}
 	}
-	return r.nodes("a "+tool, named)
+	return r.nodes(tool, named)
 }
 
 // netpipeMode is a NetPIPE run's mode: its flag ("" for the default ping-pong, "-2", "-s")
@@ -231,14 +232,16 @@ type netpipeParser struct {
 	stopAt  int64
 }
 
-// line reads one non-blank line and keeps its measurement, if it has one above 0 bytes.
-func (p *netpipeParser) line(n int64, text string) error {
+// line reads one non-blank line (text: l's, trimmed) and keeps its measurement, if it has
+// one above 0 bytes.
+func (p *netpipeParser) line(l textLine, text string) error {
+	n := l.n
 	var m netpipeMeas
 	var ok bool
 	var err error
 	if p.stdout {
-		m, ok, err = p.stdoutLine(n, text)
-	} else {
+		m, ok, err = p.stdoutLine(l, text)
+	} else if err = p.r.whole(l); err == nil {
 		m, ok, err = p.fileLine(n, text)
 	}
 	if err != nil || !ok {
@@ -289,10 +292,13 @@ func (p *netpipeParser) number(n int64, s string) error {
 	return nil
 }
 
-// stdoutLine reads a line of standard output: a rank's host, the mode, a message (ok false),
-// a measurement "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec", or the last one of a
-// run that stopped (see readNetPIPE).
-func (p *netpipeParser) stdoutLine(n int64, text string) (m netpipeMeas, ok bool, err error) {
+// stdoutLine reads a line of standard output (text: l's, trimmed): a rank's host, the mode, a
+// message (ok false), a measurement "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec",
+// or the last one of a run that stopped (see readNetPIPE). A measurement line cut short
+// (textLine.cut) is refused unless it is that of a run that stopped: its figures may have
+// lost digits.
+func (p *netpipeParser) stdoutLine(l textLine, text string) (m netpipeMeas, ok bool, err error) {
+	n := l.n
 	if h := netpipeHost.FindStringSubmatch(text); h != nil {
 		rank, err := p.r.parseIndex(n, "rank", "a rank", h[1])
 		p.hosts[rank] = h[2]
@@ -336,6 +342,9 @@ func (p *netpipeParser) stdoutLine(n int64, text string) (m netpipeMeas, ok bool
 		p.stopped = fmt.Sprintf("the run stopped at measurement %s (%d B, line %d): %s; the sizes before it are kept", f[1], m.size, n, why)
 		p.stopAt = n
 		return m, false, nil
+	}
+	if err := p.r.whole(l); err != nil {
+		return m, false, err
 	}
 	fig := netpipeFigures.FindStringSubmatch(rest)
 	if fig == nil {

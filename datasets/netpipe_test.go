@@ -138,12 +138,13 @@ func TestNetPIPEModes(t *testing.T) {
 	})
 }
 
-// The NetPIPE outputs of the shared formats directory (NPopenmpi's default ping-pong, made on
-// another day) are read as before: half round trips.
+// NetPIPE outputs other than those of testdata/netpipe, kept in the shared data beside the
+// repository (shared/data/formats/netpipe: NPopenmpi's default ping-pong), are read as half
+// round trips.
 func TestNetPIPESharedOutputs(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "data", "formats", "netpipe")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared benchmark outputs are not here (%v)", err)
+		t.Skipf("needs the shared NetPIPE outputs %s (np_openmpi.out, NPopenmpi.stdout), outside the repository: %v", dir, err)
 	}
 	for _, f := range []string{"np_openmpi.out", "NPopenmpi.stdout"} {
 		_, tr, _, err := realIngest(t, ab, dir, f)
