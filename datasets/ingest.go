@@ -347,6 +347,9 @@ func (ing *ingester) textSource(src Source, r io.Reader, idx int32, simgridKind 
 	if err := relabel(src, o); err != nil {
 		return err
 	}
+	if tr.orderNote != "" {
+		o.note("%s", tr.orderNote)
+	}
 	info.Notes = o.notes
 	tables, rows, err := ing.text(src, o, idx)
 	info.Table, info.Rows = strings.Join(tables, ","), rows

@@ -487,3 +487,25 @@ func TestOSUTitles(t *testing.T) {
 		}
 	}
 }
+
+// A collective whose ranks did not run on the cluster's nodes in order from its root is noted:
+// the collectives table keeps the root and the process count only, and validation places
+// the ranks in that order.
+func TestCollectiveOrderNoted(t *testing.T) {
+	inOrder := Source{Format: FormatOSU, Ranks: []string{"X1", "X2", "X3", "X4"}}
+	m, _, co, _, err := benchIngest(t, inOrder, "osu7_alltoall_f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(co) == 0 || hasNote(m, "validation, which places") {
+		t.Errorf("%d rows, notes %q: ranks in the cluster's order are not noted", len(co), m.Sources[0].Notes)
+	}
+	across := Source{Format: FormatOSU, Ranks: []string{"X1", "X2", "Y1", "Y2"}}
+	m, _, co, _, err = benchIngest(t, across, "osu7_alltoall_f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(co) == 0 || !hasNote(m, "rank 2 ran on node Y1, where validation") {
+		t.Errorf("%d rows, notes %q: want the placement noted", len(co), m.Sources[0].Notes)
+	}
+}

@@ -115,7 +115,10 @@ type textReader struct {
 	path     string
 	src, dst string
 	ranks    []string // the node of each rank (--ranks), or nil
-	cl       *cluster.Cluster
+	// orderNote, once set, says that a collective's ranks ran off the order validation
+	// assumes (checkCollectiveOrder); textSource adds it to the source's notes.
+	orderNote string
+	cl        *cluster.Cluster
 	// from and to are the nodes settled by the first call of nodes.
 	from, to string
 }
@@ -149,6 +152,27 @@ func (r *textReader) nodes(tool string, named []string) (string, string, error) 
 	}
 	return "", "", inputErr(Location{File: r.path}, "", ErrUnsupported,
 		"%s output %s; give them (--src: the node of rank 0, which sends first; --dst: the node of rank 1)", tool, what)
+}
+
+// checkCollectiveOrder notes, once per file, a collective whose ranks do not run on the
+// cluster's nodes in the description's order from its first rank's node: the collectives
+// table keeps only the root and the process count, and validation places the ranks that way.
+func (r *textReader) checkCollectiveOrder(what string, ranks []int, nodes []string) {
+	if r.orderNote != "" || len(ranks) == 0 {
+		return
+	}
+	all := r.cl.NodeNames()
+	first := slices.Index(all, nodes[ranks[0]])
+	if first < 0 {
+		return
+	}
+	for i, rk := range ranks {
+		if want := all[(first+i)%len(all)]; nodes[rk] != want {
+			r.orderNote = fmt.Sprintf("%s: rank %d ran on node %s, where validation, which places a collective's ranks one per node in the cluster's order from its root, puts it on %s: its predictions of these collectives are for that placement",
+				what, i, bounded(nodes[rk]), bounded(want))
+			return
+		}
+	}
 }
 
 // rankNodes returns the nodes of ranks 0 … n−1: --ranks, or --src and --dst for a run of two
@@ -248,6 +272,7 @@ func (r *textReader) place(line int64, what string, d design, groups [][]int, no
 			}
 			at[nodes[rk]] = rk
 		}
+		r.checkCollectiveOrder(what, groups[0], nodes)
 	}
 	switch d {
 	case designPairs:

@@ -42,7 +42,8 @@ Inputs (the format is told from the extension, then the content; --format forces
                     stdout: exchange_calibration; -s runs' stdout: a one-way stream
    mpiblib          MPIBlib p2p (half of T, p2p_sweep) and scatter/gather (collectives)
    saturation       platform-calibration's saturation logs (load_send, load_sendrecv_same,
-                    load_sendrecv_diff, load_alltoall .csv): k pairs as fair_inter, exchanges
+                    load_sendrecv_diff, load_alltoall .csv): k pairs as fair_inter (fair_intra
+                    when every pair joins the same two nodes), exchanges
                     and cycles (smallest k calibration, the rest held out), alltoall as
                     collectives; needs --ranks
    dataset dir      a commcal dataset directory: its tables are read again
