@@ -2,6 +2,7 @@ package contention
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -58,8 +59,15 @@ const MaxAckRamp = 0.5
 // any class is slowed.
 func (f *wfill) ackFactors(ceiling float64) bool {
 	e := f.e
-	f.fill()
+	if f.plain != nil {
+		f.plain.solve()
+		f.pRate, f.pUsage = f.plain.rate, f.plain.usage
+	} else {
+		f.fill()
+		f.pRate, f.pUsage = e.rate, f.usage
+	}
 	f.queues()
+	f.ackTerms()
 	slowed := false
 	for _, c := range e.act {
 		if d := f.ackDelay(c); d > 0 {
@@ -166,7 +174,7 @@ func (f *wfill) queues() {
 		}
 	}
 	for _, c := range e.act {
-		l := e.rate[c] / f.eff[c]
+		l := f.pRate[c] / f.eff[c]
 		for _, r := range f.path[c] {
 			if r < nr {
 				f.top[r] = max(f.top[r], l)
@@ -176,11 +184,22 @@ func (f *wfill) queues() {
 			}
 		}
 	}
+	// A class's queue is where it is bottlenecked: the first saturated resource of its path
+	// where its level reaches the top (within eqTol); saturated and the top's threshold once
+	// per resource, as math.Inf(1) where a resource is not saturated.
+	for _, r := range f.used {
+		if r < nr {
+			f.topTol[r] = math.Inf(1)
+			if f.saturated(r) {
+				f.topTol[r] = f.top[r] * (1 - eqTol)
+			}
+		}
+	}
 	for _, c := range e.act {
-		l, p := e.rate[c]/f.eff[c], f.path[c]
+		l, p := f.pRate[c]/f.eff[c], f.path[c]
 		at := p[0]
 		for _, r := range p {
-			if r < nr && f.saturated(r) && l >= f.top[r]*(1-eqTol) {
+			if r < nr && l >= f.topTol[r] {
 				at = r
 				break
 			}
@@ -188,6 +207,7 @@ func (f *wfill) queues() {
 		f.queued[at] = true
 		f.at[c] = at
 	}
+	f.ackTerms()
 	// The demand test (see above). A transfer alone keeps its queue (c₁ prices it) unless a
 	// queue apart from it slows it (slowedApart, TestAckPathSlowedLoneQueue), and so does one at
 	// its ceiling in its sender's unsaturated NIC, whatever else crosses it
@@ -197,9 +217,12 @@ func (f *wfill) queues() {
 			f.demand[r] = 0
 		}
 	}
-	shared := func(r int32) bool {
-		return r < nr && f.queued[r] && e.count[r] >= 2 && f.saturated(r)
+	for _, r := range f.used {
+		if r < nr {
+			f.shared[r] = f.queued[r] && e.count[r] >= 2 && f.saturated(r)
+		}
 	}
+	shared := func(r int32) bool { return r < nr && f.shared[r] }
 	f.unfed = f.unfed[:0]
 	for _, c := range e.act {
 		d := f.ackDelay(c)
@@ -213,7 +236,7 @@ func (f *wfill) queues() {
 			}
 			d := g * f.ceil[c]
 			if f.at[c] != r {
-				d = min(d, e.rate[c])
+				d = min(d, f.pRate[c])
 			}
 			f.demand[r] += d * float64(e.mult[c])
 		}
@@ -261,37 +284,46 @@ func (f *wfill) slowedApart(c, at int32) bool {
 	return false
 }
 
-// ackDelay is ackpath's a·(queues into the sender and through the core) + b·(queue out of the
-// receiver) + c·(shared queued NIC directions) + c₁·(lone ones) for class c: each reverse-path resource where a queue
-// stands (queues), with n transfers crossing it, counts n − 1 (one transfer alone keeps only a
-// short queue, which c prices); each of the two NIC directions on the path back (into the
-// sender, first; out of the receiver, last) where a queue stands counts once for c, or for c₁
-// where one transfer alone holds it.
-func (f *wfill) ackDelay(c int32) float64 {
+// ackTerms sets what ackDelay adds for each network resource of a reverse path from where the
+// queues stand (f.queued) and the counts: ackEnd at either end of the path (the two NIC
+// directions: c, or c₁ where one transfer alone holds the queue), ackMid before the last
+// position (a·(n − 1) where two transfers or more share the queue) and ackLast at the last
+// (b·(n − 1)); 0 where no queue stands or it does not count (ackCounts).
+func (f *wfill) ackTerms() {
 	e := f.e
-	rt := &e.routes[c]
-	last := int(rt.n) - 1
-	q := 0.0
-	for k, r := range rt.rev[:rt.n] {
+	for r := range f.queued {
+		f.ackEnd[r], f.ackMid[r], f.ackLast[r] = 0, 0, 0
+		if !f.queued[r] {
+			continue
+		}
 		n := e.count[r]
-		if !f.queued[r] || !ackCounts(k, last, n) {
-			continue
-		}
-		if k == 0 || k == last {
-			if n < 2 {
-				q += f.ackLone
-			} else {
-				q += f.ackFull
-			}
-		}
+		f.ackEnd[r] = f.ackFull
 		if n < 2 {
+			f.ackEnd[r] = f.ackLone
 			continue
 		}
-		if k == last {
-			q += f.ackOut * float64(n-1)
-		} else {
-			q += f.ackIn * float64(n-1)
-		}
+		f.ackMid[r], f.ackLast[r] = f.ackIn*float64(n-1), f.ackOut*float64(n-1)
 	}
+}
+
+// ackDelay is ackpath's a·(queues into the sender and through the core) + b·(queue out of the
+// receiver) + c·(shared queued NIC directions) + c₁·(lone ones) for class c: each reverse-path
+// resource where a queue stands (queues), with n transfers crossing it, counts n − 1 (one
+// transfer alone keeps only a short queue, which c prices); each of the two NIC directions on
+// the path back (into the sender, first; out of the receiver, last) where a queue stands counts
+// once for c, or for c₁ where one transfer alone holds it. The terms are ackTerms', added in
+// the path's order, each end's before its count's.
+func (f *wfill) ackDelay(c int32) float64 {
+	rt := &f.e.routes[c]
+	last := rt.n - 1
+	r := rt.rev[0]
+	q := f.ackEnd[r]
+	q += f.ackMid[r]
+	for _, r := range rt.rev[1:last] {
+		q += f.ackMid[r]
+	}
+	r = rt.rev[last]
+	q += f.ackEnd[r]
+	q += f.ackLast[r]
 	return q
 }

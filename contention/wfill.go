@@ -26,10 +26,20 @@ type wfill struct {
 	ackLone       float64 // c₁: LearnedParams.AckLone, or c when absent
 	ackRelief     float64 // ρ: LearnedParams.AckRelief
 	// alpha is α of α-fair sharing (ackpath-alpha; alphafair.go), 0 for weighted max-min;
-	// price is the resources' prices, kept from step to step, q each class's sum of them.
+	// price is the resources' prices, kept from step to step; ac the active classes as the
+	// sharing reads them (alphafair.go), pos each class's place there, and the buffers below
+	// are per place in ac, or per resource.
 	alpha, negInvAlpha float64 // α and −1/α
 	price              []float64
-	q                  []float64
+	ac                 []alphaClass
+	pos                []int32      // per class, its place in ac
+	lead               []bool       // per resource, whether it is first on every path that crosses it (newton's rows)
+	acFresh            bool         // ac is to be gathered from the classes' paths (gather)
+	carry              bool         // f.q, f.x and f.last hold the last sharing's state at price (gather)
+	last               []float64    // per resource, its load in ceilings at the last sharing's end
+	binom              [6]float64   // (1 + r)^(−1/α)'s binomial coefficients of r…r⁴ (power)
+	near               float64      // the |r| up to which power uses them
+	q, qCand           []float64    // per class, its sum of the prices and of candidate prices
 	keep               bool         // a Scratch keeps the fill: warm holds its last run's prices
 	warm               []stepPrices // per step, the prices the last run ended it with
 	iterations         int          // Newton steps and sweeps of its α-fair sharings so far (tests)
@@ -37,27 +47,37 @@ type wfill struct {
 	loadCand           []float64    // per resource, its load in ceilings at candidate prices (usage at the prices)
 	prev, cand         []float64    // scratch prices of extrapolate and newton
 	slope              []float64    // scratch of newton: per class, the members' rate fall per unit of price
+	diag               []float64    // scratch of newton: per resource, the sum of its classes' slopes
 	index              []int32      // scratch of newton: per resource, its row, or −1
 	rows               []int32      // scratch of newton: the resource of each row
-	hbuf, dbuf         []float64    // scratch of newton: its matrix, and its right-hand side and step
-	queued             []bool       // per network resource, whether a queue stands there (ackpath)
-	at                 []int32      // per class, the resource its queue stands on (queues)
-	top                []float64    // scratch of queues: per network resource, the largest level crossing it
-	demand             []float64    // scratch of queues: per network resource, what its queued transfers send slowed
-	holder             []int32      // scratch of queues: per network resource one transfer crosses, that transfer
-	unfed              []int32      // scratch of queues: lone queues their transfers no longer feed
-	surf               *surfaceTable
-	kinds              []int // surface kind of each network resource
-	capacity           []float64
-	on                 [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
-	all                [][]int32 // on at the start of a run
-	used               []int32   // the resources some class crosses, in increasing order
-	path               [][]int32 // resources per class, joint ones included
-	usage              []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
-	wsum               []float64
-	unfrozen           []int32
-	frozen             []bool
-	heap               minHeap[fillEvent]
+	hbuf, dbuf, gbuf   []float64    // scratch of newton: its matrix, and its right-hand side and step
+	// plain is the plain fill that locates ackpath's queues where every weight is 1 (the
+	// incremental max-min of fill.go, its rates its own); pRate and pUsage are the rates and
+	// loads of the step's plain fill, plain's or the weighted fill's own (e.rate, usage).
+	plain          *fill
+	pRate, pUsage  []float64
+	queued         []bool    // per network resource, whether a queue stands there (ackpath)
+	at             []int32   // per class, the resource its queue stands on (queues)
+	top            []float64 // scratch of queues: per network resource, the largest level crossing it
+	topTol         []float64 // scratch of queues: per network resource, top·(1 − eqTol) where saturated, +Inf elsewhere
+	shared         []bool    // scratch of queues: per network resource, whether a queue two transfers or more share stands there
+	ackEnd, ackMid []float64 // per network resource, what ackDelay adds for it (ackTerms)
+	ackLast        []float64
+	demand         []float64 // scratch of queues: per network resource, what its queued transfers send slowed
+	holder         []int32   // scratch of queues: per network resource one transfer crosses, that transfer
+	unfed          []int32   // scratch of queues: lone queues their transfers no longer feed
+	surf           *surfaceTable
+	kinds          []int // surface kind of each network resource
+	capacity       []float64
+	on             [][]int32 // classes per resource (network resources, then per-node joint ones), finished ones dropped lazily
+	all            [][]int32 // on at the start of a run
+	used           []int32   // the resources some class crosses, in increasing order
+	path           [][]int32 // resources per class, joint ones included
+	usage          []float64 // per resource, its load (in ceilings inside fillAlpha's iteration)
+	wsum           []float64
+	unfrozen       []int32
+	frozen         []bool
+	heap           minHeap[fillEvent]
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
@@ -75,13 +95,16 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 	f := &wfill{e: e, weight: make([]float64, nc), eff: make([]float64, nc), ceil: make([]float64, nc),
 		unweighted: unweighted, path: make([][]int32, nc), frozen: make([]bool, nc), queued: make([]bool, nr),
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr), holder: make([]int32, nr),
+		topTol: make([]float64, nr), shared: make([]bool, nr), ackEnd: make([]float64, nr), ackMid: make([]float64, nr), ackLast: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
 		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
 	if shape.alpha {
-		f.price, f.q = make([]float64, total), make([]float64, nc)
+		f.price, f.q, f.qCand = make([]float64, total), make([]float64, nc), make([]float64, nc)
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
-		f.prev, f.cand = make([]float64, total), make([]float64, total)
-		f.slope, f.index = make([]float64, nc), make([]int32, total)
+		f.prev, f.cand, f.diag = make([]float64, total), make([]float64, total), make([]float64, total)
+		f.slope, f.index, f.pos = make([]float64, nc), make([]int32, total), make([]int32, nc)
+		f.ac, f.last = make([]alphaClass, 0, nc), make([]float64, total)
+
 	}
 	res := e.net.Cluster.Resources()
 	f.kinds = make([]int, nr)
@@ -103,6 +126,17 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		}
 		f.path[c] = p
 	}
+	if shape.alpha {
+		f.lead = make([]bool, total)
+		for r := range f.lead {
+			f.lead[r] = true
+		}
+		for _, p := range f.path {
+			for _, r := range p[1:] {
+				f.lead[r] = false
+			}
+		}
+	}
 	f.all = classLists(total, nc, func(c int32) []int32 { return f.path[c] })
 	f.on = make([][]int32, total)
 	entries := 0
@@ -117,6 +151,9 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		start := len(on)
 		on = append(on, cs...)
 		f.on[r] = on[start:len(on):len(on)]
+	}
+	if v.AckPath && unweighted {
+		f.plain = newFillOn(e, f.capacity, make([]float64, nc), func(c int32) []int32 { return f.path[c] })
 	}
 	f.setParams(v, lp)
 	return f
@@ -148,9 +185,13 @@ func (f *wfill) setParams(v LearnedVariant, lp *LearnedParams) {
 	f.alpha, f.negInvAlpha = 0, 0
 	if v.AlphaFair && lp.Alpha > 0 {
 		f.alpha, f.negInvAlpha = lp.Alpha, -1/lp.Alpha
+		f.setPowerSeries()
 	}
 	copy(f.capacity, f.e.net.Capacity)
 	f.jointCapacities(lp.Coupling)
+	if f.plain != nil {
+		f.plain.invalidate()
+	}
 }
 
 // reset readies the fill and its engine for another run (the next weight sample): every class
@@ -161,11 +202,15 @@ func (f *wfill) reset() {
 		f.on[r] = append(f.on[r][:0], f.all[r]...)
 	}
 	clear(f.price)
+	f.acFresh = true
+	if f.plain != nil {
+		f.plain.invalidate()
+	}
 }
 
 // saturated says the plain fill filled resource r (to eqTol relative: the fill's own
 // arithmetic is exact to rounding).
-func (f *wfill) saturated(r int32) bool { return f.usage[r] >= f.capacity[r]*(1-eqTol) }
+func (f *wfill) saturated(r int32) bool { return f.pUsage[r] >= f.capacity[r]*(1-eqTol) }
 
 func (f *wfill) level(r int32) float64 {
 	return max(f.capacity[r]-f.usage[r], 0) / f.wsum[r]
@@ -181,9 +226,14 @@ func (f *wfill) level(r int32) float64 {
 func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
 	nr := int32(len(e.net.Capacity))
-	for _, r := range f.used {
-		if f.surf != nil && r < nr {
-			f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+	if f.surf != nil {
+		for _, r := range f.used {
+			if r < nr {
+				f.capacity[r] = e.net.Capacity[r] * f.surf.factor(f.kinds[r], int(e.count[r]), int(e.count[e.net.rev[r]]))
+			}
+		}
+		if f.plain != nil {
+			f.plain.invalidate()
 		}
 	}
 	ceiling := e.net.Ceiling
@@ -191,8 +241,13 @@ func (f *wfill) rates(ctx context.Context) error {
 		f.eff[c], f.ceil[c] = f.weight[c], ceiling
 	}
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
-		if !f.ackFactors(ceiling) && f.alpha == 0 {
-			return nil // no factor: the plain fill is the step's sharing
+		if !f.ackFactors(ceiling) && f.alpha == 0 { // no factor: the plain fill is the step's sharing
+			if f.plain != nil {
+				for _, c := range e.act {
+					e.rate[c] = f.plain.rate[c]
+				}
+			}
+			return nil
 		}
 	}
 	if f.alpha > 0 {
