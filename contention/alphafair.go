@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack/gonum"
 )
+
+// lapackImpl is gonum's pure-Go LAPACK, which factorises and solves α-fair sharing's Newton
+// systems.
+var lapackImpl gonum.Implementation
 
 // α-fair sharing (Mo and Walrand, 2000), the rate rule of ackpath-alpha. The rates of the
 // active classes maximise Σ_c m_c·w_c^α·x_c^(1−α)/(1−α) (Σ_c m_c·w_c·log x_c at α = 1) subject
@@ -641,7 +648,8 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 		}
 	}
 	f.dbuf = slices.Grow(f.dbuf[:0], n)[:n]
-	// H in the upper triangle of a row-major n×n array, factorised in place (cholesky). Where
+	// H in the upper triangle of a row-major n×n array, factorised in place by LAPACK's
+	// unblocked Cholesky (dpotf2: the few dozen rows here are below any block size). Where
 	// the step does not lower the violation, again with H's diagonal raised by a factor 1 + μ
 	// for each μ of newtonDamping in turn (Levenberg–Marquardt): where classes sit at their
 	// ceilings, the priced resources can outnumber the classes whose rates still move, H is
@@ -653,7 +661,7 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 			return false, 0, err
 		}
 		f.hessian(n, mu)
-		if !cholesky(f.hbuf, n) {
+		if !lapackImpl.Dpotf2(blas.Upper, n, f.hbuf, n) {
 			continue // singular: the next μ raises the diagonal
 		}
 		ok, after, err := f.newtonStep(ctx, price, before, n)
@@ -665,7 +673,7 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 }
 
 // newtonStep moves the prices along the Newton step on the rows f.rows, H factorised into
-// f.hbuf (cholesky): Δ solving H·Δ = load − k, the prices kept ≥ 0. Where the violation is
+// f.hbuf (dpotf2, solved by dpotrs): Δ solving H·Δ = load − k, the prices kept ≥ 0. Where the violation is
 // below curvatureMax, it first tries the step corrected for the loads' curvature, Δ + H⁻¹·g,
 // g the loads' second-order change along Δ (curvature): Chebyshev's method, whose error is
 // the cube of the last rather than its square (10⁻² falls to 10⁻⁶, then to rounding, where
@@ -677,10 +685,10 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 	for i, r := range f.rows {
 		f.dbuf[i] = f.usage[r] - f.capacity[r]/unit
 	}
-	cholSolve(f.hbuf, n, f.dbuf)
+	lapackImpl.Dpotrs(blas.Upper, n, 1, f.hbuf, n, f.dbuf, 1)
 	if before < curvatureMax {
 		f.curvature(n)
-		cholSolve(f.hbuf, n, f.gbuf)
+		lapackImpl.Dpotrs(blas.Upper, n, 1, f.hbuf, n, f.gbuf, 1)
 		for i := range n {
 			f.gbuf[i] += f.dbuf[i]
 		}
