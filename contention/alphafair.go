@@ -30,29 +30,31 @@ var lapackImpl gonum.Implementation
 //
 // The prices are found by projected Newton steps on the dual (newton: the priced resources'
 // prices at once, H·Δ = load − capacity with H the loads' Jacobian with its sign changed, one
-// Cholesky factorisation), each taken only if it lowers the largest relative capacity
-// violation, starting from the previous step's prices (one class finished, most move little);
-// where the plain step does not lower it, the same step damped (newtonDamping). Where no
-// damped step lowers it either (a class crossing its ceiling, a price reaching 0), a sweep of
-// coordinate ascent (Gauss–Seidel: one resource's price at a time set so that the resource
-// carries its capacity, or 0 when it has room at that price, by safeguarded Newton) moves the
-// prices instead, and from the third sweep on extrapolate jumps along the last sweep's move
-// where coupled prices creep (the violation fell a hundredfold in 10⁴ sweeps at α = 5 on a
-// saturated backbone). The dual is differentiable (the utilities are strictly concave), so
-// sweeps alone converge; Newton steps and jumps are judged by the largest violation, not by the
-// dual, so convergence of the mix is not proven: alphaMaxIter bounds it, and TestAlphaFairKKT
-// checks the rates it ends with against the optimality conditions. It stops when no capacity
-// is off by more than alphaTol, or a sweep moves no price (the prices' own precision reached),
-// or the violation is below alphaStallTol and no longer falls (alphaStall), or below
-// alphaLooseTol and has not fallen for far longer (alphaLooseStall). Rates are
-// in units of the network's ceiling so that x^(−α) stays within floating point for α up to
-// MaxAlpha.
+// Cholesky factorisation, the step corrected for the loads' curvature near the solution:
+// newtonStep), each taken only if it lowers the largest relative capacity violation, starting
+// from the previous step's prices, rates and loads (one class finished, most move little:
+// gather carries them over); where the plain step does not lower it, the same step damped
+// (newtonDamping). Where no damped step lowers it either (a class crossing its ceiling, a
+// price reaching 0), a sweep of coordinate ascent (Gauss–Seidel: one resource's price at a
+// time set so that the resource carries its capacity, or 0 when it has room at that price, by
+// safeguarded Newton) moves the prices instead, and from the third sweep on extrapolate jumps
+// along the last sweep's move where coupled prices creep (the violation fell a hundredfold in
+// 10⁴ sweeps at α = 5 on a saturated backbone). The dual is differentiable (the utilities are
+// strictly concave), so sweeps alone converge; Newton steps and jumps are judged by the
+// largest violation, not by the dual, so convergence of the mix is not proven: alphaMaxIter
+// bounds it, and TestAlphaFairKKT checks the rates it ends with against the optimality
+// conditions. It stops when no capacity is off by more than alphaTol, or a sweep moves no
+// price (the prices' own precision reached), or the violation is below alphaStallTol and no
+// longer falls (alphaStall), or below alphaLooseTol and has not fallen for far longer
+// (alphaLooseStall). Rates are in units of the network's ceiling so that x^(−α) stays within
+// floating point for α up to MaxAlpha; the powers are powNeg's, or a series from the class's
+// last one (power).
 //
 // The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
-// pattern (8,556 steps, two sharings each, 130 resources, some 4,000 classes) 19–21 s at
-// α = 0.67 (BenchmarkLearned10k; docs/journal/contention-learned-models.md has the
-// alternatives tried): 1.8 Newton steps per sharing, a third of the time in the Cholesky
-// factorisations and half in x^(−1/α).
+// pattern (8,576 steps, 130 resources, some 2,300 active classes a step) 3.8–4.0 s at
+// α = 0.67 (BenchmarkLearned10k, 2026-11-28; docs/performance.md has where the time goes and
+// what was tried): 2.6 Newton steps and 3.6 evaluations of the violation a sharing, a fifth
+// of the time in ackpath's factors.
 
 // MinAlpha and MaxAlpha bound a finite α: below 0.1 a transfer crossing two bottlenecks would
 // get next to nothing; beyond 5 the price iteration slows down (the dual flattens towards
@@ -68,7 +70,12 @@ const (
 
 // alphaTol is the relative capacity violation at which the price iteration stops: far below
 // the 1e-9 of the fill's own saturation tests, and below what a completion time's 15
-// significant digits show of it.
+// significant digits show of it. Looser, it saves little and moves the fits: Newton's steps
+// square the violation (cube it, corrected), so the last digits cost about one step in three;
+// at 10⁻⁷ the 10⁴-transfer pattern took 9% less time (10⁻⁶: 18%), and at 10⁻¹⁰ already eleven
+// blocks of rows of the three datasets TestCommittedLeaderboardSubset scores changed, a fit
+// following differences of its loss far below what it resolves (at 10⁻⁷, ackpath-alpha's
+// share of three-rack-1g-heldout12's held-out transfers moved by 0.7 point; 2026-11-28).
 const alphaTol = 1e-11
 
 // alphaStallTol and alphaStall: the price iteration also stops when the violation is at most
