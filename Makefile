@@ -30,9 +30,11 @@ test:
 	$(GO) test -p 1 -timeout 30m ./...
 
 ## leaderboard: data/tcp/LEADERBOARD.md regenerated from every committed TCP dataset and
-## compared with the file (minutes; CI runs it after make test)
+## compared with the file, and every one's calibration walked for parameters reported as
+## fitted that the data do not identify (minutes; CI runs it after make test)
 leaderboard:
 	COMMCAL_LEADERBOARD=full $(GO) test -count=1 -timeout 60m -run '^TestCommittedLeaderboard$$' ./selection/
+	COMMCAL_LEADERBOARD=full $(GO) test -count=1 -timeout 30m -run '^TestNoParameterReportedAsFittedUnidentified$$' ./estimate/
 
 ## bench: the performance benchmarks (ingest throughput and the others)
 bench:

@@ -154,6 +154,15 @@ func (c *Cluster) Description() Description { return c.desc }
 // Nodes lists the nodes, rack by rack, in the order the description gives them.
 func (c *Cluster) Nodes() []Node { return c.nodes }
 
+// NodeNames lists the nodes' names in the description's order.
+func (c *Cluster) NodeNames() []string {
+	names := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		names[i] = n.Name
+	}
+	return names
+}
+
 // Racks lists the rack names in description order.
 func (c *Cluster) Racks() []string { return c.racks }
 

@@ -15,11 +15,10 @@ import (
 // relative: docs/performance.md derives it. Both stop a sharing where no capacity is off by
 // more than alphaTol (1e-11) of itself, at prices that differ within that tolerance; a rate
 // follows its prices, and a completion time the rates of the steps before it, so the two
-// predictions differ by where each iteration stopped within that tolerance: 3.1e-10 at most
-// on the 10⁴-transfer pattern's 8,576 steps (4.3e-11 where no sharing has the 128 priced
-// resources from which cholesky leaves the factorisation to dpotrf, whose rounding moves the
-// stops), and first rates by up to 5.2e-10 at α = MinAlpha, where a rate moves ten times as
-// much as the price sum it pays (x ∝ q^(−1/α)).
+// predictions differ by where each iteration stopped within that tolerance: 9.1e-11 at most
+// on the 10⁴-transfer pattern's 8,576 steps (2026-11-28; how the factorisation rounds moves
+// the stops: 4.3e-11 with another), and first rates by up to 5.2e-10 at α = MinAlpha, where a
+// rate moves ten times as much as the price sum it pays (x ∝ q^(−1/α)).
 const alphaBound = 1e-9
 
 // boundParams are the parameter sets ackpath-alpha is held to its reference at: the

@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack/gonum"
 )
+
+// lapackImpl is gonum's pure-Go LAPACK, which factorises and solves α-fair sharing's Newton
+// systems.
+var lapackImpl gonum.Implementation
 
 // α-fair sharing (Mo and Walrand, 2000), the rate rule of ackpath-alpha. The rates of the
 // active classes maximise Σ_c m_c·w_c^α·x_c^(1−α)/(1−α) (Σ_c m_c·w_c·log x_c at α = 1) subject
@@ -44,7 +51,7 @@ import (
 // last one (power).
 //
 // The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
-// pattern (8,576 steps, 130 resources, some 2,300 active classes a step) 3.8–4.0 s at
+// pattern (8,576 steps, 130 resources, some 2,300 active classes a step) 4.1–4.4 s at
 // α = 0.67 (BenchmarkLearned10k, 2026-11-28; docs/performance.md has where the time goes and
 // what was tried): 2.6 Newton steps and 3.6 evaluations of the violation a sharing, a fifth
 // of the time in ackpath's factors.
@@ -648,7 +655,8 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 		}
 	}
 	f.dbuf = slices.Grow(f.dbuf[:0], n)[:n]
-	// H in the upper triangle of a row-major n×n array, factorised in place (cholesky). Where
+	// H in the upper triangle of a row-major n×n array, factorised in place by LAPACK's
+	// Cholesky (factorise). Where
 	// the step does not lower the violation, again with H's diagonal raised by a factor 1 + μ
 	// for each μ of newtonDamping in turn (Levenberg–Marquardt): where classes sit at their
 	// ceilings, the priced resources can outnumber the classes whose rates still move, H is
@@ -660,7 +668,7 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 			return false, 0, err
 		}
 		f.hessian(n, mu)
-		if !cholesky(f.hbuf, n) {
+		if !factorise(f.hbuf, n) {
 			continue // singular: the next μ raises the diagonal
 		}
 		ok, after, err := f.newtonStep(ctx, price, before, n)
@@ -671,8 +679,26 @@ func (f *wfill) newton(ctx context.Context, price []float64, before float64) (bo
 	return false, before, nil
 }
 
+// factorise factorises in place the n×n matrix whose upper triangle h holds, row-major, into
+// UᵀU by LAPACK's Cholesky, and says whether it could (H positive definite to rounding):
+// unblocked (dpotf2) below factoriseBlocked rows, the few dozen of most sharings, where
+// blocks cost more than they save; blocked (dpotrf) from there, where its updates, through
+// gonum's dgemm, keep the matrix in the cache and run on every core. An all-to-all of 1,000
+// nodes factorises 2,040 rows: 5.5 s with dpotf2 alone, 4.9 s so (2026-11-28); on matrices
+// shaped as the sharings' (the senders' rows first, each crossing most receivers'), dpotf2
+// takes as long as dpotrf or less up to 256 rows, and 25% more at 1,024.
+func factorise(h []float64, n int) bool {
+	if n >= factoriseBlocked {
+		return lapackImpl.Dpotrf(blas.Upper, n, h, n)
+	}
+	return lapackImpl.Dpotf2(blas.Upper, n, h, n)
+}
+
+// factoriseBlocked is the number of rows from which factorise blocks.
+const factoriseBlocked = 256
+
 // newtonStep moves the prices along the Newton step on the rows f.rows, H factorised into
-// f.hbuf (cholesky): Δ solving H·Δ = load − k, the prices kept ≥ 0. Where the violation is
+// f.hbuf (dpotf2, solved by dpotrs): Δ solving H·Δ = load − k, the prices kept ≥ 0. Where the violation is
 // below curvatureMax, it first tries the step corrected for the loads' curvature, Δ + H⁻¹·g,
 // g the loads' second-order change along Δ (curvature): Chebyshev's method, whose error is
 // the cube of the last rather than its square (10⁻² falls to 10⁻⁶, then to rounding, where
@@ -684,10 +710,10 @@ func (f *wfill) newtonStep(ctx context.Context, price []float64, before float64,
 	for i, r := range f.rows {
 		f.dbuf[i] = f.usage[r] - f.capacity[r]/unit
 	}
-	cholSolve(f.hbuf, n, f.dbuf)
+	lapackImpl.Dpotrs(blas.Upper, n, 1, f.hbuf, n, f.dbuf, 1)
 	if before < curvatureMax {
 		f.curvature(n)
-		cholSolve(f.hbuf, n, f.gbuf)
+		lapackImpl.Dpotrs(blas.Upper, n, 1, f.hbuf, n, f.gbuf, 1)
 		for i := range n {
 			f.gbuf[i] += f.dbuf[i]
 		}

@@ -34,6 +34,11 @@ type Params struct {
 	// Learned holds the parameters of the models that learn the network (learned.go), each
 	// model's own, keyed by its name; a model without an entry runs as plain max-min.
 	Learned map[string]*LearnedParams `json:"learned,omitempty"`
+	// Nominal, when set, is the nominal rates of the cluster the parameters were fitted on,
+	// class by class. The models do not read it: it is what the absolute rates above are
+	// measured against, so that a calibration can be applied to another cluster class by
+	// class (Carry).
+	Nominal *Nominal `json:"nominal,omitempty"`
 }
 
 // DefaultParams are the papers' Ethernet values: 94% efficiency, the full asymmetric rule.
@@ -49,7 +54,9 @@ func DefaultParams() Params { return Params{Efficiency: DefaultEfficiency, Contr
 //   - inverse_bandwidth_s_per_byte.<class> positive and finite;
 //   - every key of latency_s and inverse_bandwidth_s_per_byte a path class
 //     (cluster.PathClasses: intra-rack, inter-rack), so that a misspelled class is not
-//     silently ignored.
+//     silently ignored;
+//   - nominal's rates positive and finite, each once in increasing order, and its
+//     inter-rack class backbone or uplink, given with its rates.
 //
 // The error lists every problem on one line ("contention: latency_s.inter-rack: -0.1 is
 // negative; ...") and is bad input (internal/badinput) without a file: a caller that read the
@@ -121,6 +128,9 @@ func (p Params) Validate() error {
 		if err := p.Learned[name].Validate(); err != nil {
 			bad("learned."+name, "%v", err)
 		}
+	}
+	if p.Nominal != nil {
+		p.Nominal.validate(bad)
 	}
 	if len(probs) == 0 {
 		return nil

@@ -90,17 +90,25 @@ var x1y1 = Source{Src: "X1", Dst: "Y1"}
 // (µs to s, MB/s as 10⁶ B/s, half round trips), formats told by content, and the notes.
 func TestBenchmarkOutputs(t *testing.T) {
 	t.Run("imb sections", func(t *testing.T) {
-		m, tr, co, _, err := benchIngest(t, x1y1, "imb_sections.txt")
+		ranks := Source{Ranks: []string{"X1", "Y1", "X2", "Y2"}}
+		m, tr, co, _, err := benchIngest(t, ranks, "imb_sections.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
-		// PingPong (0 B left out), then PingPing: one flow each way of t[usec].
+		// PingPong (0 B left out), then PingPing: one flow each way of t[usec], then Sendrecv
+		// on 4: the cycle X1→Y1→X2→Y2→X1 of t_max. Exchange on 4 has only its 0-byte row.
 		checkSweep(t, tr[:3], "p2p_sweep", 1, []sweepPoint{{1, 1.6e-6}, {4096, 4e-6}, {1048576, 200e-6}})
-		checkSweep(t, tr[3:], "bidir_backbone", 2, []sweepPoint{{1, 1.9e-6}, {1048576, 300e-6}})
-		// Scatter at 2 and 4 processes and Gather at 4: t_max, root --src, bytes per process.
+		checkSweep(t, tr[3:7], "exchange_calibration", 2, []sweepPoint{{1, 1.9e-6}, {1048576, 300e-6}})
+		checkSweep(t, tr[7:], "cycle_calibration", 4, []sweepPoint{{1, 2.2e-6}})
+		if tr[3].PatternID != "IMB-MPI1/PingPing/X1<>Y1:1" || tr[7].PatternID != "IMB-MPI1/Sendrecv/ring(X1,Y1,X2,Y2):1" || tr[10].Src != "Y2" || tr[10].Dst != "X1" {
+			t.Errorf("patterns %+v %+v %+v", tr[3], tr[7], tr[10])
+		}
+		// Scatter at 2 and 4 processes, Gather and Alltoall at 4: t_max, root rank 0's node,
+		// bytes per process.
 		want := []Collective{{Op: "scatter", Procs: 2, Bytes: 0, Seconds: 0.7e-6}, {Op: "scatter", Procs: 2, Bytes: 1024, Seconds: 4e-6},
 			{Op: "scatter", Procs: 4, Bytes: 0, Seconds: 1e-6}, {Op: "scatter", Procs: 4, Bytes: 1024, Seconds: 8e-6},
-			{Op: "gather", Procs: 4, Bytes: 1024, Seconds: 9e-6}}
+			{Op: "gather", Procs: 4, Bytes: 1024, Seconds: 9e-6}, {Op: "alltoall", Procs: 4, Bytes: 0, Seconds: 0.2e-6},
+			{Op: "alltoall", Procs: 4, Bytes: 1024, Seconds: 12e-6}}
 		if len(co) != len(want) {
 			t.Fatalf("collectives %+v", co)
 		}
@@ -113,13 +121,13 @@ func TestBenchmarkOutputs(t *testing.T) {
 		if s := m.Sources[0]; s.Table != "transfers,collectives" || s.Rows != int64(len(tr)+len(co)) {
 			t.Errorf("source %+v", s)
 		}
-		if !hasNote(m, "Sendrecv on 4 processes, Exchange on 4 processes, Alltoall on 4 processes") || !hasNote(m, "IMB-MPI1 2019") {
+		if !hasNote(m, "IMB-MPI1 2019 Update 6 Exchange: the 0-byte row is left out") || !hasNote(m, "IMB-MPI1 2019") {
 			t.Errorf("notes %q", m.Sources[0].Notes)
 		}
 	})
 	t.Run("imb twice: repetitions", func(t *testing.T) {
 		// The same output twice is two runs: its rows again, as repetition 1.
-		_, tr, co, _, err := benchIngest(t, x1y1, "imb_sections.txt", "imb_sections.txt")
+		_, tr, co, _, err := benchIngest(t, Source{Ranks: []string{"X1", "Y1", "X2", "Y2"}}, "imb_sections.txt", "imb_sections.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +256,7 @@ func TestUnusualBenchmarkOutputs(t *testing.T) {
 		// Groups running at once, on nodes the file does not name: refused for what it is.
 		_, _, _, _, err := benchIngest(t, x1y1, "imb_multi.txt")
 		ie := wantKind(t, err, ErrUnsupported)
-		if !strings.Contains(ie.Detail, "only Multi-PingPong on 2 groups of 2 processes") || !strings.Contains(ie.Detail, "without -multi") {
+		if !strings.Contains(ie.Detail, "only Multi-PingPong on 2 groups of 2 processes") || !strings.Contains(ie.Detail, "under -multi 0 PingPing's, Sendrecv's and Exchange's groups at once") {
 			t.Error(err)
 		}
 	})
@@ -293,7 +301,7 @@ func TestBenchmarkOutputsRefused(t *testing.T) {
 		{"osu row before header", "l.txt", "# OSU MPI Latency Test v7.4\n1 2.0\n", x1y1, ErrMissingColumn, []string{"line 2"}},
 		{"osu collective", "a.txt", "# OSU MPI Allreduce Latency Test v7.4\n# Size Avg Latency(us)\n1 2.0\n", x1y1, ErrUnsupported, []string{"Allreduce"}},
 		{"osu failed validation", "l.txt", "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)        Validation\n1 2.0 Fail\n", x1y1, ErrCorrupt, []string{"Validation"}},
-		{"imb only alltoall", "i.txt", "# Benchmarking Alltoall\n# #processes = 4\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n 8 10 1.0 2.0 1.5\n", x1y1, ErrUnsupported, []string{"Alltoall on 4 processes"}},
+		{"imb only allreduce", "i.txt", "# Benchmarking Allreduce\n# #processes = 4\n #bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n 8 10 1.0 2.0 1.5\n", x1y1, ErrUnsupported, []string{"Allreduce on 4 processes"}},
 		{"imb negative size", "i.txt", imbHead + "-8 10 1.0 0.1\n", x1y1, ErrNegative, []string{"line 4", `column "#bytes"`}},
 		{"imb no processes", "i.txt", "# Benchmarking PingPong\n #bytes #repetitions t[usec] Mbytes/sec\n 8 10 1.0 0.1\n", x1y1, ErrMissingColumn, []string{"#processes"}},
 		{"skampi row outside block", "s.ski", "# SKaMPI Version 5\ncount= 1 1 2.0 0.1 4 2.0 2.0\n", x1y1, ErrMissingColumn, []string{"line 2"}},

@@ -48,6 +48,9 @@ const (
 	ErrTrailingData      ErrKind = "trailing-data"      // more after the end of a JSON document
 	ErrDuplicateField    ErrKind = "duplicate-field"    // a JSON object with the same key twice
 	ErrUnknownField      ErrKind = "unknown-field"      // a JSON key that the format does not have
+	// ErrUnusedFlag is --role or --ranks given for an input they do not apply to (a table,
+	// an iperf3 run, a SimGrid file): they place and label benchmarks' text outputs only.
+	ErrUnusedFlag ErrKind = "unused-flag"
 	// ErrTruncatedTransfer is an iperf3 run whose receiver counted fewer bytes than the sender
 	// sent: the transfer did not complete, so it has no completion time to record.
 	ErrTruncatedTransfer ErrKind = "truncated-transfer"

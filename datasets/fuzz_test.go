@@ -193,7 +193,7 @@ func FuzzIngestOSU(f *testing.F) {
 }
 
 func FuzzIngestIMB(f *testing.F) {
-	fuzzText(f, FormatIMB, Source{Src: "X1", Dst: "Y1"}, "imb_sections.txt", "imb_p2p.txt", "imb_barrier_timeout.txt", "imb_multi.txt")
+	fuzzText(f, FormatIMB, Source{Src: "X1", Dst: "Y1", Ranks: []string{"X1", "Y1", "X2", "Y2"}}, "imb_sections.txt", "imb_p2p.txt", "imb_barrier_timeout.txt", "imb_multi.txt")
 }
 
 func FuzzIngestSKaMPI(f *testing.F) {

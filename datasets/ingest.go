@@ -71,10 +71,13 @@ type Source struct {
 	// Ranks names the node of each MPI rank, in rank order (one rank per entry), for outputs
 	// of more than two processes that do not name their nodes (a saturation log, a multi-pair
 	// or collective benchmark). Src and Dst stand for ranks 0 and 1 when Ranks is empty.
+	// Given for a source of another format (a table, iperf3, SimGrid), it is refused
+	// (ErrUnusedFlag).
 	Ranks []string
 	// Role, when set, is the role every transfer of a benchmark's text output takes:
 	// RoleCalibration or RoleHeldOut; a pattern whose design has no experiment of that role
-	// (a point-to-point sweep held out) is refused. Empty keeps each adapter's labels.
+	// (a point-to-point sweep held out) is refused. Empty keeps each adapter's labels. Given
+	// for a source of another format, it is refused as Ranks is.
 	Role string
 	// Experiment and PatternID label iperf3 transfers; the defaults are p2p_sweep and
 	// "src>dst:bytes", and for a --bidir run bidir_nic (bidir_backbone between racks) and
@@ -269,6 +272,9 @@ func (ing *ingester) source(ctx context.Context, src Source) (SourceInfo, error)
 			return info, err
 		}
 	}
+	if err := textFlagsOnly(src, info.Format); err != nil {
+		return info, err
+	}
 	idx := ing.w.source(src.Path)
 	var t *Table
 	switch info.Format {
@@ -341,6 +347,9 @@ func (ing *ingester) textSource(src Source, r io.Reader, idx int32, simgridKind 
 	if err := relabel(src, o); err != nil {
 		return err
 	}
+	if tr.orderNote != "" {
+		o.note("%s", tr.orderNote)
+	}
 	info.Notes = o.notes
 	tables, rows, err := ing.text(src, o, idx)
 	info.Table, info.Rows = strings.Join(tables, ","), rows
@@ -380,6 +389,44 @@ func relabel(src Source, o *textOut) error {
 		t.Experiment = twin
 	}
 	return nil
+}
+
+// textFlagsOnly refuses Source.Role and Source.Ranks (--role, --ranks) for a source of a
+// format they do not apply to: they place and label the rows of benchmarks' text outputs
+// (textReaders), while a table's rows (CSV, Parquet, a dataset's) name their nodes and
+// experiment, and iperf3 and SimGrid files have flags of their own. Ignored, they would
+// seem to have taken effect.
+func textFlagsOnly(src Source, format string) error {
+	if textReaders[format] != nil {
+		return nil
+	}
+	var flag string
+	switch {
+	case src.Role != "":
+		flag = "--role " + bounded(src.Role)
+	case len(src.Ranks) > 0:
+		flag = "--ranks"
+	default:
+		return nil
+	}
+	const rows = ", whose rows name their nodes and experiment"
+	what := map[string]string{
+		FormatParquet: "a Parquet table" + rows,
+		FormatCSV:     "a CSV table" + rows,
+		FormatIperf3:  "an iperf3 run (--src, --dst and --experiment set its transfer)",
+		FormatSimGrid: "a SimGrid calibration file (--src and --dst name its two nodes)",
+	}[format]
+	if src.SHA256 != "" {
+		what = "a commcal dataset's table" + rows // ExpandSources' source of a dataset directory
+	}
+	var texts []string
+	for _, f := range Formats {
+		if textReaders[f] != nil {
+			texts = append(texts, f)
+		}
+	}
+	return inputErr(Location{File: src.Path}, "", ErrUnusedFlag,
+		"%s applies to the text outputs of MPI benchmarks (%s), not to %s: leave it out, or ingest those outputs on their own", flag, list(texts), what)
 }
 
 // readSeekerAt is what the Parquet reader needs; files and embedded files provide it.

@@ -182,3 +182,48 @@ func TestIngestStopsWhenCancelled(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// --role and --ranks place and label the rows of benchmarks' text outputs; given for an input
+// whose rows they would not change (a dataset's tables, CSV, Parquet, iperf3, SimGrid), they
+// are refused rather than ignored.
+func TestFlagsOfTextOutputsOnly(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	dir, rows := simulateDir(t, cl, 3)
+	csvPath := filepath.Join(t.TempDir(), "t.csv")
+	writeCSV(t, csvPath, TransfersTable, rows.Transfers)
+	// The flags are checked before the run is read: any JSON file is an iperf3 run.
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(jsonPath, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const texts = "applies to the text outputs of MPI benchmarks (osu, imb, skampi, netpipe, mpiblib, saturation), not to "
+	const tables = ", whose rows name their nodes and experiment: leave it out, or ingest those outputs on their own"
+	cases := []struct {
+		name string
+		path string
+		base Source
+		want string
+	}{
+		{"dataset --role", dir, Source{Role: RoleHeldOut}, "unused-flag: --role held-out " + texts + "a commcal dataset's table" + tables},
+		{"dataset --ranks", dir, Source{Ranks: []string{"X1", "Y1"}}, "unused-flag: --ranks " + texts + "a commcal dataset's table" + tables},
+		{"csv --ranks", csvPath, Source{Ranks: []string{"X1", "Y1"}}, "unused-flag: --ranks " + texts + "a CSV table" + tables},
+		{"parquet --role", filepath.Join(dir, "transfers.parquet"), Source{Role: RoleCalibration}, "unused-flag: --role calibration " + texts + "a Parquet table" + tables},
+		{"iperf3 --role", jsonPath, Source{Role: RoleCalibration},
+			"unused-flag: --role calibration " + texts + "an iperf3 run (--src, --dst and --experiment set its transfer): leave it out, or ingest those outputs on their own"},
+		{"simgrid --ranks", "testdata/benchmarks/sgcal", Source{Src: "X1", Dst: "Y1", Ranks: []string{"X1", "Y1"}},
+			"unused-flag: --ranks " + texts + "a SimGrid calibration file (--src and --dst name its two nodes): leave it out, or ingest those outputs on their own"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srcs, err := ExpandSources([]string{c.path}, c.base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: filepath.Join(t.TempDir(), "ds"), Created: fixedTime})
+			ie := wantKind(t, err, ErrUnusedFlag)
+			if got := ie.Kind + ": " + ErrKind(ie.Detail); string(got) != c.want || ie.Loc.File != srcs[0].Path {
+				t.Errorf("got  %v\nwant %s: %s", err, srcs[0].Path, c.want)
+			}
+		})
+	}
+}

@@ -22,6 +22,8 @@ import (
 //     pairs in parallel and reports their summed size: refused.
 //   - A collective benchmark whose operation is a scatter or a gather: a collectives row
 //     (procs = #nodes, root: the host of rank #root if it is a node, else --src; seconds = T).
+//     Two processes on one host of the #Processors list are refused (textReader.place): the
+//     table counts one process per node.
 //     Other operations (bcast, reduce, …) have no table: refused.
 //
 // A row whose wtick column is 0 was timed by a clock too coarse for it (MPI_Wtick ≥ T) and is
@@ -43,7 +45,7 @@ func readMPIBlib(r *textReader, lines []textLine) (*textOut, error) {
 		var err error
 		if body, ok := strings.CutPrefix(text, "#"); ok {
 			err = p.comment(l.n, strings.Fields(body))
-		} else {
+		} else if err = r.whole(l); err == nil {
 			err = p.row(l.n, text)
 		}
 		if err != nil {
@@ -192,6 +194,11 @@ func (p *mpibParser) addCollective(n, size int64, t float64) error {
 		return p.r.errAt(n, "nodes", ErrMissingColumn, `a collective benchmark without "#nodes N" (N ≥ 2)`)
 	}
 	if p.collective == "" {
+		if len(p.hosts) > 0 {
+			if _, err := p.r.place(p.hostsLine, "an MPIBlib "+bounded(p.op)+" (#Processors)", designCollective, [][]int{rankRange(0, len(p.hosts))}, p.hosts); err != nil {
+				return err
+			}
+		}
 		p.collective = hostOr(p.hosts, p.root, p.r.src)
 		if p.collective == "" || (p.r.src == "" && !p.r.hasNode(p.collective)) {
 			return inputErr(Location{File: p.r.path}, "", ErrUnsupported, "an MPIBlib %s output whose root host %s is no node of cluster %s; give the root's node (--src)", bounded(p.op), quote(p.collective), p.r.cl.Name())
@@ -211,7 +218,7 @@ func (p *mpibParser) addP2P(n, size int64, t float64) error {
 		return nil
 	}
 	var err error
-	if p.src, p.dst, err = p.r.nodes("an MPIBlib p2p", p.hosts); err != nil {
+	if p.src, p.dst, err = p.r.nodes("MPIBlib p2p", p.hosts); err != nil {
 		return err
 	}
 	p.r.sweep(p.o, n, p.src, p.dst, size, t/2)

@@ -2,36 +2,67 @@ package datasets
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/commcal/commcal/experiments"
 )
 
 // NetPIPE (3.x: NPtcp, NPmpi, NPopenmpi, …) writes two things:
 //
 //   - its output file (-o, np.out by default): one line per message size, "bytes Mbps
 //     seconds" (extra columns, which some flags add, are not read);
-//   - its standard output: "  3:       4 bytes   6634 times -->      3.17 Mbps in       9.61 usec",
-//     after lines naming each rank's host ("0: node-a") and a few messages.
+//   - its standard output: "  3:       4 bytes   6634 times -->      3.17 Mbps in       9.61 usec"
+//     (on standard error, which a capture usually joins), after lines naming each rank's host
+//     ("0: node-a") and messages, among them the mode: "Streaming in one direction only." for
+//     -s, "Passing data in both directions simultaneously." for -2.
 //
-// Either becomes p2p_sweep transfers from rank 0 (--src, or its host when both hosts are nodes
-// of the cluster) to rank 1: the time is NetPIPE's, half a round trip in its default
-// ping-pong mode (with -s, streaming, it is the time per message of a stream; the output does
-// not say which), the best of its trials, each a mean over "times" round trips. The time
-// column is read, not the rate: NetPIPE's Mbps are 2²⁰ bits per second (1 byte in 5.86 µs
-// prints 1.30 Mbps). Flags such as -I (invalidate the cache) and -r (reset sockets) change the
-// measurement, not these lines. NetPIPE also measures sizes ±3 bytes around each power of two
-// (-p 0 turns that off); each is a size of the sweep.
+// What a row is depends on the mode (netpipe.c's main loop; each figure is the best of its
+// trials, each the mean over "times" repetitions):
+//   - default, ping-pong: rank 0 sends, the last rank sends the message back, and the time is
+//     half the round trip: a p2p_sweep transfer from rank 0 to the last rank.
+//   - -2, both directions at once: both ranks send a message and then receive the other's; the
+//     time is one exchange, not halved, and its Mbps count both directions. Standard output
+//     prints the size of one message; the output file writes twice that (bits·(1+bidir)/8).
+//     Each row is an exchange_calibration pattern "NetPIPE -2/a<>b:bytes", one flow each way,
+//     both taking the time.
+//   - -s, streaming: rank 0 sends "times" messages back to back and the receiver's time over
+//     their number is the time per message of a one-way stream, latency hidden: a p2p_sweep
+//     transfer of pattern "NetPIPE -s/a>b:bytes", kept apart from the ping-pong's (as osu_bw).
 //
-// Structure (netpipe.c's main loop): the standard output numbers its measurements 0, 1, 2, …
-// in order (a number repeated or skipped is a damaged file; 0 again begins another run). The
-// sweep's sizes increase, and with perturbation (-p P) each is measured P bytes below and
-// above too, which can step back by up to 2P (or repeat) from one measurement to the next, but
-// never below the size three measurements before: that is checked, in both outputs. A main
-// loop without measurements is a run that stopped. Columns after the time (a variance, with
-// some flags) are not read nor checked: NetPIPE prints them as they come, NaN included.
+// How the mode is told: standard output by its mode line; without one (standard error
+// captured alone) by the rates, since a -2 line's Mbps is twice its one-way figure (a line
+// whose rate is at least 1 Mbps and time at least 1 µs, so that printf's rounding stays
+// under 1%, decides); a -2 line under the streaming line, or lines that disagree, are a
+// damaged file. A -s run's lines look like a ping-pong's, so standard output without a mode
+// line is read as the default ping-pong. The output file names no mode: its rows are read as
+// the default ping-pong, except that a file whose every size is even, as -2 writes them, is
+// refused (a ping-pong started at an even -l with an even -p writes such sizes too), and a
+// -s run's file cannot be told at all: ingest the standard output of such runs.
+//
+// Nodes: --src and --dst; else, when standard output names the ranks' hosts ("0: host"),
+// rank 0's and the last rank's nodes in --ranks, or these hosts when both are nodes of the
+// cluster. Times: the time column is read, not the rate: NetPIPE's Mbps are 2²⁰ bits per
+// second (1 byte in 5.86 µs prints 1.30 Mbps). Flags such as -I (invalidate the cache) and -r
+// (reset sockets) change the measurement, not these lines.
+// NetPIPE also measures sizes ±3 bytes around each power of two (-p 0 turns that off); each is
+// a size of the sweep.
+//
+// Structure: the standard output numbers its measurements 0, 1, 2, … in order (a number
+// repeated or skipped is a damaged file; 0 again begins another run). The sweep's sizes
+// increase, and with perturbation (-p P) each is measured P bytes below and above too, which
+// can step back by up to 2P (or repeat) from one measurement to the next, but never below the
+// size three measurements before: that is checked, in both outputs. A main loop without
+// measurements is a run that stopped. A last measurement line cut after "-->", or followed
+// there by NetPIPE's error ("NetPIPE: read failed …"), is a run that stopped there: the sizes
+// before are kept, with a note; a measurement after it is a damaged file. Any other line of
+// figures without its line end was cut while written (textReader.whole) and is refused. Columns after the
+// time (a variance, with some flags) are not read nor checked: NetPIPE prints them as they
+// come, NaN included.
 func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
-	p := &netpipeParser{r: r, o: newTextOut("NetPIPE"), hosts: map[string]string{}, index: -1}
+	p := &netpipeParser{r: r, hosts: map[int64]string{}, index: -1}
 	p.stdout = slices.ContainsFunc(lines, func(l textLine) bool {
 		return strings.Contains(l.text, "-->") || strings.Contains(l.text, "Now starting the main loop")
 	})
@@ -43,33 +74,152 @@ func readNetPIPE(r *textReader, lines []textLine) (*textOut, error) {
 		if strings.Contains(text, "Now starting the main loop") && p.mainLoop == 0 {
 			p.mainLoop = l.n
 		}
-		if err := p.line(l.n, text); err != nil {
+		if err := p.line(l, text); err != nil {
 			return nil, err
 		}
 	}
-	if p.o.rows() == 0 {
+	if len(p.meas) == 0 {
 		if p.mainLoop > 0 && p.measured == 0 {
 			return nil, r.errNoRows(0, fmt.Sprintf("NetPIPE's main loop (line %d)", p.mainLoop))
 		}
 		return nil, inputErr(Location{File: r.path}, "", ErrEmptyFile, "no measurement lines with a message size above 0")
 	}
-	o := p.o
-	if p.stdout {
-		o.note("%s standard output: each row is NetPIPE's one-way time from %s to %s (half a round trip, the best of its trials of %s round trips each); µs read as 10⁻⁶ s", o.tool, p.src, p.dst, p.times)
-	} else {
-		o.note("%s output file: each row is NetPIPE's one-way time from %s to %s in seconds (half a round trip, the best of its trials; the file does not say how many round trips each)", o.tool, p.src, p.dst)
+	mode, err := p.mode()
+	if err != nil {
+		return nil, err
 	}
+	tool := strings.TrimSpace("NetPIPE " + mode.flag)
+	src, dst, err := p.nodes(tool)
+	if err != nil {
+		return nil, err
+	}
+	o := newTextOut(tool)
+	for _, m := range p.meas {
+		switch mode.flag {
+		case "":
+			r.sweep(o, m.line, src, dst, m.size, m.secs)
+		case "-s":
+			r.concurrent(o, m.line, experiments.P2PSweep, "NetPIPE -s/"+experiments.PairID(src, dst, m.size), [][2]string{{src, dst}}, m.size, m.secs)
+		case "-2":
+			r.concurrent(o, m.line, experiments.ExchangeCalibration, fmt.Sprintf("NetPIPE -2/%s<>%s:%d", src, dst, m.size), [][2]string{{src, dst}, {dst, src}}, m.size, m.secs)
+		}
+	}
+	p.notes(o, mode, src, dst)
 	return o, nil
+}
+
+// nodes returns the nodes of rank 0 and of the last rank, which measure (mpi.c's Setup):
+// --src and --dst; else, when standard output names the ranks' hosts, --ranks' nodes of
+// those ranks, or the hosts themselves when both are nodes of the cluster.
+func (p *netpipeParser) nodes(tool string) (string, string, error) {
+	r := p.r
+	var named []string
+	if len(p.hosts) > 0 {
+		last := slices.Max(slices.Collect(maps.Keys(p.hosts)))
+		if p.hosts[0] != "" && last > 0 && last < imbMaxRanks && len(r.ranks) > 0 && r.src == "" && r.dst == "" {
+			ranks, err := r.rankNodes(tool, int(last)+1)
+			if err != nil {
+				return "", "", err
+			}
+			return ranks[0], ranks[last], nil
+		}
+		if p.hosts[0] != "" && last > 0 {
+			named = []string{p.hosts[0], p.hosts[last]}
+		}
+	}
+	return r.nodes(tool, named)
+}
+
+// netpipeMode is a NetPIPE run's mode: its flag ("" for the default ping-pong, "-2", "-s")
+// and how it was told, for the note.
+type netpipeMode struct{ flag, how string }
+
+// mode tells the run's mode (see readNetPIPE), or refuses a file that cannot say it or whose
+// lines contradict each other.
+func (p *netpipeParser) mode() (netpipeMode, error) {
+	if !p.stdout {
+		if !slices.ContainsFunc(p.meas, func(m netpipeMeas) bool { return m.size%2 != 0 }) {
+			return netpipeMode{}, inputErr(Location{File: p.r.path}, "", ErrUnsupported,
+				"a NetPIPE output file whose every size is even (%d B, …): NetPIPE -2 (both directions at once) writes twice the message size, and the file does not record its mode; ingest the run's standard output, which names the mode and each message's size (a ping-pong started at an even size, -l, with an even -p, writes even sizes too: its standard output is read as such)",
+				p.meas[0].size)
+		}
+		return netpipeMode{how: "the output file does not record NetPIPE's mode: read as the default ping-pong (a -s run writes the same columns: ingest a -s run's standard output instead)"}, nil
+	}
+	var one, two *netpipeMeas
+	for i := range p.meas {
+		m := &p.meas[i]
+		if m.rate < 1 || m.secs < 1e-6 {
+			continue
+		}
+		switch k := m.rate / (float64(m.size) * 8 / (m.secs * (1 << 20))); {
+		case k > 0.95 && k < 1.05 && one == nil:
+			one = m
+		case k > 1.9 && k < 2.1 && two == nil:
+			two = m
+		}
+	}
+	if one != nil && two != nil {
+		return netpipeMode{}, p.r.errAt(two.line, "Mbps", ErrCorrupt,
+			"%g Mbps for %d B in %g µs counts two directions, but line %d's rate counts one: lines of two NetPIPE runs of different modes, or a damaged file",
+			two.rate, two.size, two.secs*1e6, one.line)
+	}
+	switch {
+	case p.modeLine == "-2" && one != nil:
+		return netpipeMode{}, p.r.errAt(one.line, "Mbps", ErrCorrupt, "%g Mbps for %d B in %g µs counts one direction, but line %d says NetPIPE ran with -2, whose rates count both", one.rate, one.size, one.secs*1e6, p.modeAt)
+	case p.modeLine == "-s" && two != nil:
+		return netpipeMode{}, p.r.errAt(two.line, "Mbps", ErrCorrupt, "%g Mbps for %d B in %g µs counts two directions, but line %d says NetPIPE ran with -s, which streams one way", two.rate, two.size, two.secs*1e6, p.modeAt)
+	case p.modeLine != "":
+		return netpipeMode{flag: p.modeLine, how: fmt.Sprintf("its mode line (line %d)", p.modeAt)}, nil
+	case two != nil:
+		return netpipeMode{flag: "-2", how: fmt.Sprintf("its rates, which count both directions (line %d: %g Mbps for %d B in %g µs); the -2 line of standard output is missing", two.line, two.rate, two.size, two.secs*1e6)}, nil
+	}
+	return netpipeMode{how: "no -s or -2 line: the default ping-pong"}, nil
+}
+
+// notes says what the rows are, how the mode was told, and where a run stopped.
+func (p *netpipeParser) notes(o *textOut, mode netpipeMode, src, dst string) {
+	what := "output file"
+	if p.stdout {
+		what = "standard output"
+	}
+	trials := "the best of its trials"
+	if p.stdout {
+		each := map[string]string{"": "round trips", "-2": "exchanges", "-s": "messages"}[mode.flag]
+		trials += fmt.Sprintf(" of %s %s each", p.times, each)
+	}
+	switch mode.flag {
+	case "":
+		o.note("%s %s: each row is NetPIPE's one-way time from %s to %s (half a round trip, %s); mode: %s", o.tool, what, src, dst, trials, mode.how)
+	case "-2":
+		o.note("%s %s: each row is an exchange_calibration pattern %s<>%s, one message each way at once, both taking NetPIPE's time of one exchange (not halved; %s); mode: %s", o.tool, what, src, dst, trials, mode.how)
+	case "-s":
+		o.note("%s %s: each row is NetPIPE's time per message of a one-way stream from %s to %s (the receiver's time over the messages, %s): p2p_sweep transfers, latency hidden; mode: %s", o.tool, what, src, dst, trials, mode.how)
+	}
+	if p.stdout {
+		o.note("%s: µs read as 10⁻⁶ s", o.tool)
+	}
+	if p.stopped != "" {
+		o.note("%s: %s", o.tool, p.stopped)
+	}
+}
+
+// netpipeMeas is one measurement above 0 bytes: its line, size, time and (standard output)
+// rate in Mbps.
+type netpipeMeas struct {
+	line       int64
+	size       int64
+	secs, rate float64
 }
 
 // netpipeParser is what readNetPIPE has read so far of NetPIPE's standard output (stdout) or
 // output file.
 type netpipeParser struct {
 	r        *textReader
-	o        *textOut
 	stdout   bool
-	hosts    map[string]string // rank → host, from standard output's "0: node-a" lines
-	src, dst string
+	hosts    map[int64]string // rank → host, from standard output's "0: node-a" lines
+	modeLine string           // "-2" or "-s" when standard output prints the mode
+	modeAt   int64            // the line that printed it
+	meas     []netpipeMeas
 	times    counts
 	mainLoop int64 // the line of "Now starting the main loop", or 0
 	measured int   // measurement lines read
@@ -77,36 +227,31 @@ type netpipeParser struct {
 	// recent are the sizes of the last three measurements of the run and their lines,
 	// oldest first.
 	recent [][2]int64
+	// stopped says where the run stopped (a last line without figures), and stopAt its line.
+	stopped string
+	stopAt  int64
 }
 
-// line reads one non-blank line and adds its measurement, if it has one above 0 bytes.
-func (p *netpipeParser) line(n int64, text string) error {
-	var size int64
-	var secs float64
+// line reads one non-blank line (text: l's, trimmed) and keeps its measurement, if it has
+// one above 0 bytes.
+func (p *netpipeParser) line(l textLine, text string) error {
+	n := l.n
+	var m netpipeMeas
 	var ok bool
 	var err error
 	if p.stdout {
-		size, secs, ok, err = p.stdoutLine(n, text)
-	} else {
-		size, secs, ok, err = p.fileLine(n, text)
+		m, ok, err = p.stdoutLine(l, text)
+	} else if err = p.r.whole(l); err == nil {
+		m, ok, err = p.fileLine(n, text)
 	}
 	if err != nil || !ok {
 		return err
 	}
 	p.measured++
-	if err := p.order(n, size); err != nil || size == 0 {
+	if err := p.order(n, m.size); err != nil || m.size == 0 {
 		return err
 	}
-	if p.src == "" {
-		var named []string
-		if p.hosts["0"] != "" && p.hosts["1"] != "" {
-			named = []string{p.hosts["0"], p.hosts["1"]}
-		}
-		if p.src, p.dst, err = p.r.nodes("a NetPIPE", named); err != nil {
-			return err
-		}
-	}
-	p.r.sweep(p.o, n, p.src, p.dst, size, secs)
+	p.meas = append(p.meas, m)
 	return nil
 }
 
@@ -147,63 +292,104 @@ func (p *netpipeParser) number(n int64, s string) error {
 	return nil
 }
 
-// stdoutLine reads a line of standard output: a rank's host, a message (ok false), or a
-// measurement "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec".
-func (p *netpipeParser) stdoutLine(n int64, text string) (size int64, secs float64, ok bool, err error) {
-	if m := netpipeHost.FindStringSubmatch(text); m != nil {
-		p.hosts[m[1]] = m[2]
-		return 0, 0, false, nil
+// stdoutLine reads a line of standard output (text: l's, trimmed): a rank's host, the mode, a
+// message (ok false), a measurement "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec",
+// or the last one of a run that stopped (see readNetPIPE). A measurement line cut short
+// (textLine.cut) is refused unless it is that of a run that stopped: its figures may have
+// lost digits.
+func (p *netpipeParser) stdoutLine(l textLine, text string) (m netpipeMeas, ok bool, err error) {
+	n := l.n
+	if h := netpipeHost.FindStringSubmatch(text); h != nil {
+		rank, err := p.r.parseIndex(n, "rank", "a rank", h[1])
+		p.hosts[rank] = h[2]
+		return m, false, err
+	}
+	if mode := netpipeModes[text]; mode != "" && p.modeLine == "" {
+		p.modeLine, p.modeAt = mode, n
 	}
 	if !strings.Contains(text, "-->") {
-		return 0, 0, false, nil // "Now starting the main loop", "Sending output to …"
+		return m, false, nil // "Now starting the main loop", "Sending output to …"
 	}
-	if strings.Contains(text, "Integrity check") {
-		return 0, 0, false, p.r.errAt(n, "", ErrUnsupported, "NetPIPE's integrity check (-i) measures no time: run it without -i")
+	f := netpipeRow.FindStringSubmatch(text)
+	if f == nil {
+		return m, false, p.r.errAt(n, "", ErrWrongType, `%s: want "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec"`, quote(text))
 	}
-	m := netpipeRow.FindStringSubmatch(text)
-	if m == nil {
-		return 0, 0, false, p.r.errAt(n, "", ErrWrongType, `%s: want "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec"`, quote(text))
+	switch {
+	case f[1] == "0":
+		p.stopAt = 0 // another run begins
+	case p.stopAt > 0:
+		return m, false, p.r.errAt(n, "", ErrCorrupt, "a measurement after the run stopped on line %d: lines of two runs, or a damaged file", p.stopAt)
 	}
-	if err := p.number(n, m[1]); err != nil {
-		return 0, 0, false, err
+	if err := p.number(n, f[1]); err != nil {
+		return m, false, err
 	}
-	if size, err = p.r.parseSize(n, "bytes", m[2]); err != nil {
-		return 0, 0, false, err
+	m.line = n
+	if m.size, err = p.r.parseSize(n, "bytes", f[2]); err != nil {
+		return m, false, err
 	}
-	if err := p.r.addCount(&p.times, n, "times", m[3]); err != nil {
-		return 0, 0, false, err
+	if err := p.r.addCount(&p.times, n, "times", f[3]); err != nil {
+		return m, false, err
 	}
-	if secs, err = p.r.parseMicros(n, "usec", "time in µs", m[4]); err != nil {
-		return 0, 0, false, err
+	rest := f[4]
+	switch {
+	case strings.Contains(rest, "Integrity check"):
+		return m, false, p.r.errAt(n, "", ErrUnsupported, "NetPIPE's integrity check (-i) measures no time: run it without -i")
+	case rest == "" || strings.HasPrefix(rest, "NetPIPE:"):
+		why := "its line ends after \"-->\" (killed)"
+		if rest != "" {
+			why = "NetPIPE reported " + quote(rest)
+		}
+		p.stopped = fmt.Sprintf("the run stopped at measurement %s (%d B, line %d): %s; the sizes before it are kept", f[1], m.size, n, why)
+		p.stopAt = n
+		return m, false, nil
 	}
-	return size, secs, true, nil
+	if err := p.r.whole(l); err != nil {
+		return m, false, err
+	}
+	fig := netpipeFigures.FindStringSubmatch(rest)
+	if fig == nil {
+		return m, false, p.r.errAt(n, "", ErrWrongType, `%s: want "N: BYTES bytes TIMES times --> RATE Mbps in TIME usec"`, quote(text))
+	}
+	if m.rate, err = p.r.parseFloat(n, "Mbps", fig[1]); err != nil {
+		return m, false, err
+	}
+	if m.secs, err = p.r.parseMicros(n, "usec", "time in µs", fig[2]); err != nil {
+		return m, false, err
+	}
+	return m, true, nil
 }
 
 // fileLine reads a line of the output file: bytes, Mbps (checked, not kept), seconds.
-func (p *netpipeParser) fileLine(n int64, text string) (size int64, secs float64, ok bool, err error) {
+func (p *netpipeParser) fileLine(n int64, text string) (m netpipeMeas, ok bool, err error) {
 	f := strings.Fields(text)
 	if len(f) < 3 {
 		hint := ""
 		if len(f) == 2 {
 			hint = " (NetPIPE's integrity check, -i, writes bytes and repetitions: no time)"
 		}
-		return 0, 0, false, p.r.errAt(n, "", ErrRaggedRow, "%d fields, want 3: bytes, Mbps, seconds%s", len(f), hint)
+		return m, false, p.r.errAt(n, "", ErrRaggedRow, "%d fields, want 3: bytes, Mbps, seconds%s", len(f), hint)
 	}
-	if size, err = p.r.parseSize(n, "bytes", f[0]); err != nil {
-		return 0, 0, false, err
+	m.line = n
+	if m.size, err = p.r.parseSize(n, "bytes", f[0]); err != nil {
+		return m, false, err
 	}
 	if err := p.r.parseFigure(n, "Mbps", f[1]); err != nil {
-		return 0, 0, false, err
+		return m, false, err
 	}
-	if secs, err = p.r.parsePositive(n, "seconds", "time in seconds", f[2]); err != nil {
-		return 0, 0, false, err
+	if m.secs, err = p.r.parsePositive(n, "seconds", "time in seconds", f[2]); err != nil {
+		return m, false, err
 	}
-	return size, secs, true, nil
+	return m, true, nil
 }
 
 var (
-	netpipeRow  = regexp.MustCompile(`^([0-9]+):\s*([0-9]+)\s+bytes\s+([0-9]+)\s+times\s+-->\s+\S+\s+Mbps\s+in\s+(\S+)\s+usec`)
-	netpipeHost = regexp.MustCompile(`^([0-9]+):\s+(\S+)$`)
+	// netpipeRow is a measurement line up to "-->" and what follows it: the figures, an
+	// integrity check's verdict, an error, or nothing.
+	netpipeRow     = regexp.MustCompile(`^([0-9]+):\s*([0-9]+)\s+bytes\s+([0-9]+)\s+times\s+-->\s*(.*)$`)
+	netpipeFigures = regexp.MustCompile(`^(\S+)\s+Mbps\s+in\s+(\S+)\s+usec`)
+	netpipeHost    = regexp.MustCompile(`^([0-9]+):\s+(\S+)$`)
+	// netpipeModes are the lines netpipe.c prints for the modes that change what a row is.
+	netpipeModes = map[string]string{"Streaming in one direction only.": "-s", "Passing data in both directions simultaneously.": "-2"}
 	// netpipeStart is the start NetPIPE prints of each measurement line of its standard
 	// output, whatever follows.
 	netpipeStart = regexp.MustCompile(`^[0-9]+:\s*[0-9]+\s+bytes\s+[0-9]+\s+times\s+-->`)

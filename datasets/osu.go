@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
 )
 
@@ -50,17 +49,20 @@ import (
 //     over the pairs (5.x: over every process) of the one-way latency. k flows of that time.
 //     The file does not say P: it is --ranks' length, and a file without --ranks is refused.
 //   - The pairs of osu_mbw_mr and osu_multi_lat are one pattern of k concurrent transfers
-//     (osuPairsExperiment): fair_intra when every pair runs from one node to one other node,
+//     (textReader.place): fair_intra when every pair runs from one node to one other node,
 //     fair_inter when the pairs join distinct nodes; any other placement is refused, as is a
 //     pair on one node (loopback says nothing of the network).
 //   - osu_alltoall, osu_allgather, osu_bcast, osu_scatter, osu_gather and their v variants
 //     (equal counts for every process, so the same operation): collectives rows. OSU's Size is
 //     the block each process sends to or receives from each other (bcast: the whole message),
-//     the table's bytes; the time is OSU's average latency, the mean over the processes of
-//     each one's mean time per call. The root is rank 0 (bcast always; scatter and gather
+//     the table's bytes. Each process times its calls and OSU reduces their mean times over
+//     the processes to an average, and under -f a minimum and a maximum: the time is the Max
+//     Latency where the file has it, since a collective is complete when its slowest process
+//     is (IMB's t_max, the saturation test's slowest rank), else the average, which is below
+//     that, with a note saying so. The root is rank 0 (bcast always; scatter and gather
 //     unless -k, which the file does not print); procs is --ranks' length, which the file does
 //     not print either: without --ranks they are refused, and so are ranks sharing a node
-//     (the table counts one process per node).
+//     (the table counts one process per node; textReader.place).
 //
 // Any other test (reductions, barriers, non-blocking and neighbourhood collectives, one-sided
 // and multi-threaded tests) is refused with what it is; so is -D (derived datatypes: the bytes
@@ -163,6 +165,9 @@ type osuParser struct {
 	pairs    int64      // from "# [ pairs: N ]", -1 until then
 	iters    counts
 	zeros    int
+	// maxRows and avgRows count the collectives rows that store OSU's Max Latency (-f) and
+	// its average, for the notes.
+	maxRows, avgRows int
 	// The nodes of the current run, settled at its first row (run.set): the flows of a
 	// transfers pattern, or a collective's root and processes.
 	run osuRun
@@ -214,6 +219,9 @@ func (p *osuParser) line(l textLine) error {
 		return p.title(l.n, text)
 	case strings.HasPrefix(text, "#"):
 		return p.comment(l.n, strings.TrimSpace(strings.TrimPrefix(text, "#")))
+	}
+	if err := p.r.whole(l); err != nil {
+		return err
 	}
 	return p.row(l.n, text)
 }
@@ -336,8 +344,18 @@ func (p *osuParser) row(n int64, text string) error {
 }
 
 // rowValue reads a row's figure: the latency in seconds (µs in the file), or the bandwidth in
-// bytes per second (MB/s, 10⁶ B/s, in the file).
+// bytes per second (MB/s, 10⁶ B/s, in the file). A collective's latency is its Max Latency
+// where the header has one (-f): the slowest process's mean time per call, when the
+// collective is complete; else OSU's average over the processes.
 func (p *osuParser) rowValue(n int64, f []string) (float64, error) {
+	if p.test.read == osuCollective && p.col("maxlatency(us)") >= 0 {
+		p.maxRows++
+		us, err := p.positive(n, f, "Max Latency(us)", "latency in µs", "", "maxlatency(us)")
+		return us * 1e-6, err
+	}
+	if p.test.read == osuCollective {
+		p.avgRows++
+	}
 	if p.test.latency() {
 		us, err := p.positive(n, f, "Avg Latency(us)", "latency in µs",
 			"the header names no latency column (Avg Latency(us) or Latency (us))", "avglatency(us)", "latency(us)")
@@ -459,15 +477,17 @@ func (p *osuParser) settleTwo() error {
 		src, dst = nodes[0], nodes[1]
 	} else {
 		var err error
-		if src, dst, err = p.r.nodes("an OSU "+p.test.name, nil); err != nil {
+		if src, dst, err = p.r.nodes("OSU "+p.test.name, nil); err != nil {
 			return err
 		}
 	}
 	p.run.flows, p.run.exp = [][2]string{{src, dst}}, experiments.P2PSweep
+	d := designPairs
 	if p.test.read == osuBiBandwidth {
-		p.run.flows, p.run.exp = [][2]string{{src, dst}, {dst, src}}, experiments.ExchangeCalibration
+		p.run.flows, p.run.exp, d = [][2]string{{src, dst}, {dst, src}}, experiments.ExchangeCalibration, designExchanges
 	}
-	return nil
+	_, err := p.r.place(0, p.test.name, d, [][]int{{0, 1}}, []string{src, dst})
+	return err
 }
 
 // settleMultiBW reads the pairs of an osu_mbw_mr run from its pairs line: ranks 0 … 2k−1 on
@@ -500,74 +520,26 @@ func (p *osuParser) settleMultiLat() error {
 }
 
 // settlePairs sets the run's flows to OSU's k pairs on the nodes of ranks 0 … 2k−1, rank i to
-// rank i + k, and their experiment (osuPairsExperiment).
+// rank i + k, and their experiment (textReader.place).
 func (p *osuParser) settlePairs(nodes []string, k int) error {
+	pairs := make([][]int, k)
 	flows := make([][2]string, k)
 	for i := range flows {
+		pairs[i] = []int{i, i + k}
 		flows[i] = [2]string{nodes[i], nodes[i+k]}
 	}
-	exp, err := p.osuPairsExperiment(flows)
+	exp, err := p.r.place(0, fmt.Sprintf("%s (rank i sends to rank i + %d)", p.test.name, k), designPairs, pairs, nodes)
 	if err != nil {
 		return err
 	}
 	p.run.flows, p.run.exp = flows, exp
-	p.placed(fmt.Sprintf("%s, %d pairs: %s", exp, k, osuPairList(flows)))
+	p.placed(fmt.Sprintf("%s, %d pairs: %s", exp, k, pairList(flows)))
 	return nil
 }
 
-// osuPairsExperiment names the experiment of k pairs transferring at once, from their nodes:
-//   - every pair from one node to one other node: k flows sharing that pair's NICs,
-//     fair_intra (commcal's fairness design A);
-//   - pairs joining distinct nodes (no node in two pairs): k disjoint transfers, fair_inter
-//     (design B);
-//   - a single pair is the k = 1 point of both designs, which commcal measures within a rack
-//     for fair_intra and across racks for fair_inter: it takes the experiment of its path.
-//
-// A pair whose two ranks share a node, and any other placement (pairs sharing a sender or a
-// receiver, a node that sends and receives), are refused.
-func (p *osuParser) osuPairsExperiment(flows [][2]string) (string, error) {
-	k := len(flows)
-	for i, f := range flows {
-		if f[0] == f[1] {
-			return "", inputErr(Location{File: p.r.path}, "", ErrSameNode,
-				"%s: ranks %d and %d, a pair, are both on node %s (--ranks): a transfer through loopback says nothing of the network; place each pair's ranks on two nodes (OSU pairs rank i with rank i + %d: the first half of the ranks on the sending nodes)",
-				p.test.name, i, i+k, f[0], k)
-		}
-	}
-	if k == 1 {
-		if c, err := p.r.cl.Class(flows[0][0], flows[0][1]); err == nil && c == cluster.InterRack {
-			return experiments.FairInter, nil
-		}
-		return experiments.FairIntra, nil
-	}
-	if !slices.ContainsFunc(flows, func(f [2]string) bool { return f != flows[0] }) {
-		return experiments.FairIntra, nil
-	}
-	seen := map[string]bool{}
-	disjoint := true
-	for _, f := range flows {
-		disjoint = disjoint && !seen[f[0]] && !seen[f[1]]
-		seen[f[0]], seen[f[1]] = true, true
-	}
-	if disjoint {
-		return experiments.FairInter, nil
-	}
-	return "", inputErr(Location{File: p.r.path}, "", ErrUnsupported,
-		"%s with %d pairs placed %s (--ranks): neither every pair between the same two nodes (fair_intra) nor pairs joining distinct nodes (fair_inter); no experiment holds it: place the ranks so that one of the two holds (OSU pairs rank i with rank i + %d)",
-		p.test.name, k, bounded(osuPairList(flows)), k)
-}
-
-// osuPairList writes pairs as "X1>Y1, X2>Y2" for notes and messages.
-func osuPairList(flows [][2]string) string {
-	s := make([]string, len(flows))
-	for i, f := range flows {
-		s[i] = f[0] + ">" + f[1]
-	}
-	return strings.Join(s, ", ")
-}
-
 // settleCollective reads a collective's processes from --ranks: procs is its length, the root
-// rank 0's node. The table counts one process per node, so ranks sharing a node are refused.
+// rank 0's node. The table counts one process per node, so ranks sharing a node are refused
+// (textReader.place).
 func (p *osuParser) settleCollective() error {
 	n := len(p.r.ranks)
 	switch {
@@ -578,14 +550,8 @@ func (p *osuParser) settleCollective() error {
 		return inputErr(Location{File: p.r.path}, "", ErrUnsupported,
 			"%s on --ranks of 1 node: OSU's collectives run on two processes or more; give one node per rank of the run, in rank order", p.test.name)
 	}
-	at := map[string]int{}
-	for i, node := range p.r.ranks {
-		if j, ok := at[node]; ok {
-			return inputErr(Location{File: p.r.path}, "", ErrSameNode,
-				"%s: ranks %d and %d are both on node %s (--ranks): the collectives table describes one process per node, and a message between two processes of one node does not cross the network; run one process per node (mpirun --map-by node) and give its --ranks",
-				p.test.name, j, i, node)
-		}
-		at[node] = i
+	if _, err := p.r.place(0, p.test.name, designCollective, [][]int{rankRange(0, n)}, p.r.ranks); err != nil {
+		return err
 	}
 	p.run.root, p.run.procs = p.r.ranks[0], int64(n)
 	p.placed(fmt.Sprintf("%d processes, root %s", n, p.run.root))
@@ -641,8 +607,15 @@ func (p *osuParser) notes() {
 	case osuMultiLat:
 		o.note("%s: the pairs (rank i with rank i + P/2, P from --ranks) ping-pong at once, one pattern of k flows; each flow's time is OSU's one-way latency averaged over the pairs, %s; µs read as 10⁻⁶ s; %s", o.tool, avg, where)
 	case osuCollective:
-		o.note("%s: collectives rows of op %s; each row is OSU's average latency (the mean over the processes of each one's mean time per call), %s; bytes is OSU's Size (%s); %s from --ranks; the root is rank 0's node (OSU's root unless the run used -k, which the file does not print)",
-			o.tool, p.test.op, avg, osuSizeMeaning[p.test.op], where)
+		var times []string
+		if p.maxRows > 0 {
+			times = append(times, fmt.Sprintf("%d rows are OSU's Max Latency (-f: the slowest process's mean time per call, when the collective is complete, as IMB's t_max)", p.maxRows))
+		}
+		if p.avgRows > 0 {
+			times = append(times, fmt.Sprintf("%d rows are OSU's average latency (the mean over the processes of each one's mean time per call: below the collective's completion, its slowest process's time; run with -f for the Max Latency column)", p.avgRows))
+		}
+		o.note("%s: collectives rows of op %s; %s, %s; µs read as 10⁻⁶ s; bytes is OSU's Size (%s); %s from --ranks; the root is rank 0's node (OSU's root unless the run used -k, which the file does not print)",
+			o.tool, p.test.op, strings.Join(times, "; "), avg, osuSizeMeaning[p.test.op], where)
 	}
 	if p.col("p50taillat(us)") >= 0 || p.col("p50tailbw(mb/s)") >= 0 {
 		o.note("%s: the percentile columns (-z) are not stored: a row holds one figure, the average", o.tool)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/commcal/commcal/experiments"
@@ -60,7 +59,9 @@ import (
 // the longest duration of its ranks (as IMB's t_max).
 //
 // What each file becomes (t_start_s 0; one repetition per run, numbered across the ingest):
-//   - send: fair_inter pattern "saturation/send/k=K": flow f from rank f to rank f+half.
+//   - send: pattern "saturation/send/k=K": flow f from rank f to rank f+half; fair_inter when
+//     --ranks puts the pairs between distinct nodes, fair_intra when every pair joins the same
+//     two nodes (satPlace).
 //   - sendrecv_same: "saturation/sendrecv_same/k=K": flows rank f → f+half, then f+half → f.
 //     The file's smallest k is exchange_calibration and the others exchange (held out), as a
 //     nightly catalogue measures one exchange to calibrate and keeps the others to judge the
@@ -73,7 +74,8 @@ import (
 // Which test a file holds comes from its content: the operation, and for MPI_Sendrecv the
 // ranks' steps (in sendrecv_same rank 1 joins a step after rank 0, in sendrecv_diff with it).
 // A file named load_NAME.csv after another test is read as its content says, with a note.
-// The file does not name hosts: --ranks gives the node of each rank.
+// The file does not name hosts: --ranks gives the node of each rank, and must place them as
+// the test means them (satPlace: textReader.place's checks on the largest step's ranks).
 
 // satTest is one of the saturation program's four tests.
 type satTest int
@@ -182,6 +184,10 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 		return nil, err
 	}
 	steps := test.steps(half)
+	pairsExp, err := satPlace(r, test, half, steps[len(steps)-1]+1, nodes)
+	if err != nil {
+		return nil, err
+	}
 	byRank := map[int]*satBlock{}
 	for i := range blocks {
 		byRank[blocks[i].rank] = &blocks[i]
@@ -204,7 +210,7 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 				r.collective(o, slow.line, "alltoall", nodes[0], int64(2*k), size, slow.dur/1e3)
 				continue
 			}
-			exp := satExperiment(test, s == 0)
+			exp := satExperiment(test, s == 0, pairsExp)
 			id := o.patternID(fmt.Sprintf("%s/k=%d", test.name(), k))
 			var senders []int
 			for f := range k {
@@ -224,16 +230,45 @@ func readSaturation(r *textReader, lines []textLine) (*textOut, error) {
 			}
 		}
 	}
-	satNotes(o, r.path, test, half, runs, steps, size)
+	satNotes(o, r.path, test, half, runs, steps, size, pairsExp)
 	return o, nil
 }
 
-// satExperiment is the experiment of a test's patterns: the smallest k calibrates the
-// exchanges and cycles, the others are held out.
-func satExperiment(test satTest, smallest bool) string {
+// satPlace checks that the ranks of a test's largest step, k, are placed as the test means
+// them (textReader.place), and returns the experiment of the send test's pairs: fair_intra when
+// every pair joins the same two nodes, fair_inter when the pairs join distinct nodes. A
+// smaller step's ranks are a subset of the largest's, placed alike, so the check holds for
+// every step and the send test's patterns are one experiment.
+func satPlace(r *textReader, test satTest, half, k int, nodes []string) (string, error) {
+	var d design
+	var groups [][]int
+	what := fmt.Sprintf("saturation %s at k = %d", test.name(), k)
+	switch test {
+	case satSend, satSame:
+		d, what = designPairs, fmt.Sprintf("%s (rank f sends to rank f + %d)", what, half)
+		if test == satSame {
+			d, what = designExchanges, fmt.Sprintf("saturation %s at k = %d (ranks f and f + %d exchange)", test.name(), k, half)
+		}
+		for f := range k {
+			groups = append(groups, []int{f, half + f})
+		}
+	case satDiff:
+		d, what = designCycles, fmt.Sprintf("%s (cycles 2c → 2c + %d → 2c + 1 → 2c + %d → 2c)", what, half, half+1)
+		for c := range k / 2 {
+			groups = append(groups, []int{2 * c, half + 2*c, 2*c + 1, half + 2*c + 1})
+		}
+	case satAlltoall:
+		d, groups = designCollective, [][]int{rankRange(0, 2*k)}
+	}
+	return r.place(0, what, d, groups, nodes)
+}
+
+// satExperiment is the experiment of a test's patterns: pairsExp for the send test's pairs
+// (satPlace); the smallest k calibrates the exchanges and cycles, the others are held out.
+func satExperiment(test satTest, smallest bool, pairsExp string) string {
 	switch {
 	case test == satSend:
-		return experiments.FairInter
+		return pairsExp
 	case test == satSame && smallest:
 		return experiments.ExchangeCalibration
 	case test == satSame:
@@ -245,22 +280,22 @@ func satExperiment(test satTest, smallest bool) string {
 }
 
 // satNotes says what the rows of a file are.
-func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int, size int64) {
-	k0, kn := steps[0]+1, steps[len(steps)-1]+1
+func satNotes(o *textOut, path string, test satTest, half, runs int, steps []int, size int64, pairsExp string) {
 	what := fmt.Sprintf("platform-calibration saturation test %s on %d ranks, %s, %d runs each, %d B per message",
 		test.name(), 2*half, stepRange(steps), runs, size)
 	roles := func(calibration, heldOut string) string {
-		s := fmt.Sprintf("%s for k = %d", calibration, k0)
+		s := fmt.Sprintf("%s for %s", calibration, kRange(steps[:1]))
 		if len(steps) > 1 {
-			s += fmt.Sprintf(", %s (held out) for k = %d–%d", heldOut, steps[1]+1, kn)
+			s += fmt.Sprintf(", %s (held out) for %s", heldOut, kRange(steps[1:]))
 		}
 		return s + " (--role overrides)"
 	}
 	const flowTime = "a flow's time is its receiver's duration, ms read as 10⁻³ s"
 	switch test {
 	case satSend:
-		o.note("%s: each run is one repetition of fair_inter pattern saturation/send/k=K (rank f sends to rank f+%d, f < k); %s (the receiver's MPI_Recv, logged as MPI_Send); runs follow one another without a barrier",
-			what, half, flowTime)
+		placed := map[string]string{experiments.FairIntra: "every pair between the same two nodes", experiments.FairInter: "pairs between distinct nodes"}[pairsExp]
+		o.note("%s: each run is one repetition of %s pattern saturation/send/k=K (rank f sends to rank f+%d, f < k; --ranks: %s); %s (the receiver's MPI_Recv, logged as MPI_Send); runs follow one another without a barrier",
+			what, pairsExp, half, placed, flowTime)
 	case satSame:
 		o.note("%s: each run is one repetition of pattern saturation/sendrecv_same/k=K (ranks f and f+%d exchange, f < k), %s; %s",
 			what, half, roles(experiments.ExchangeCalibration, experiments.Exchange), flowTime)
@@ -290,6 +325,9 @@ func readSatRows(r *textReader, lines []textLine) (string, []satBlock, error) {
 	for _, l := range lines {
 		if strings.TrimSpace(l.text) == "" {
 			continue
+		}
+		if err := r.whole(l); err != nil {
+			return "", nil, err
 		}
 		f := strings.Split(l.text, ",")
 		if len(f) != len(satColumns) {
@@ -336,7 +374,9 @@ func readSatRows(r *textReader, lines []textLine) (string, []satBlock, error) {
 	return op, blocks, nil
 }
 
-// satAppend adds a row to its rank's block, checking it against the rows before.
+// satAppend adds a row to its rank's block, checking it against the rows before. Ranks only
+// increase from block to block, so a rank below the last block's is the only one seen
+// before.
 func satAppend(r *textReader, blocks *[]satBlock, c satRow) error {
 	bs := *blocks
 	if len(bs) > 0 {
@@ -352,7 +392,7 @@ func satAppend(r *textReader, blocks *[]satBlock, c satRow) error {
 		case c.rank == b.rank:
 			b.rows = append(b.rows, c)
 			return nil
-		case c.rank < b.rank || slices.ContainsFunc(bs, func(o satBlock) bool { return o.rank == c.rank }):
+		case c.rank < b.rank:
 			return r.errAt(c.line, "rank", ErrNotIncreasing, "rank %d after rank %d's rows (from line %d): the saturation test gathers each rank's rows together, in rank order",
 				c.rank, b.rank, first.line)
 		}
@@ -443,12 +483,21 @@ func (t satTest) fit(r *textReader, blocks []satBlock) (int, int, error) {
 	return half, runs, nil
 }
 
-// stepRange names steps by their k for a message: "k = 3–8 (6 steps)".
+// stepRange names steps by their k for a message: "k = 3–8 (6 steps)", "k = 2 (1 step)".
 func stepRange(steps []int) string {
 	if len(steps) == 1 {
-		return fmt.Sprintf("k = %d (1 step)", steps[0]+1)
+		return kRange(steps) + " (1 step)"
 	}
-	return fmt.Sprintf("k = %d–%d (%d steps)", steps[0]+1, steps[len(steps)-1]+1, len(steps))
+	return fmt.Sprintf("%s (%d steps)", kRange(steps), len(steps))
+}
+
+// kRange names steps by their first and last k: "k = 3–8", or "k = 2" for one step.
+func kRange(steps []int) string {
+	first, last := steps[0]+1, steps[len(steps)-1]+1
+	if first == last {
+		return fmt.Sprintf("k = %d", first)
+	}
+	return fmt.Sprintf("k = %d–%d", first, last)
 }
 
 // satLine matches a line of a saturation log: a rank, an MPI operation, a size and two

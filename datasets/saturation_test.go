@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
 )
@@ -126,7 +127,8 @@ func TestSaturationLoopbackRun(t *testing.T) {
 			t.Errorf("collectives row %d: %+v, want %d procs rep %d in %g ms", 3*i, c, w.procs, w.rep, w.ms)
 		}
 	}
-	if !hasNote(m, "saturation test send on 4 ranks, k = 1–2 (2 steps), 10 runs each") || !hasNote(m, "alltoall on 4 ranks, k = 1–2 (2 steps), 3 runs each") {
+	if !hasNote(m, "saturation test send on 4 ranks, k = 1–2 (2 steps), 10 runs each") || !hasNote(m, "alltoall on 4 ranks, k = 1–2 (2 steps), 3 runs each") ||
+		!hasNote(m, "exchange_calibration for k = 1, exchange (held out) for k = 2 (--role overrides)") {
 		t.Errorf("notes %v", m.Sources)
 	}
 }
@@ -232,7 +234,7 @@ func TestSaturationStructure(t *testing.T) {
 		{"held out sends", "load_send.csv", send, Source{Format: FormatSaturation, Ranks: ranks4.Ranks, Role: RoleHeldOut}, ErrUnsupported,
 			`FILE: line 7, column "experiment": unsupported: --role held-out: fair_inter patterns have no held-out experiment (the random, exchange and cycle designs have both roles)`},
 		{"same node twice", "load_send.csv", send, Source{Format: FormatSaturation, Ranks: []string{"X1", "X2", "X1", "Y2"}}, ErrSameNode,
-			`FILE: line 7 (row 1), column "dst_node": same-node: src_node and dst_node are both "X1"; want different nodes`},
+			"FILE: same-node: saturation send at k = 2 (rank f sends to rank f + 2): ranks 0 and 2, a pair, are both on node X1: their messages go through the node's loopback or shared memory, which says nothing about the network; place the two ranks of each pair on two nodes (mpirun --map-by node does) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
 	}
 	checkStructure(t, cases)
 }
@@ -403,4 +405,80 @@ func FuzzIngestSaturation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzIngest(t, "load.csv", data, Source{Format: FormatSaturation, Ranks: loopbackRanks.Ranks})
 	})
+}
+
+// The send test's pairs take the experiment their nodes make, and every test's ranks must be
+// placed as the test means them: pairs on two nodes each, exchanges with one peer per node,
+// cycles and all-to-alls on distinct nodes.
+func TestSaturationPlacement(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ranks []string
+		want  map[string][2]int
+		note  string
+	}{
+		// Ranks 0, 1 on X1 and 2, 3 on X2: k = 2 is two X1→X2 flows sharing those NICs.
+		{"two pairs between two nodes", []string{"X1", "X1", "X2", "X2"}, map[string][2]int{
+			"fair_intra saturation/send/k=1": {2, 2}, "fair_intra saturation/send/k=2": {4, 2}},
+			"fair_intra pattern saturation/send/k=K (rank f sends to rank f+2, f < k; --ranks: every pair between the same two nodes)"},
+		// X1→X2 within a rack, then Y1→Y2: pairs between distinct nodes, k = 1 included.
+		{"disjoint pairs", []string{"X1", "Y1", "X2", "Y2"}, map[string][2]int{
+			"fair_inter saturation/send/k=1": {2, 2}, "fair_inter saturation/send/k=2": {4, 2}},
+			"fair_inter pattern saturation/send/k=K (rank f sends to rank f+2, f < k; --ranks: pairs between distinct nodes)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, tr, _, err := satIngestContent(t, "load_send.csv", satLog("send", 4, 2), c.ranks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := patternCounts(tr); !mapsEqual(got, c.want) {
+				t.Errorf("patterns %v, want %v", got, c.want)
+			}
+			if !hasNote(m, c.note) {
+				t.Errorf("notes %q lack %q", m.Sources[0].Notes, c.note)
+			}
+		})
+	}
+	src := func(ranks ...string) Source { return Source{Format: FormatSaturation, Ranks: ranks} }
+	const loopback = "their messages go through the node's loopback or shared memory, which says nothing about the network; "
+	checkStructure(t, []structureCase{
+		{"pairs that exchange", "load_send.csv", satLog("send", 4, 1), src("X1", "X2", "X2", "X1"), ErrUnsupported,
+			"FILE: unsupported: saturation send at k = 2 (rank f sends to rank f + 2): 2 pairs placed X1>X2, X2>X1 (--ranks): neither every pair between the same two nodes (fair_intra) nor pairs between distinct nodes (fair_inter), so no experiment holds them; place the ranks so that one of the two holds"},
+		{"alltoall on one node", "load_alltoall.csv", satLog("alltoall", 4, 1), src("X1", "X1", "X1", "X1"), ErrSameNode,
+			"FILE: same-node: saturation alltoall at k = 2: ranks 0 and 1, of one collective, are both on node X1: " + loopback + "place one rank per node (mpirun --map-by node) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
+		{"exchange on one node", "load_sendrecv_same.csv", satLog("sendrecv_same", 4, 1), src("X1", "X2", "X1", "X3"), ErrSameNode,
+			"FILE: same-node: saturation sendrecv_same at k = 2 (ranks f and f + 2 exchange): ranks 0 and 2, an exchanging pair, are both on node X1: " + loopback + "place the two ranks of each pair on two nodes (mpirun --map-by node does) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
+		{"a node with two peers", "load_sendrecv_same.csv", satLog("sendrecv_same", 4, 1), src("X1", "X2", "X2", "X3"), ErrUnsupported,
+			"FILE: unsupported: saturation sendrecv_same at k = 2 (ranks f and f + 2 exchange): node X2 exchanges with X1 and with X3 (--ranks): in a same-peer exchange every node sends to and receives from one peer; place the ranks so that each node has one peer"},
+		// 0 → 2 → 1 → 3 → 0 on X1, Y1, X1, Y1: X1 sends to Y1 and receives from Y1.
+		{"cycle on two nodes", "load_sendrecv_diff.csv", satLog("sendrecv_diff", 4, 1), src("X1", "X1", "Y1", "Y1"), ErrUnsupported,
+			"FILE: unsupported: saturation sendrecv_diff at k = 2 (cycles 2c → 2c + 2 → 2c + 1 → 2c + 3 → 2c): ranks 0 and 1 of the cycles are both on node X1 (--ranks): in a directed cycle every node sends to one peer and receives from another, so the cycles' ranks are on distinct nodes; place one rank per node (mpirun --map-by node)"},
+		{"cycle neighbours on one node", "load_sendrecv_diff.csv", satLog("sendrecv_diff", 4, 1), src("X1", "Y1", "X1", "Y2"), ErrSameNode,
+			"FILE: same-node: saturation sendrecv_diff at k = 2 (cycles 2c → 2c + 2 → 2c + 1 → 2c + 3 → 2c): ranks 0 and 2, neighbours in a cycle, are both on node X1: " + loopback + "place one rank per node (mpirun --map-by node) and give each rank's node (--ranks, or --src and --dst for two ranks)"},
+	})
+}
+
+// Reading a log's rows takes time linear in its ranks: 100,000 ranks of one row each (a log
+// that the send test could not have written, refused when its steps are counted) are read
+// and refused in well under a second.
+func TestSaturationManyRanks(t *testing.T) {
+	const ranks = 100_000
+	var b strings.Builder
+	for r := range ranks {
+		fmt.Fprintf(&b, "%d,MPI_Send,4000000,10.000000,1.000000e+00\n", r)
+	}
+	lines, err := splitLines("load_send.csv", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = readSaturation(&textReader{path: "load_send.csv", cl: testCluster(t, "ccpe-testbed")}, lines)
+	took := time.Since(start)
+	want := `load_send.csv: line 1, column "rank": corrupt: rank 0 has 1 rows: the send test on 100000 ranks has it take part in 50000 steps, each of the same number of runs`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if took > time.Second {
+		t.Errorf("%d ranks read in %v, want under a second", ranks, took)
+	}
 }

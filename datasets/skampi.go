@@ -79,6 +79,9 @@ func (p *skampiParser) line(l textLine) error {
 	if text == "" || strings.HasPrefix(text, "#") {
 		return nil
 	}
+	if err := p.r.whole(l); err != nil {
+		return err
+	}
 	loops, f := skampiLoops(strings.Fields(text))
 	if len(loops) == 0 && (len(f) == 0 || !isInt(f[0])) {
 		return p.r.errAt(l.n, "", ErrWrongType, `%s is neither a comment nor a row ("NAME= VALUE" per loop variable, then bytes, time, standard error, repetitions)`, quote(text))
@@ -197,7 +200,7 @@ func (p *skampiParser) pingpong(n int64, loops [][2]string, size int64, f []stri
 		p.zeros++
 		return nil
 	}
-	if p.src, p.dst, err = p.r.nodes("a SKaMPI "+bounded(p.block), nil); err != nil {
+	if p.src, p.dst, err = p.r.nodes("SKaMPI "+bounded(p.block), nil); err != nil {
 		return err
 	}
 	p.used = appendNew(p.used, bounded(p.block))

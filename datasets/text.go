@@ -47,7 +47,9 @@ import (
 //     says so.
 //   - Structure is checked as well as values, from what each tool prints: a block that ends
 //     before its first row is a run that was killed or cut (refused, not read as a shorter
-//     sweep); the sizes of a block follow the order the tool prints them in (sizeOrder); a
+//     sweep); a data line without its line end, the last of the file, was cut while it was
+//     written and is refused (textReader.whole), while a comment or header cut so is read as
+//     it is; the sizes of a block follow the order the tool prints them in (sizeOrder); a
 //     figure that is not read must still be a number (a "-nan" percentile is refused); text
 //     that is not UTF-8 is not a benchmark's output.
 //   - A value quoted in a message is cut to badinput.MaxQuote bytes (quote).
@@ -113,7 +115,10 @@ type textReader struct {
 	path     string
 	src, dst string
 	ranks    []string // the node of each rank (--ranks), or nil
-	cl       *cluster.Cluster
+	// orderNote, once set, says that a collective's ranks ran off the order validation
+	// assumes (checkCollectiveOrder); textSource adds it to the source's notes.
+	orderNote string
+	cl        *cluster.Cluster
 	// from and to are the nodes settled by the first call of nodes.
 	from, to string
 }
@@ -125,9 +130,10 @@ func (r *textReader) errAt(line int64, column string, kind ErrKind, format strin
 	return inputErr(r.at(line), column, kind, format, a...)
 }
 
-// nodes returns the sender (rank 0) and receiver (rank 1) nodes: the flags, or hosts the file
-// names when both are nodes of the cluster (named may be nil). The first answer holds for the
-// whole file.
+// nodes returns the sender (rank 0) and receiver (rank 1) nodes of tool's output (for
+// messages: "NetPIPE -2"): the flags, or hosts the file names when both are nodes of the
+// cluster (named may be nil), on two nodes (place). The first answer holds for the whole
+// file.
 func (r *textReader) nodes(tool string, named []string) (string, string, error) {
 	switch {
 	case r.from != "":
@@ -137,7 +143,8 @@ func (r *textReader) nodes(tool string, named []string) (string, string, error) 
 		r.from, r.to = named[0], named[1]
 	}
 	if r.from != "" {
-		return r.from, r.to, nil
+		_, err := r.place(0, tool, designPairs, [][]int{{0, 1}}, []string{r.from, r.to})
+		return r.from, r.to, err
 	}
 	what := "does not name its nodes"
 	if len(named) >= 2 {
@@ -145,6 +152,27 @@ func (r *textReader) nodes(tool string, named []string) (string, string, error) 
 	}
 	return "", "", inputErr(Location{File: r.path}, "", ErrUnsupported,
 		"%s output %s; give them (--src: the node of rank 0, which sends first; --dst: the node of rank 1)", tool, what)
+}
+
+// checkCollectiveOrder notes, once per file, a collective whose ranks do not run on the
+// cluster's nodes in the description's order from its first rank's node: the collectives
+// table keeps only the root and the process count, and validation places the ranks that way.
+func (r *textReader) checkCollectiveOrder(what string, ranks []int, nodes []string) {
+	if r.orderNote != "" || len(ranks) == 0 {
+		return
+	}
+	all := r.cl.NodeNames()
+	first := slices.Index(all, nodes[ranks[0]])
+	if first < 0 {
+		return
+	}
+	for i, rk := range ranks {
+		if want := all[(first+i)%len(all)]; nodes[rk] != want {
+			r.orderNote = fmt.Sprintf("%s: rank %d ran on node %s, where validation, which places a collective's ranks one per node in the cluster's order from its root, puts it on %s: its predictions of these collectives are for that placement",
+				what, i, bounded(nodes[rk]), bounded(want))
+			return
+		}
+	}
 }
 
 // rankNodes returns the nodes of ranks 0 … n−1: --ranks, or --src and --dst for a run of two
@@ -162,6 +190,155 @@ func (r *textReader) rankNodes(tool string, n int) ([]string, error) {
 	}
 	return nil, inputErr(Location{File: r.path}, "", ErrUnsupported,
 		"%s output of %d processes does not name their nodes; give them (--ranks: one node per rank, in rank order)", tool, n)
+}
+
+// design is how the ranks of a benchmark's pattern communicate, for textReader.place.
+type design int
+
+const (
+	// designPairs: one-way pairs at once; each group is a sender and its receiver.
+	designPairs design = iota
+	// designExchanges: same-peer exchanges; each group is two ranks sending to each other.
+	designExchanges
+	// designCycles: directed cycles; each group is a ring of ranks, each sending to the next
+	// (and, for IMB's Exchange, to the one before).
+	designCycles
+	// designCollective: one collective; the one group is every rank that takes part.
+	designCollective
+)
+
+// place checks that the ranks of a pattern are placed as its design needs: groups are the
+// pattern's groups of ranks (design), nodes the node of each rank (indexed by rank); what
+// names the benchmark and run in messages, line the line that begins it (or 0). It is the
+// one placement check of the text adapters:
+//   - Two ranks of one pair, one exchange, neighbours in one cycle, or of one collective on
+//     one node are refused: their messages go through loopback or shared memory, which says
+//     nothing about the network (a collectives row counts one process per node, too).
+//   - Pairs: every pair between the same two nodes is fair_intra (k flows sharing those NICs,
+//     fairness design A), pairs between distinct nodes fair_inter (k disjoint transfers,
+//     design B), and a single pair, the k = 1 point of both designs, which commcal measures
+//     within a rack for fair_intra and across racks for fair_inter, takes the experiment of
+//     its path. Any other placement (a node in two pairs of other peers, or sending and
+//     receiving) is refused, naming it. The experiment is returned.
+//   - Exchanges: every node sends to and receives from one same peer (experiments'
+//     definition); a node exchanging with two peers is refused.
+//   - Cycles: every node sends to one peer and receives from another, so the ranks of the
+//     cycles are on distinct nodes; two on one node are refused.
+//
+// Other designs return "".
+func (r *textReader) place(line int64, what string, d design, groups [][]int, nodes []string) (string, error) {
+	loc := Location{File: r.path, Line: line}
+	sameNode := func(i, j int, role string) error {
+		do := "place one rank per node (mpirun --map-by node)"
+		if d == designPairs || d == designExchanges {
+			do = "place the two ranks of each pair on two nodes (mpirun --map-by node does)"
+		}
+		return inputErr(loc, "", ErrSameNode,
+			"%s: ranks %d and %d, %s, are both on node %s: their messages go through the node's loopback or shared memory, which says nothing about the network; %s and give each rank's node (--ranks, or --src and --dst for two ranks)",
+			what, i, j, role, bounded(nodes[i]), do)
+	}
+	switch d {
+	case designPairs, designExchanges:
+		role := map[design]string{designPairs: "a pair", designExchanges: "an exchanging pair"}[d]
+		for _, g := range groups {
+			if nodes[g[0]] == nodes[g[1]] {
+				return "", sameNode(g[0], g[1], role)
+			}
+		}
+	case designCycles:
+		for _, g := range groups {
+			for i, rk := range g {
+				if next := g[(i+1)%len(g)]; nodes[rk] == nodes[next] {
+					return "", sameNode(rk, next, "neighbours in a cycle")
+				}
+			}
+		}
+		at := map[string]int{}
+		for _, g := range groups {
+			for _, rk := range g {
+				if j, ok := at[nodes[rk]]; ok {
+					return "", inputErr(loc, "", ErrUnsupported,
+						"%s: ranks %d and %d of the cycles are both on node %s (--ranks): in a directed cycle every node sends to one peer and receives from another, so the cycles' ranks are on distinct nodes; place one rank per node (mpirun --map-by node)",
+						what, j, rk, bounded(nodes[rk]))
+				}
+				at[nodes[rk]] = rk
+			}
+		}
+	case designCollective:
+		at := map[string]int{}
+		for _, rk := range groups[0] {
+			if j, ok := at[nodes[rk]]; ok {
+				return "", sameNode(j, rk, "of one collective")
+			}
+			at[nodes[rk]] = rk
+		}
+		r.checkCollectiveOrder(what, groups[0], nodes)
+	}
+	switch d {
+	case designPairs:
+		return r.pairsExperiment(loc, what, groups, nodes)
+	case designExchanges:
+		peer := map[string]string{}
+		for _, g := range groups {
+			for _, e := range [][2]string{{nodes[g[0]], nodes[g[1]]}, {nodes[g[1]], nodes[g[0]]}} {
+				if p, ok := peer[e[0]]; ok && p != e[1] {
+					return "", inputErr(loc, "", ErrUnsupported,
+						"%s: node %s exchanges with %s and with %s (--ranks): in a same-peer exchange every node sends to and receives from one peer; place the ranks so that each node has one peer",
+						what, bounded(e[0]), bounded(p), bounded(e[1]))
+				}
+				peer[e[0]] = e[1]
+			}
+		}
+	}
+	return "", nil
+}
+
+// pairsExperiment names the experiment of one-way pairs of ranks (groups: sender, receiver)
+// that place has found on two nodes each (see place).
+func (r *textReader) pairsExperiment(loc Location, what string, groups [][]int, nodes []string) (string, error) {
+	flows := make([][2]string, len(groups))
+	for i, g := range groups {
+		flows[i] = [2]string{nodes[g[0]], nodes[g[1]]}
+	}
+	if len(flows) == 1 {
+		if c, err := r.cl.Class(flows[0][0], flows[0][1]); err == nil && c == cluster.InterRack {
+			return experiments.FairInter, nil
+		}
+		return experiments.FairIntra, nil
+	}
+	if !slices.ContainsFunc(flows, func(f [2]string) bool { return f != flows[0] }) {
+		return experiments.FairIntra, nil
+	}
+	seen := make(map[string]bool, 2*len(flows))
+	disjoint := true
+	for _, f := range flows {
+		disjoint = disjoint && !seen[f[0]] && !seen[f[1]]
+		seen[f[0]], seen[f[1]] = true, true
+	}
+	if disjoint {
+		return experiments.FairInter, nil
+	}
+	return "", inputErr(loc, "", ErrUnsupported,
+		"%s: %d pairs placed %s (--ranks): neither every pair between the same two nodes (fair_intra) nor pairs between distinct nodes (fair_inter), so no experiment holds them; place the ranks so that one of the two holds",
+		what, len(flows), bounded(pairList(flows)))
+}
+
+// rankRange returns the ranks from, …, to−1.
+func rankRange(from, to int) []int {
+	rs := make([]int, to-from)
+	for i := range rs {
+		rs[i] = from + i
+	}
+	return rs
+}
+
+// pairList writes pairs as "X1>Y1, X2>Y2" for notes and messages.
+func pairList(flows [][2]string) string {
+	s := make([]string, len(flows))
+	for i, f := range flows {
+		s[i] = f[0] + ">" + f[1]
+	}
+	return strings.Join(s, ", ")
 }
 
 func (r *textReader) hasNode(name string) bool {
@@ -212,18 +389,23 @@ func (r *textReader) collective(o *textOut, line int64, op, root string, procs, 
 type textLine struct {
 	n    int64 // 1-based
 	text string
+	// cut is set on the last line of a file that does not end with a line end: the tools end
+	// every line they print, so the line was cut while it was written (a run killed, a copy
+	// or a disk that filled up), and its last figure may have lost digits (whole).
+	cut bool
 }
 
-// splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark. Text
-// that is not UTF-8 or holds NUL bytes is not a benchmark's output and is refused, with the
-// line.
+// splitLines cuts data into lines (LF or CRLF), dropping a UTF-8 byte-order mark, and marks
+// a last line without its line end as cut. Text that is not UTF-8 or holds NUL bytes is not
+// a benchmark's output and is refused, with the line.
 func splitLines(path string, data []byte) ([]textLine, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return nil, inputErr(Location{File: path, Line: int64(bytes.Count(data[:i], []byte("\n")) + 1)}, "", ErrCorrupt, "a NUL byte: binary content, not a benchmark's text output")
 	}
 	raw := strings.Split(string(data), "\n")
-	if len(raw) > 0 && raw[len(raw)-1] == "" {
+	cut := raw[len(raw)-1] != ""
+	if !cut {
 		raw = raw[:len(raw)-1]
 	}
 	out := make([]textLine, len(raw))
@@ -233,7 +415,21 @@ func splitLines(path string, data []byte) ([]textLine, error) {
 		}
 		out[i] = textLine{n: int64(i + 1), text: strings.TrimSuffix(l, "\r")}
 	}
+	if cut {
+		out[len(out)-1].cut = true
+	}
 	return out, nil
+}
+
+// whole refuses a data line that is cut short (textLine.cut): read, its last figure could
+// be a few digits of the one printed (1277.81 cut to 127). The adapters call it on the lines
+// that hold figures; a comment or header cut at the end of a file is read as it is, since no
+// row follows that could depend on it (a block it begins has no rows, which is refused).
+func (r *textReader) whole(l textLine) error {
+	if !l.cut {
+		return nil
+	}
+	return r.errAt(l.n, "", ErrCorrupt, "the line is cut short (no end of line): a truncated file, whose last figure may have lost digits; re-run the benchmark, or delete the cut line")
 }
 
 // notUTF8 says where line, which is not UTF-8, first goes wrong.

@@ -39,8 +39,8 @@ func lineRateReason(what string, fitted, nominal float64, experiment string) str
 // SKaMPI's Ethernet ping-pong of griffon and 0.913–0.999 on the segments of the real NetPIPE,
 // SKaMPI and SimGrid outputs above their latency regime. What falls below 0.9 is a sweep
 // whose times follow something other than size: noise around a latency (NetPIPE's 1 B–48 KiB
-// segment, r² 0.527) or a 17-point osu_latency run with r² 0.000. A slope that leaves more than a tenth of the variation to
-// something else is not a rate.
+// segment, r² 0.527) or a 17-point osu_latency run with r² 0.000. A slope that leaves more
+// than a tenth of the variation to something else is not a rate.
 const R2Floor = 0.9
 
 // A slope used as a rate needs minRatePoints observations of minRateSizes distinct sizes: two

@@ -167,9 +167,18 @@ func (r *calibrationRun) hockney() {
 	c.Params.InverseBandwidth = map[cluster.PathClass]float64{}
 	lr := nominalRates(r.cl)
 	for _, h := range c.Hockney {
-		if h.Alpha.Value > 0 {
+		switch {
+		case h.SmallestSeconds > 0 && h.Alpha.Value > h.SmallestSeconds:
+			// The intercept, pulled up by the large messages' noise, lies above the time a
+			// whole smallest message took: no latency can.
+			c.Params.LatencyS[h.Class] = h.SmallestSeconds
+			r.refuse("hockney/"+string(h.Class)+"/alpha_s",
+				fmt.Sprintf("the smallest message's median time, %.4g s (%.0f B)", h.SmallestSeconds, h.SmallestBytes),
+				"hockney %s α from %s: the intercept %.4g s [%.4g, %.4g] exceeds the %.4g s a %.0f B message took: no latency is longer than a whole transfer",
+				h.Class, experiments.P2PSweep, h.Alpha.Value, h.Alpha.CILow, h.Alpha.CIHigh, h.SmallestSeconds, h.SmallestBytes)
+		case h.Alpha.Value > 0:
 			c.Params.LatencyS[h.Class] = h.Alpha.Value
-		} else {
+		default:
 			r.warn("hockney %s: α = %.3g s is not positive; no latency is added for the class", h.Class, h.Alpha.Value)
 		}
 		what := "hockney " + string(h.Class) + " 8/β"

@@ -36,6 +36,10 @@ type HockneyFit struct {
 	SmallBelowBytes float64 `json:"small_below_bytes,omitempty"`
 	SmallRows       int     `json:"small_rows,omitempty"`
 	BetaFromSmall   bool    `json:"beta_from_small,omitempty"`
+	// SmallestBytes and SmallestSeconds are the smallest message size and its median time:
+	// no latency exceeds the time a whole message of that size takes.
+	SmallestBytes   float64 `json:"smallest_bytes"`
+	SmallestSeconds float64 `json:"smallest_s"`
 }
 
 // FitHockney fits α and β per path class (intra-rack, inter-rack) by least squares of each
@@ -94,7 +98,8 @@ func FitHockney(cl *cluster.Cluster, rows []datasets.Transfer, weighted bool) ([
 		// No latency exceeds the time of the smallest message: where large messages' noise
 		// pulls the line's intercept above it (152 µs against 3.6 µs for osu_latency over
 		// loopback), the smallest message's median time bounds it.
-		_, medians := perSizeMedians(o.m, o.t)
+		sizes, medians := perSizeMedians(o.m, o.t)
+		f.SmallestBytes, f.SmallestSeconds = sizes[0], medians[0]
 		if half := halfPerformanceBytes(min(reg.Coef[0], medians[0]), reg.Coef[1]); half > 0 && !math.IsInf(half, 0) {
 			f.SmallBelowBytes = half
 			var lm, lt []float64

@@ -35,7 +35,7 @@ var walkSubset = []string{"two-rack-1g-seed2", "two-rack-100m", "three-rack-1g-h
 // cluster's fastest resource + RateMargin, and a Hockney β a positive slope whose rate 8/β is
 // at most the fastest NIC's; φ, when used, must not have the interval [0, 1]; and the
 // contention parameters the models use must be finite and within their resources' line
-// rates. The learned models' fits are walked too.
+// rates, and no latency longer than the smallest message's whole time. The learned models' fits are walked too.
 func TestNoParameterReportedAsFittedUnidentified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates the sample, three committed TCP datasets and the test data; not with -short")
@@ -275,6 +275,14 @@ func walkCalibration(cl *cluster.Cluster, cal *estimate.Calibration) []string {
 		case (strings.HasPrefix(e.Name, "hockney/") || strings.HasPrefix(e.Name, "hockney-segments/")) && strings.HasSuffix(e.Name, "/beta_s_per_byte") &&
 			(!(p.Value > 0) || !(p.CILow > 0) || 8/p.Value > limit(nic)):
 			bad("%s: β %.4g s/B [%.4g, %.4g] used as a rate (fastest NIC %.4g Gbit/s)", e.Name, p.Value, p.CILow, p.CIHigh, nic/1e9)
+		}
+	}
+	for _, h := range cal.Hockney {
+		if name := "hockney/" + string(h.Class) + "/alpha_s"; cal.Identified(name) && h.Alpha.Value > h.SmallestSeconds {
+			bad("%s: latency %.4g s used, longer than the %.4g s a whole %.0f B message took", name, h.Alpha.Value, h.SmallestSeconds, h.SmallestBytes)
+		}
+		if l := cal.Params.LatencyS[h.Class]; l > h.SmallestSeconds {
+			bad("params.latency_s[%s]: %.4g s, longer than the %.4g s a whole %.0f B message took", h.Class, l, h.SmallestSeconds, h.SmallestBytes)
 		}
 	}
 	if c := cal.Contra; c != nil && cal.Identified("contra/phi") {

@@ -84,7 +84,7 @@ var defaultReps = Repetitions{Min: 3, Max: 10, MaxRelWidth: 0.02, Timeout: 2 * t
 var DefaultCatalogue = Catalogue{
 	Designs: Designs{
 		SweepSizes: LogSizes(1<<10, 8<<20, 1),
-		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3,
+		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3, ExchangeMaxK: 2, CycleMaxK: 4,
 		StaticSync: StaticSyncDesign{Graphs: 6, MaxEdges: 3},
 		Random: []RandomDesign{
 			{Nodes: 4, D: 1, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 1, Patterns: 4, Sizes: defaultRandomSizes},
@@ -126,6 +126,12 @@ type catalogueFile struct {
 	Bidirectional *struct {
 		Max int `toml:"max"`
 	} `toml:"bidirectional"`
+	Exchanges *struct {
+		MaxK int `toml:"max_k"`
+	} `toml:"exchanges"`
+	Cycles *struct {
+		MaxK int `toml:"max_k"`
+	} `toml:"cycles"`
 	StaticSync *struct {
 		Graphs   int `toml:"graphs"`
 		MaxEdges int `toml:"max_edges"`
@@ -203,6 +209,12 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 	}
 	if f.Bidirectional != nil {
 		c.BidirMax = f.Bidirectional.Max
+	}
+	if f.Exchanges != nil {
+		c.ExchangeMaxK = f.Exchanges.MaxK
+	}
+	if f.Cycles != nil {
+		c.CycleMaxK = f.Cycles.MaxK
 	}
 	if f.StaticSync != nil {
 		c.StaticSync = StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}

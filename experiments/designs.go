@@ -22,6 +22,12 @@ type Designs struct {
 	// BidirMax is the largest number of flows each way of the bidirectional designs
 	// (BidirectionalPatterns, in and out both 1…BidirMax).
 	BidirMax int `json:"bidir_max"`
+	// ExchangeMaxK is the largest number of same-peer exchanges at once (ExchangePatterns,
+	// k = 1…ExchangeMaxK); 0: none.
+	ExchangeMaxK int `json:"exchange_max_k,omitempty"`
+	// CycleMaxK is the largest number of pairs of the directed cycles (CyclePatterns, k = 2, 4,
+	// … up to CycleMaxK); 0: none.
+	CycleMaxK int `json:"cycle_max_k,omitempty"`
 	// Random lists the settings (|N|, d) of random patterns: validation ones, and calibration
 	// ones for model selection.
 	Random []RandomDesign `json:"random"`
@@ -56,8 +62,8 @@ type StaticSyncDesign struct {
 
 // Patterns lists every pattern of the catalogue on a cluster, in a fixed order: the
 // point-to-point sweeps (class pair by class pair, sizes in order), fairness A and B, the
-// bidirectional designs, the static-synchronous graphs, then the random patterns setting by
-// setting. Designs outside the ceilings (bounds.go) are refused first, naming the key as a
+// bidirectional designs, the exchanges and cycles, the static-synchronous graphs, then the
+// random patterns setting by setting. Designs outside the ceilings (bounds.go) are refused first, naming the key as a
 // truth's JSON spells it, before anything is drawn; then the error is RandomPatterns' for a
 // setting the cluster cannot hold, naming the design (random[i]).
 func (c Designs) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
@@ -73,6 +79,8 @@ func (c Designs) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
 	}
 	pats = append(pats, FairnessPatterns(cl, c.FairnessMaxK, c.Bytes)...)
 	pats = append(pats, BidirectionalPatterns(cl, c.BidirMax, c.BidirMax, c.Bytes)...)
+	pats = append(pats, ExchangePatterns(cl, c.ExchangeMaxK, c.Bytes)...)
+	pats = append(pats, CyclePatterns(cl, c.CycleMaxK, c.Bytes)...)
 	if ss := c.StaticSync; ss.Graphs > 0 {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}

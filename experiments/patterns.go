@@ -149,6 +149,55 @@ func FairnessPatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.P
 	return out
 }
 
+// ExchangePatterns are k = 1…maxK same-peer exchanges at once, as SimGrid's
+// platform-calibration saturation test runs them: with the cluster's nodes in description
+// order and half their number h, pair j joins node j and node h + j, and each pair sends
+// bytes both ways at once (2k transfers, "exchange-k<k>"). The smallest k is measured for
+// calibration (exchange_calibration), the others held out (exchange), so that a model
+// calibrated on one exchange is judged on the rest. k stops at h: pairs never share a node.
+func ExchangePatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Pattern {
+	nodes := cl.NodeNames()
+	h := len(nodes) / 2
+	var out []contention.Pattern
+	for k := 1; k <= min(maxK, h); k++ {
+		p := contention.Pattern{ID: fmt.Sprintf("exchange-k%d", k), Experiment: Exchange}
+		if k == 1 {
+			p.Experiment = ExchangeCalibration
+		}
+		for j := range k {
+			a, b := nodes[j], nodes[h+j]
+			p.Flows = append(p.Flows, contention.Flow{Src: a, Dst: b, Bytes: float64(bytes)}, contention.Flow{Src: b, Dst: a, Bytes: float64(bytes)})
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// CyclePatterns are directed cycles of k = 2, 4, … up to maxK pairs, as the saturation test
+// forms them: with h half the nodes, cycle c runs node 2c → h+2c → 2c+1 → h+2c+1 → 2c, so that
+// every node sends to one peer and receives from another (2k transfers, "cycle-k<k>"). The
+// smallest k is measured for calibration (cycle_calibration), the others held out (cycle).
+// k stops at the largest even number of pairs the cluster holds.
+func CyclePatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Pattern {
+	nodes := cl.NodeNames()
+	h := len(nodes) / 2
+	var out []contention.Pattern
+	for k := 2; k <= min(maxK, h); k += 2 {
+		p := contention.Pattern{ID: fmt.Sprintf("cycle-k%d", k), Experiment: Cycle}
+		if k == 2 {
+			p.Experiment = CycleCalibration
+		}
+		for c := range k / 2 {
+			ring := []string{nodes[2*c], nodes[h+2*c], nodes[2*c+1], nodes[h+2*c+1]}
+			for i, src := range ring {
+				p.Flows = append(p.Flows, contention.Flow{Src: src, Dst: ring[(i+1)%len(ring)], Bytes: float64(bytes)})
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // BidirectionalPatterns are the designs of CCPE 2014 §5.2 for every in ∈ 1…maxIn and
 // out ∈ 1…maxOut: bidir_nic, in transfers into the first node of the first rack from other
 // nodes of that rack and out transfers from it to others; and, on clusters of several racks,

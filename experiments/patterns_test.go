@@ -94,3 +94,53 @@ func TestStaticSyncPatterns(t *testing.T) {
 		t.Errorf("%d graphs, smallest has %d edges", len(ps), len(ps[0].Flows))
 	}
 }
+
+// Exchanges pair node j with node h+j both ways; cycles run 2c → h+2c → 2c+1 → h+2c+1 → 2c,
+// so that every node of a cycle sends to one peer and receives from another; the smallest k
+// of each calibrates and the others are held out.
+func TestExchangeAndCyclePatterns(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed") // two racks of 15: h = 15
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := cl.NodeNames()
+	h := len(nodes) / 2
+	ex := ExchangePatterns(cl, 3, 1000)
+	if len(ex) != 3 || ex[0].Experiment != ExchangeCalibration || ex[1].Experiment != Exchange || ex[2].ID != "exchange-k3" {
+		t.Fatalf("exchanges %+v", ex)
+	}
+	for k, p := range ex {
+		if len(p.Flows) != 2*(k+1) {
+			t.Errorf("%s: %d flows", p.ID, len(p.Flows))
+		}
+		for j := 0; j < len(p.Flows); j += 2 {
+			f, g := p.Flows[j], p.Flows[j+1]
+			if f.Src != nodes[j/2] || f.Dst != nodes[h+j/2] || g.Src != f.Dst || g.Dst != f.Src || f.Bytes != 1000 {
+				t.Errorf("%s: pair %d is %+v, %+v", p.ID, j/2, f, g)
+			}
+		}
+	}
+	cy := CyclePatterns(cl, 5, 1000) // 5 is not even: k = 2, 4
+	if len(cy) != 2 || cy[0].Experiment != CycleCalibration || cy[1].Experiment != Cycle || cy[1].ID != "cycle-k4" {
+		t.Fatalf("cycles %+v", cy)
+	}
+	for _, p := range cy {
+		out, in, to := map[string]int{}, map[string]int{}, map[string]string{}
+		for _, f := range p.Flows {
+			out[f.Src]++
+			in[f.Dst]++
+			to[f.Src] = f.Dst
+		}
+		for n, c := range out {
+			if c != 1 || in[n] != 1 || to[to[n]] == n {
+				t.Errorf("%s: node %s sends %d, receives %d, and its peer sends back to it: %v", p.ID, n, c, in[n], to[to[n]] == n)
+			}
+		}
+		if len(out) != len(p.Flows) {
+			t.Errorf("%s: %d nodes for %d flows", p.ID, len(out), len(p.Flows))
+		}
+	}
+	if got := len(ExchangePatterns(cl, 100, 1)); got != h {
+		t.Errorf("%d exchanges for max_k 100 on %d nodes, want %d (pairs never share a node)", got, len(nodes), h)
+	}
+}

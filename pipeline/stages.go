@@ -19,14 +19,17 @@ import (
 // The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
 
 // Estimate calibrates every model parameter a dataset's calibration experiments allow, and
-// stamps the calibration with the tool, its version and the creation time. Its only error is
-// ctx's, when ctx is done before the calibration ends.
+// stamps the calibration with the tool, its version, the creation time and the cluster's
+// nominal rates class by class (params.nominal: what the fitted capacities are measured
+// against, for applying the calibration to another cluster). Its only error is ctx's, when
+// ctx is done before the calibration ends.
 func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
 	cal, err := estimate.Calibrate(ctx, cl, in, defaults, weighted)
 	if err != nil {
 		return nil, err
 	}
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
+	cal.Params.Nominal = contention.NominalOf(cl)
 	return cal, nil
 }
 

@@ -85,7 +85,7 @@ func TestCalibrationRefused(t *testing.T) {
 		t.Fatalf("the calibration itself: %v", err)
 	}
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"null nic_bps", `"nic_bps": 940000000`, `"nic_bps": null`, `line 34, key "params.nic_bps": null, want a value or the key left out`},
+		{"null nic_bps", `"nic_bps": 940000000`, `"nic_bps": null`, `line 36, key "params.nic_bps": null, want a value or the key left out`},
 		{"null latency_s", `"latency_s": {
       "intra-rack": 0.00005
     }`, `"latency_s": null`, `key "params.latency_s": null`},

@@ -140,3 +140,22 @@ func TestChooseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// MPICH's broadcast among several ranks per node is node-aware, which its flat rules do not
+// describe: Auto refuses it rather than expand the flat rule, and a named algorithm runs.
+func TestAutoMPICHBcastSeveralRanksPerNode(t *testing.T) {
+	c := Collective{Op: Bcast, Ranks: []string{"a", "a", "b", "b"}, Bytes: 1e6}
+	if _, err := Auto(c, MPICH); err == nil || !strings.Contains(err.Error(), "node-aware") {
+		t.Errorf("Auto(MPICH) of a broadcast with two ranks per node: %v", err)
+	}
+	if _, err := Auto(c, OpenMPI); err != nil {
+		t.Errorf("Auto(OpenMPI): %v", err)
+	}
+	if _, err := New(c, "binomial"); err != nil {
+		t.Errorf("New(binomial): %v", err)
+	}
+	c.Ranks = []string{"a", "b", "c", "d"}
+	if _, err := Auto(c, MPICH); err != nil {
+		t.Errorf("Auto(MPICH), one rank per node: %v", err)
+	}
+}

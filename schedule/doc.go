@@ -6,8 +6,8 @@
 // A round is the set of transfers that the algorithm's processes post together: the two
 // halves of an MPI_Sendrecv, a batch of non-blocking sends and receives completed by one
 // wait, or one blocking send. Round r + 1 starts when the slowest transfer of round r ends,
-// plus a per-round cost that a calibration fits from measured collectives (never a constant
-// chosen by hand; zero when none was fitted). That chaining is exact for the algorithms in
+// plus a per-round cost the caller gives (validate and predict give 0: no calibration fits
+// one, and none is ever a constant chosen by hand). That chaining is exact for the algorithms in
 // which every process takes part in every step (pairwise exchange, ring, recursive doubling,
 // Bruck) and an upper bound for trees, in which a process forwards as soon as its own
 // receive ends rather than when the whole level has. SMPI and LogGOPSim predict collectives
@@ -25,5 +25,5 @@
 // builder.go (rounds as the algorithms place transfers), alltoall.go, allgather.go,
 // bcast.go, tree.go (the broadcast, scatter and gather trees), rooted.go (scatter and gather),
 // reducescatter.go, choose.go (the libraries' rules), predict.go and spec.go (the spec
-// strings of predict --workload).
+// strings of predict --collective).
 package schedule

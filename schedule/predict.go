@@ -25,10 +25,9 @@ type Result struct {
 // perRound seconds later. A round whose transfers all stay within nodes (ranks sharing a
 // node, through shared memory that no network model describes) takes perRound alone.
 //
-// perRound is a calibrated cost of a round (the synchronisation and the software overhead
-// that a step of a collective adds to its transfers), fitted from measured collectives and
-// never a constant chosen by hand; 0 when none was fitted. A negative or non-finite one is
-// bad input.
+// perRound is the cost of a round beyond its transfers (the synchronisation and the software
+// overhead a step of a collective adds), given by the caller: validate and predict give 0, as
+// no calibration fits one. A negative or non-finite one is bad input.
 //
 // Predict stops when ctx is done, within a step of the model's step loop, with ctx's error.
 func Predict(ctx context.Context, net *contention.Network, model contention.Model, s *Schedule, perRound float64) (*Result, error) {

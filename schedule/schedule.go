@@ -168,11 +168,26 @@ func Auto(c Collective, lib Library) (*Schedule, error) {
 	if err := check(&c); err != nil {
 		return nil, err
 	}
+	if lib == MPICH && c.Op == Bcast && sharesNodes(c.Ranks) {
+		return nil, badinput.Errorf("", "schedule: MPICH broadcasts among several ranks per node node-aware (within nodes, then across), which its flat rules do not describe; name an algorithm (alg=NAME) for a broadcast with ppn > 1")
+	}
 	ch, err := Choose(lib, c.Op, len(c.Ranks), c.Bytes)
 	if err != nil {
 		return nil, err
 	}
 	return expand(c, ch.Algorithm, ch.Rule)
+}
+
+// sharesNodes says whether two ranks run on one node.
+func sharesNodes(ranks []string) bool {
+	seen := make(map[string]bool, len(ranks))
+	for _, n := range ranks {
+		if seen[n] {
+			return true
+		}
+		seen[n] = true
+	}
+	return false
 }
 
 // expand builds c's schedule under alg, following the substitutions the libraries make.

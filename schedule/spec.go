@@ -15,7 +15,7 @@ import (
 )
 
 // SpecHelp describes the collective specs Parse understands, in the style of the generated
-// workloads of predict --workload.
+// workloads of predict --workload; predict takes them with --collective.
 const SpecHelp = `OP:BYTES[:ranks=N][:ppn=K][:root=R]:alg=NAME|alg=auto:LIBRARY
                    an MPI collective run as the rounds of an algorithm. OP is alltoall,
                    allgather, bcast, scatter, gather or reduce_scatter; BYTES the block of

@@ -73,8 +73,9 @@ func ParseAlgorithms(choice string) error {
 // prediction with the mean of the measured runs. The collectives table names a collective's
 // root and size but not its other nodes: its procs ranks are taken to run one per node on
 // the cluster's nodes in the description's order, starting at the root (rank 0 on the
-// root), which is how a launcher places one rank per node from a host list in node order.
-// A collective of more processes than the cluster has nodes is bad input.
+// root), which is how a launcher places one rank per node from a host list in node order;
+// ingest notes a collective whose --ranks placed it otherwise. A collective of more processes
+// than the cluster has nodes is bad input.
 func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.Collective, net *contention.Network,
 	models []contention.Model, choice string) ([]CollectiveAccuracy, error) {
 	if err := ParseAlgorithms(choice); err != nil {
@@ -98,15 +99,12 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
 	})
-	var nodes []string
-	for _, n := range cl.Nodes() {
-		nodes = append(nodes, n.Name)
-	}
+	nodes := cl.NodeNames()
 	var out []CollectiveAccuracy
 	for _, k := range keys {
 		ranks, err := ranksFrom(nodes, k.root, k.procs)
 		if err != nil {
-			return nil, fmt.Errorf("validate: %s of %d processes on %s: %w", k.op, k.procs, cl.Name(), err)
+			return nil, badinput.Errorf("", "validate: %s of %d processes on cluster %s: %v", k.op, k.procs, cl.Name(), err)
 		}
 		c := schedule.Collective{Op: schedule.Op(k.op), Ranks: ranks, Bytes: float64(k.bytes)}
 		var s *schedule.Schedule

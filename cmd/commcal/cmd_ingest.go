@@ -29,15 +29,21 @@ Inputs (the format is told from the extension, then the content; --format forces
                     become round trips; Recv, Isend, Test, Iprobe, Wtime timings and the
                     sizes list are noted in the manifest; *_breakpoints become the Hockney
                     breaks estimate uses
-   osu              osu_latency, osu_multi_lat (one-way latency), osu_bw (bytes/bandwidth),
-                    osu_mbw_mr with one pair: p2p_sweep transfers; osu_bibw: bidir_nic
+   osu              osu_latency (one-way latency), osu_bw (bytes/bandwidth): p2p_sweep;
+                    osu_bibw: exchange_calibration; osu_mbw_mr, osu_multi_lat: a flow per
+                    pair, fair_intra or fair_inter by placement; osu_alltoall, allgather,
+                    bcast, scatter, gather: collectives (--ranks)
    imb              IMB-MPI1 PingPong: p2p_sweep (t = half the round trip); PingPing,
-                    Sendrecv, Exchange on 2 processes: bidir_nic; Scatter, Gather: collectives
+                    Sendrecv, Exchange: exchange_calibration on 2 processes,
+                    cycle_calibration on more (t_max); Alltoall, Allgather, Bcast, Scatter,
+                    Gather: collectives
    skampi           Pingpong_* results: half the round trip, p2p_sweep
-   netpipe          np.out (bytes Mbps seconds) or NetPIPE's stdout: p2p_sweep
+   netpipe          np.out (bytes Mbps seconds) or NetPIPE's stdout: p2p_sweep; -2 runs'
+                    stdout: exchange_calibration; -s runs' stdout: a one-way stream
    mpiblib          MPIBlib p2p (half of T, p2p_sweep) and scatter/gather (collectives)
    saturation       platform-calibration's saturation logs (load_send, load_sendrecv_same,
-                    load_sendrecv_diff, load_alltoall .csv): k pairs as fair_inter, exchanges
+                    load_sendrecv_diff, load_alltoall .csv): k pairs as fair_inter (fair_intra
+                    when every pair joins the same two nodes), exchanges
                     and cycles (smallest k calibration, the rest held out), alltoall as
                     collectives; needs --ranks
    dataset dir      a commcal dataset directory: its tables are read again

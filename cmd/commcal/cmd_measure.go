@@ -58,9 +58,11 @@ ceiling (docs/formats.md), checked before anything is drawn.
 A catalogue file (TOML) has one table per experiment; an experiment left out is not measured:
    seed = 1
    sweep = { sizes = [1024, 65536, 1048576] }
-   calibration = { bytes = 2097152 }   # fairness, bidirectional, static-synchronous
+   calibration = { bytes = 2097152 }   # fairness, bidirectional, exchanges, cycles, static-synchronous
    fairness = { max_k = 6 }
    bidirectional = { max = 3 }
+   exchanges = { max_k = 2 }           # same-peer exchanges; k = 1 calibrates, the others held out
+   cycles = { max_k = 4 }              # directed cycles of k = 2, 4 pairs; k = 2 calibrates
    static_sync = { graphs = 6, max_edges = 3 }
    random = [ { nodes = 10, d = 2, patterns = 15, sizes = [4194304] },
               { nodes = 10, d = 2, patterns = 5, sizes = [4194304], role = "calibration" },

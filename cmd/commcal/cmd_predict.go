@@ -15,10 +15,12 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/schedule"
 )
 
 // predictionRow is one transfer under one model, as printed with --json and written with
@@ -40,10 +42,27 @@ var predictionTable = datasets.DefineTable[predictionRow]("prediction")
 // predictFormat is the format tag of what predict --json prints.
 const predictFormat = "commcal-predict/1"
 
-// predictJSON is what predict --json prints: every transfer under every model.
+// predictJSON is what predict --json prints: what became of the calibration's parameters
+// when it was fitted on another cluster, and every transfer under every model.
 type predictJSON struct {
-	Format    string          `json:"format"`
-	Transfers []predictionRow `json:"transfers"`
+	Format      string          `json:"format"`
+	Carry       *estimate.Carry `json:"carry,omitempty"`
+	Transfers   []predictionRow `json:"transfers"`
+	Collectives []collectiveRow `json:"collectives,omitempty"`
+}
+
+// collectiveRow is one --collective under one model: the schedule (its algorithm, the rule
+// that chose it, its rounds) and the predicted time of the whole collective and of each round.
+type collectiveRow struct {
+	Spec      string    `json:"spec"`
+	Op        string    `json:"op"`
+	Ranks     int       `json:"ranks"`
+	Bytes     float64   `json:"bytes"`
+	Algorithm string    `json:"algorithm"`
+	Rule      string    `json:"rule"`
+	Model     string    `json:"model"`
+	Seconds   float64   `json:"seconds"`
+	Rounds    []float64 `json:"rounds_s"`
 }
 
 // maxTableRows is the most transfers predict prints one line each; beyond, a line per
@@ -60,6 +79,15 @@ that start together — under every model (or those of --models), using the para
 --calibration (a calibration.json of "commcal estimate" or "commcal run", penalty table
 included) or --params, with --efficiency and --contra-factor over either.
 
+A calibration of another cluster than --cluster (what if the cluster had 64 nodes, or a
+25 GbE backbone?) is applied resource class by resource class: a capacity, ceiling or
+Hockney fit is carried where --cluster has the class (NICs, backbone, rack uplinks,
+intra- and inter-rack paths) at the nominal rate it was fitted for, and falls back to the
+nominal rate times the efficiency where the rate differs; fractions and the learned
+models' factors are carried as they are; LMO's per-node parameters are dropped. A note on
+stderr (and "carry" in --json) lists what was carried and what fell back; a calibration
+of which nothing applies is refused.
+
 Patterns come from files, directories of files, and generated workloads:
    CSV      a header naming src, dst and bytes, and optionally pattern: rows with the same
             pattern value form one pattern (a file without the column is one pattern)
@@ -69,6 +97,11 @@ Patterns come from files, directories of files, and generated workloads:
    --workload (repeatable):
 ` + indent(experiments.WorkloadHelp, "            ") + `
 
+A collective (--collective, repeatable) is predicted as the rounds of an algorithm, each
+round's transfers started together and the next round started when the slowest ends; the
+output names the algorithm and the rule that chose it:
+   ` + schedule.SpecHelp + `
+
 Patterns are predicted on all cores; the output's order is the input's. Up to 1000
 transfers are printed a line each; beyond, a line per pattern (transfers, makespan, mean
 time, steps per model) — --json and --parquet always hold every transfer.
@@ -76,14 +109,17 @@ time, steps per model) — --json and --parquet always hold every transfer.
 EXAMPLES:
    commcal predict --cluster ccpe-testbed pattern.csv
    commcal predict --cluster lab.toml --calibration runs/latest/calibration.json --models asymmetric,maxmin patterns/
+   commcal predict --cluster bigger.toml --calibration runs/latest/calibration.json --summary pattern.csv
    commcal predict --cluster lab.toml --workload all-to-all:4e6 --parquet a2a.parquet
+   commcal predict --cluster lab.toml --collective alltoall:4e6:alg=auto:mpich --collective bcast:1e6:alg=binomial
    commcal predict --cluster ccpe-testbed --workload random:nodes=20,d=2,count=50,seed=7 --json | jq '.transfers[] | select(.model == "maxmin")'`,
 		Flags: append(paramsFlags(),
 			clusterFlag(""),
 			&cli.StringFlag{Name: "calibration", EnvVars: []string{"COMMCAL_CALIBRATION"},
-				Usage: "calibration.json to predict with (parameters and penalty table); --params is then not used"},
+				Usage: "calibration.json to predict with (parameters and penalty table), of --cluster or carried to it class by class; --params is then not used"},
 			&cli.StringFlag{Name: "models", Usage: "comma-separated models (default: all): " + strings.Join(contention.Names(), ", ")},
 			&cli.GenericFlag{Name: "workload", Value: &repeated{}, Usage: "a generated workload (repeatable): all-to-all:BYTES, alltoallv:FILE, random:nodes=N,d=D,..."},
+			&cli.GenericFlag{Name: "collective", Value: &repeated{}, Usage: "an MPI collective predicted as the rounds of its algorithm (repeatable): OP:BYTES[:ranks=N][:ppn=K][:root=R]:alg=NAME|auto:openmpi|auto:mpich"},
 			&cli.BoolFlag{Name: "summary", Usage: "one line per pattern and model, however few transfers"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per transfer and model instead of the table"},
 			&cli.StringFlag{Name: "parquet", Usage: "also write the predictions to this Parquet file (never an input; an existing file needs --force)"},
@@ -91,8 +127,12 @@ EXAMPLES:
 		),
 		Action: act(0, -1, "PATTERN_FILE_OR_DIR", func(c *cli.Context, e env, args []string) error {
 			workloads := c.Generic("workload").(*repeated).values
-			if len(args) == 0 && len(workloads) == 0 {
-				return usagef("predict: no pattern: give pattern files or directories, or --workload")
+			collectives := c.Generic("collective").(*repeated).values
+			if len(args) == 0 && len(workloads) == 0 && len(collectives) == 0 {
+				return usagef("predict: no pattern: give pattern files or directories, --workload or --collective")
+			}
+			if len(collectives) > 0 && c.String("parquet") != "" {
+				return usagef("predict: --parquet holds transfers, and --collective predicts whole collectives; print them (--json) instead")
 			}
 			models, err := chooseModels(c.String("models"))
 			if err != nil {
@@ -101,7 +141,7 @@ EXAMPLES:
 			if c.String("calibration") != "" && c.String("params") != "" {
 				return usagef("predict: --calibration and --params both give the parameters; choose one")
 			}
-			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Cluster: c.String("cluster"),
+			return runPredict(c.Context, e, predictOptions{Patterns: args, Workloads: workloads, Collectives: collectives, Cluster: c.String("cluster"),
 				Params: paramsFrom(c), Calibration: c.String("calibration"), Models: models, Parquet: c.String("parquet"),
 				Force: c.Bool("force"), JSON: c.Bool("json"), Summary: c.Bool("summary")})
 		}),
@@ -112,6 +152,7 @@ EXAMPLES:
 type predictOptions struct {
 	Patterns    []string // files or directories
 	Workloads   []string // generated workload specs
+	Collectives []string // collective specs (schedule.SpecHelp)
 	Cluster     string
 	Params      paramsOptions
 	Calibration string
@@ -215,11 +256,18 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		}
 		defer out.Release()
 	}
-	net, err := predictNetwork(o)
+	net, carry, err := predictNetwork(o)
 	if err != nil {
 		return err
 	}
+	if carry != nil {
+		printCarry(e.stderr, carry)
+	}
 	pats, err := readPatterns(net.Cluster, files, o.Workloads)
+	if err != nil {
+		return err
+	}
+	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models)
 	if err != nil {
 		return err
 	}
@@ -247,45 +295,157 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 			}
 		}
 		if o.JSON {
-			return e.printJSON(predictJSON{Format: predictFormat, Transfers: rows})
+			return e.printJSON(predictJSON{Format: predictFormat, Carry: carry, Transfers: rows, Collectives: colls})
 		}
 	}
-	if o.Summary || total > maxTableRows {
-		return printPredictionSummary(e.stdout, pats, o.Models, preds)
+	if len(pats) > 0 {
+		if o.Summary || total > maxTableRows {
+			err = printPredictionSummary(e.stdout, pats, o.Models, preds)
+		} else {
+			err = printPredictions(e.stdout, pats, o.Models, preds)
+		}
+		if err != nil || len(colls) == 0 {
+			return err
+		}
+		fmt.Fprintln(e.stdout)
 	}
-	return printPredictions(e.stdout, pats, o.Models, preds)
+	return printCollectives(e.stdout, colls)
+}
+
+// predictCollectives expands every collective spec into its schedule on the cluster's nodes
+// (in the description's order) and predicts it round by round under each model.
+func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model) ([]collectiveRow, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	nodes := net.Cluster.NodeNames()
+	var rows []collectiveRow
+	for _, spec := range specs {
+		s, err := schedule.Parse(spec, nodes)
+		if err != nil {
+			return nil, badinput.Wrap("--collective", err)
+		}
+		for _, m := range models {
+			res, err := schedule.Predict(ctx, net, m, s, 0)
+			if err != nil {
+				return nil, fmt.Errorf("predict: --collective %s, model %s: %w", spec, m.Name(), err)
+			}
+			rows = append(rows, collectiveRow{Spec: spec, Op: string(s.Op), Ranks: len(s.Ranks), Bytes: s.Bytes, Algorithm: res.Algorithm,
+				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds})
+		}
+	}
+	return rows, nil
+}
+
+// printCollectives writes a line per collective and model: its algorithm, rounds and
+// predicted time; then the rule that chose each collective's algorithm.
+func printCollectives(w io.Writer, rows []collectiveRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "collective\top\tranks\tbytes\talgorithm\trounds\tmodel\tpredicted (s)")
+	for i, r := range rows {
+		spec := r.Spec
+		if i > 0 && rows[i-1].Spec == r.Spec {
+			spec = ""
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.6g\t%s\t%d\t%s\t%.6g\n", spec, r.Op, r.Ranks, r.Bytes, r.Algorithm, len(r.Rounds), r.Model, r.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		if i == 0 || rows[i-1].Spec != r.Spec {
+			fmt.Fprintf(w, "%s: %s\n", r.Spec, r.Rule)
+		}
+	}
+	return nil
 }
 
 // predictNetwork is the models' view of --cluster under the parameters: --calibration's
-// (with the --params overrides) or --params.
-func predictNetwork(o predictOptions) (*contention.Network, error) {
+// (with the --params overrides) or --params. A calibration fitted on another cluster — by
+// name, or by the nominal rates it records — is carried to --cluster class by class, and
+// the carry is returned for the note; the same cluster's is used as it is (carry nil).
+func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, error) {
 	cl, err := loadCluster(o.Cluster)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	params, err := o.Params.load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
+	var carry *estimate.Carry
 	if o.Calibration != "" {
 		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if cal.Cluster != cl.Name() {
-			return nil, badinput.Errorf(o.Calibration, "a calibration of cluster %s, --cluster is %s", cal.Cluster, cl.Name())
-		}
+		// The command line's values first, so that the note's fallbacks are those used.
+		o.Params.override(&cal.Params)
 		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
-		o.Params.override(&params)
+		if nom := cal.Params.Nominal; cal.Cluster != cl.Name() || nom != nil && !nom.Equal(contention.NominalOf(cl)) {
+			if carry, err = cal.CarryTo(cl); err != nil {
+				return nil, nil, badinput.Wrap(o.Calibration, err)
+			}
+			params, table = carry.Params, carry.PenaltyTable
+		}
 	}
 	net, err := params.Network(cl)
 	if err != nil {
-		return nil, badinput.Wrap(paramsFile, err)
+		return nil, nil, badinput.Wrap(paramsFile, err)
 	}
 	net.PenaltyTable = table
-	return net, nil
+	return net, carry, nil
+}
+
+// printCarry writes the note of a calibration carried to another cluster: a line per class,
+// its outcome, its parameters and the nominal rates on both clusters.
+func printCarry(w io.Writer, c *estimate.Carry) {
+	fmt.Fprintf(w, "commcal: predict: the calibration of cluster %s applied to cluster %s, resource class by resource class:\n", c.From, c.To)
+	for _, cc := range c.Classes {
+		what := compactKeys(cc.Parameters)
+		if what != "" {
+			what += ": "
+		}
+		fmt.Fprintf(w, "commcal:   %-8s  %-10s  %s%s\n", cc.Outcome, cc.Class, what, cc.Note)
+	}
+}
+
+// compactKeys lists parameter keys for people: the learned models' fields grouped by the
+// models that have them ("learned ack_in, ack_out (ackpath, ackpath-alpha)").
+func compactKeys(keys []string) string {
+	var out []string
+	models := map[string][]string{} // field → models
+	var fields []string
+	for _, k := range keys {
+		rest, ok := strings.CutPrefix(k, "learned.")
+		model, field, ok2 := strings.Cut(rest, ".")
+		if !ok || !ok2 {
+			out = append(out, k)
+			continue
+		}
+		if _, seen := models[field]; !seen {
+			fields = append(fields, field)
+		}
+		models[field] = append(models[field], model)
+	}
+	var groups []string
+	byGroup := map[string][]string{} // models → fields
+	for _, f := range fields {
+		g := strings.Join(models[f], ", ")
+		if _, seen := byGroup[g]; !seen {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], f)
+	}
+	for _, g := range groups {
+		out = append(out, fmt.Sprintf("learned %s (%s)", strings.Join(byGroup[g], ", "), g))
+	}
+	return strings.Join(out, ", ")
 }
 
 // readPatterns reads the pattern files, then generates the --workload patterns, in order.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,8 +82,8 @@ func TestPredictManyPatterns(t *testing.T) {
 }
 
 // TestPredictWithCalibration predicts with a run's calibration (its parameters and penalty
-// table): penalty-table then differs from penalty, as the table says, and the cluster must
-// be the calibration's.
+// table): penalty-table then differs from penalty, as the table says; on another cluster,
+// the calibration is carried class by class.
 func TestPredictWithCalibration(t *testing.T) {
 	dir := t.TempDir()
 	sim := simulated(t, dir, "--reps", "3")
@@ -96,7 +97,12 @@ func TestPredictWithCalibration(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "penalty-table") {
 		t.Fatalf("predict --calibration: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	if code, _, stderr := runCLI(t, "predict", "--cluster", "graphene", "--calibration", cal, filepath.Join(dir, "p.csv")); code != exitBadInput || !strings.Contains(stderr, "calibration of cluster ccpe-testbed") {
+	// On graphene the NIC parameters are carried; the cable's capacity is not carried to
+	// uplinks under a core router.
+	write(t, filepath.Join(dir, "g.csv"), "src,dst,bytes\ngraphene-1,graphene-40,1e7\ngraphene-2,graphene-3,1e7\n")
+	code, _, stderr = runCLI(t, "predict", "--cluster", "graphene", "--calibration", cal, filepath.Join(dir, "g.csv"))
+	if code != 0 || !strings.Contains(stderr, "the calibration of cluster ccpe-testbed applied to cluster graphene") ||
+		!strings.Contains(stderr, "fitted for a backbone of 10 Gbit/s; the cluster has uplinks of 10 Gbit/s") {
 		t.Errorf("another cluster's calibration: exit %d: %s", code, stderr)
 	}
 	for _, args := range [][]string{
@@ -114,5 +120,46 @@ func TestPredictWithCalibration(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A collective is predicted as its schedule's rounds: the rule names the library, the rounds
+// are the algorithm's, and the time is the sum of the rounds' (the JSON holds each round).
+func TestPredictCollectives(t *testing.T) {
+	code, out, errOut := runCLI(t, "predict", "--cluster", "../../pipeline/sample/lab.toml", "--models", "maxmin",
+		"--collective", "alltoall:4e6:ranks=4:alg=auto:mpich", "--collective", "bcast:1e6:alg=binomial")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"pairwise-xor  3       maxmin", "binomial      4       maxmin", "MPICH 4.3.2", "bcast:1e6:alg=binomial: named by the user"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, "predict", "--cluster", "../../pipeline/sample/lab.toml", "--models", "maxmin", "--json",
+		"--collective", "allgather:1e6:alg=ring")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Collectives []collectiveRow `json:"collectives"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Collectives) != 1 || len(got.Collectives[0].Rounds) != 9 || got.Collectives[0].Ranks != 10 {
+		t.Fatalf("collectives %+v, want a ring allgather of 9 rounds among 10 ranks", got.Collectives)
+	}
+	var sum float64
+	for _, r := range got.Collectives[0].Rounds {
+		sum += r
+	}
+	if c := got.Collectives[0]; !(c.Seconds > 0) || math.Abs(sum-c.Seconds) > 1e-12*c.Seconds {
+		t.Errorf("time %g s, rounds sum to %g s", c.Seconds, sum)
+	}
+	for _, bad := range [][]string{{"--collective", "alltoall:4e6:alg=nope"}, {"--collective", "alltoall:4e6:alg=linear", "--parquet", filepath.Join(t.TempDir(), "p.parquet")}} {
+		if code, _, errOut := runCLI(t, append([]string{"predict", "--cluster", "../../pipeline/sample/lab.toml"}, bad...)...); code != 2 || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want 2 and one line", bad, code, errOut)
+		}
 	}
 }
