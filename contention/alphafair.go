@@ -51,7 +51,7 @@ var lapackImpl gonum.Implementation
 // last one (power).
 //
 // The cost: a pattern of a few dozen transfers takes milliseconds; the 10⁴-transfer benchmark
-// pattern (8,576 steps, 130 resources, some 2,300 active classes a step) 4.1–4.4 s at
+// pattern (8,576 steps, 130 resources, some 2,300 active classes a step) 4.0–4.1 s at
 // α = 0.67 (BenchmarkLearned10k, 2026-11-28; docs/performance.md has where the time goes and
 // what was tried): 2.6 Newton steps and 3.6 evaluations of the violation a sharing, a fifth
 // of the time in ackpath's factors.
