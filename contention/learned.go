@@ -16,7 +16,8 @@ import (
 // the model on the calibration experiments (estimate.FitLearned).
 //
 // Every variant runs Algorithm 2's step loop (steps.go) with the weighted fill (wfill.go; α-fair
-// sharing, alphafair.go, for ackpath-alpha) as its rate rule. With sampled weights
+// sharing, alphafair.go, for ackpath-alpha; max-min's incremental fill, fill.go, where the
+// sharing is plain max-min) as its rate rule. With sampled weights
 // (stochastic, σ > 0) each transfer is a class of its own (its weight is its own); the
 // deterministic variants (σ = 0) run one sample on the engine's classes, a (source,
 // destination) pair's transfers together, as max-min does.

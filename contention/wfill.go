@@ -227,11 +227,13 @@ func (f *wfill) level(r int32) float64 {
 
 // rates is the weighted fill (α-fair sharing under ackpath-alpha) for the current step. The
 // step's capacities are the network's, scaled by the surface at the current counts. Under
-// ackpath, a plain weighted max-min fill first, without the factors, says where queues stand
+// ackpath, a plain max-min fill first, without the factors, says where queues stand
 // (ackFactors), and the sharing runs with each transfer's factor from the queues on its
 // acknowledgements' path. The plain fill is max-min's under α-fair sharing too: its
 // bottlenecks are what locates a queue, and α-fair sharing has none (a transfer crossing two
-// priced resources is held back by both).
+// priced resources is held back by both). Where every weight is 1, the plain fill is the
+// incremental one of fill.go (f.plain), and it is the sharing itself where nothing else is:
+// no factor, no α, no surface.
 func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
 	nr := int32(len(e.net.Capacity))
