@@ -332,8 +332,8 @@ func distinctInstants(times []float64, rel float64) int {
 }
 
 // TestEqualToReferenceBenchPattern runs the 10⁴-transfer two-rack pattern of the benchmarks
-// through the reference (about a minute) when COMMCAL_SLOW_TESTS is set. On a pattern this
-// large the reference gives the parallel transfers of a pair rates a few ulps apart (it adds
+// through the reference (about a minute) when COMMCAL_SLOW_TESTS is set, for every model but
+// the learned ones. On a pattern this large the reference gives the parallel transfers of a pair rates a few ulps apart (it adds
 // thousands of rates one by one) and so splits completions that coincide into separate steps
 // a few 1e-13 apart: it takes more steps (fair 2,142 against 1,958, asymmetric 1,992 against
 // 1,970 when this was written) for the same completion instants. So here the times are
@@ -345,6 +345,9 @@ func TestEqualToReferenceBenchPattern(t *testing.T) {
 	}
 	net, flows := contention.BenchPattern()
 	for _, m := range contention.Models() {
+		if _, ok := m.(contention.Learned); ok {
+			continue // no reference here: ackpath-alpha's is TestAlphaWithinBoundBenchPattern's
+		}
 		got, err1 := m.Predict(context.Background(), net, flows)
 		want, err2 := contention.ReferencePredict(m.Name(), net, flows)
 		if err1 != nil || err2 != nil {
