@@ -333,12 +333,12 @@ func distinctInstants(times []float64, rel float64) int {
 
 // TestEqualToReferenceBenchPattern runs the 10⁴-transfer two-rack pattern of the benchmarks
 // through the reference (about a minute) when COMMCAL_SLOW_TESTS is set, for every model but
-// the learned ones. On a pattern this large the reference gives the parallel transfers of a pair rates a few ulps apart (it adds
-// thousands of rates one by one) and so splits completions that coincide into separate steps
-// a few 1e-13 apart: it takes more steps (fair 2,142 against 1,958, asymmetric 1,992 against
-// 1,970 when this was written) for the same completion instants. So here the times are
-// compared to 1e-9, and the steps as the number of distinct completion instants (within
-// 1e-11), which must be equal.
+// the learned ones. On a pattern this large the reference gives the parallel transfers of a
+// pair rates a few ulps apart (it adds thousands of rates one by one) and so splits
+// completions that coincide into separate steps a few 1e-13 apart: it takes more steps (fair
+// 2,142 against 1,958, asymmetric 1,992 against 1,970 when this was written) for the same
+// completion instants. So here the times are compared to 1e-9, and the steps as the number of
+// distinct completion instants (within 1e-11), which must be equal.
 func TestEqualToReferenceBenchPattern(t *testing.T) {
 	if os.Getenv("COMMCAL_SLOW_TESTS") == "" {
 		t.Skip("COMMCAL_SLOW_TESTS not set: the reference takes about a minute on this pattern")
