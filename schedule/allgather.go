@@ -92,8 +92,8 @@ func neighborNeedsEven(c *Collective) (string, string) {
 // allgatherNeighbor places the neighbour exchange of Chen et al. (HPC Asia 2005) as Open MPI
 // runs it: an even rank's neighbours are r + 1 then r − 1, an odd rank's r − 1 then r + 1;
 // the first round exchanges the own blocks with the first neighbour, and round i (1 … n/2 − 1)
-// sends to neighbour i mod 2 the two blocks received in round i − 1 (for an even rank in
-// round 1, its own pair).
+// sends to neighbour i mod 2 the two blocks received in round i − 1 (for an even rank in the
+// round after the first, its own pair).
 func allgatherNeighbor(b *builder, c *Collective) {
 	n := b.n
 	for r := range n {

@@ -51,7 +51,7 @@ func Predict(ctx context.Context, net *contention.Network, model contention.Mode
 		}
 	}
 	preds, err := contention.PredictAll(ctx, net, patterns, []contention.Model{model}, func(k, _ int, err error) error {
-		return fmt.Errorf("schedule: round %d of %d of %s %s: %w", which[k]+1, len(s.Rounds), s.Op, s.Algorithm, err)
+		return fmt.Errorf("schedule: %s %s, round #%d of %d: %w", s.Op, s.Algorithm, which[k]+1, len(s.Rounds), err)
 	})
 	if err != nil {
 		return nil, err

@@ -49,10 +49,10 @@ func bigCluster(t testing.TB) (*contention.Network, []string) {
 
 var fourNodes = []string{"X1", "X2", "Y1", "Y2"}
 
-// Max-min by hand on the two racks. Pairwise, round s = 1: X1→X2, X2→Y1, Y1→Y2, Y2→X1, one
-// transfer per NIC and per direction of the cable: 8 ms. Round 2: X1→Y1 and X2→Y2 share the
-// cable's X→Y direction, Y1→X1 and Y2→X2 the other: 16 ms. Round 3 is round 1 reversed:
-// 8 ms. Linear: the cable carries four transfers each way (250 Mbit/s each, 32 ms); the
+// Max-min by hand on the two racks. Pairwise, first round (s = 1): X1→X2, X2→Y1, Y1→Y2,
+// Y2→X1, one transfer per NIC and per direction of the cable: 8 ms. Second (s = 2): X1→Y1 and
+// X2→Y2 share the cable's X→Y direction, Y1→X1 and Y2→X2 the other: 16 ms. The third is the
+// first reversed: 8 ms. Linear: the cable carries four transfers each way (250 Mbit/s each, 32 ms); the
 // intra-rack ones get what their NICs have left (500 Mbit/s) and end first.
 func TestPredictMaxMinByHand(t *testing.T) {
 	net := twoRacks(t)
@@ -182,7 +182,7 @@ func TestPredictRefuses(t *testing.T) {
 	}
 	s, _ = New(Collective{Op: Alltoall, Ranks: []string{"X1", "Z9"}, Bytes: 1e6}, "pairwise")
 	_, err := Predict(t.Context(), net, contention.MaxMin{}, s, 0)
-	if err == nil || !strings.Contains(err.Error(), "round 1 of 1 of alltoall pairwise") || !strings.Contains(err.Error(), "Z9") {
+	if err == nil || !strings.Contains(err.Error(), "alltoall pairwise, round #1 of 1") || !strings.Contains(err.Error(), "Z9") {
 		t.Errorf("a rank on no node of the cluster: %v", err)
 	}
 }
