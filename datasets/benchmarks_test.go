@@ -28,27 +28,8 @@ func benchIngest(t *testing.T, src Source, files ...string) (*Manifest, []Transf
 			t.Fatal(err)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime, BatchRows: 2})
-	if err != nil {
-		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
-			t.Fatalf("output left after error %v", err)
-		}
-		return nil, nil, nil, nil, err
-	}
-	ds, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err1 := ReadAll[Transfer](context.Background(), ds, TransfersTable)
-	co, err2 := ReadAll[Collective](context.Background(), ds, CollectivesTable)
-	rt, err3 := ReadAll[RoundTrip](context.Background(), ds, RoundTripsTable)
-	for _, err := range []error{err1, err2, err3} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m, tr, co, rt, nil
+	got, err := ingestTables(t, cl, 2, srcs)
+	return got.m, got.tr, got.co, got.rt, err
 }
 
 // sweepPoint is what a p2p_sweep or bidirectional row must be.

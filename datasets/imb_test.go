@@ -29,24 +29,8 @@ func realIngest(t *testing.T, src Source, dir string, files ...string) (*Manifes
 		}
 		srcs = append(srcs, s)
 	}
-	out := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ds, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ReadAll[Transfer](context.Background(), ds, TransfersTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	co, err := ReadAll[Collective](context.Background(), ds, CollectivesTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, tr, co, nil
+	got, err := ingestTables(t, cl, 0, srcs)
+	return got.m, got.tr, got.co, err
 }
 
 // patternRows returns the transfers of one pattern, in flow order.

@@ -152,23 +152,11 @@ func TestOSUOutputs(t *testing.T) {
 // collectives.
 func osuIngest(t *testing.T, cl *cluster.Cluster, srcs ...Source) ([]Transfer, []Collective) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "ds")
-	if _, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime}); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := Open(out)
+	got, err := ingestTables(t, cl, 0, srcs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ReadAll[Transfer](context.Background(), ds, TransfersTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	co, err := ReadAll[Collective](context.Background(), ds, CollectivesTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr, co
+	return got.tr, got.co
 }
 
 // osuCase is one real OSU output (testdata/osu, made with OMB 7.4 and 5.3; see its README)

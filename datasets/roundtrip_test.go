@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,6 +25,44 @@ func testCluster(t testing.TB, name string) *cluster.Cluster {
 }
 
 var fixedTime = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+
+// ingested is what a test ingest gave: the manifest and the tables the adapters write.
+type ingested struct {
+	m  *Manifest
+	tr []Transfer
+	co []Collective
+	rt []RoundTrip
+}
+
+// ingestTables ingests srcs on cl into a fresh dataset (batchRows rows a batch, 0 for the
+// default) and reads its tables back; the error is Ingest's, after which nothing may be left
+// at the output.
+func ingestTables(t *testing.T, cl *cluster.Cluster, batchRows int, srcs []Source) (ingested, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime, BatchRows: batchRows})
+	if err != nil {
+		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+			t.Fatalf("output left after error %v", err)
+		}
+		return ingested{}, err
+	}
+	ds, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ingested{m: m}
+	var errs [3]error
+	got.tr, errs[0] = ReadAll[Transfer](context.Background(), ds, TransfersTable)
+	got.co, errs[1] = ReadAll[Collective](context.Background(), ds, CollectivesTable)
+	got.rt, errs[2] = ReadAll[RoundTrip](context.Background(), ds, RoundTripsTable)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got, nil
+}
 
 // synthRows holds rows of every table, as the tests write and read them back.
 type synthRows struct {

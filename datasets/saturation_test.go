@@ -25,24 +25,8 @@ func satIngest(t *testing.T, src Source, files ...string) (*Manifest, []Transfer
 		s.Path = filepath.Join("testdata", "saturation", f)
 		srcs = append(srcs, s)
 	}
-	out := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), IngestOptions{Cluster: testCluster(t, "ccpe-testbed"), Sources: srcs, Out: out, Created: fixedTime, BatchRows: 7})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ds, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ReadAll[Transfer](context.Background(), ds, TransfersTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	co, err := ReadAll[Collective](context.Background(), ds, CollectivesTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, tr, co, nil
+	got, err := ingestTables(t, testCluster(t, "ccpe-testbed"), 7, srcs)
+	return got.m, got.tr, got.co, err
 }
 
 // patternCounts counts the rows of each experiment and pattern ID, and the repetitions.
