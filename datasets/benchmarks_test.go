@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,23 +302,7 @@ func TestBenchmarkOutputsRefused(t *testing.T) {
 			}
 			src := c.src
 			src.Path = path
-			out := filepath.Join(t.TempDir(), "ds")
-			_, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: []Source{src}, Out: out, Created: fixedTime})
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			ie := checkInputError(t, err, path)
-			if ie.Kind != c.kind {
-				t.Errorf("kind %s, want %s: %v", ie.Kind, c.kind, err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("%q does not say %q", err, w)
-				}
-			}
-			if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
-				t.Error("output written")
-			}
+			checkRefused(t, cl, src, c.kind, c.want...)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,4 +186,22 @@ func readBack(t *testing.T, dir string, mem memory.Allocator) *synthRows {
 		}
 	}
 	return g
+}
+
+// checkRefused ingests src on cl and checks that it is refused as bad input of kind, naming
+// its file and saying each of want, with nothing left at the output.
+func checkRefused(t *testing.T, cl *cluster.Cluster, src Source, kind ErrKind, want ...string) {
+	t.Helper()
+	_, err := ingestTables(t, cl, 0, []Source{src})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if ie := checkInputError(t, err, src.Path); ie.Kind != kind {
+		t.Errorf("kind %s, want %s: %v", ie.Kind, kind, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not say %q", err, w)
+		}
+	}
 }
