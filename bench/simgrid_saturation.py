@@ -51,7 +51,8 @@ NAME_*/ (--data names another folder). Each SimGrid model runs in a process of i
 SimGrid has one engine per process. Exit status 1 when a self-check fails: a lone pair's
 SimGrid time is not latency x latency factor + bytes / (bandwidth x bandwidth factor), a
 calibration transfer's time is not affine in 1/bandwidth, or the logs' all-to-all means differ
-from the run directory's.
+from the run directory's; exit status 2 on bad input (the message names the file, and the line
+of a log).
 """
 
 import argparse
