@@ -510,7 +510,9 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 
 // inferTable picks the table whose columns the file has. With forced set, that table is used
 // and a missing column is reported by name. Otherwise the table with the most of its columns
-// present wins; if even it misses some, the first missing one is reported.
+// present wins, and of those the one that misses fewest (a collectives file has every column
+// of collectives and all but one of schedules); if even it misses some, the first missing one
+// is reported.
 func inferTable(loc Location, have []string, forced string) (*Table, error) {
 	set := map[string]bool{}
 	for _, h := range have {
@@ -535,11 +537,12 @@ func inferTable(loc Location, have []string, forced string) (*Table, error) {
 		}
 		return t, nil
 	}
-	best, bestHave := (*Table)(nil), 0
+	best, bestHave, bestMiss := (*Table)(nil), 0, 0
 	for _, t := range Tables {
-		n := len(t.Columns) - len(missing(t))
-		if n > bestHave {
-			best, bestHave = t, n
+		miss := len(missing(t))
+		n := len(t.Columns) - miss
+		if n > bestHave || n == bestHave && miss < bestMiss {
+			best, bestHave, bestMiss = t, n, miss
 		}
 	}
 	if best == nil || bestHave < 3 {

@@ -121,7 +121,7 @@ func TestSameInputSameBytes(t *testing.T) {
 		}
 		outs = append(outs, treeBytes(t, out))
 	}
-	if _, ok := outs[0][atomicio.Marker]; len(outs[0]) != 7 || !ok { // five tables, the manifest and the output marker
+	if _, ok := outs[0][atomicio.Marker]; len(outs[0]) != 7 || !ok { // the simulation's five tables, the manifest and the output marker
 		t.Errorf("ingested dataset has %d files (marker %t)", len(outs[0]), ok)
 	}
 	if !reflect.DeepEqual(outs[0], outs[1]) {

@@ -33,6 +33,7 @@ type ingested struct {
 	tr []Transfer
 	co []Collective
 	rt []RoundTrip
+	sc []Schedule
 }
 
 // ingestTables ingests srcs on cl into a fresh dataset (batchRows rows a batch, 0 for the
@@ -53,10 +54,11 @@ func ingestTables(t *testing.T, cl *cluster.Cluster, batchRows int, srcs []Sourc
 		t.Fatal(err)
 	}
 	got := ingested{m: m}
-	var errs [3]error
+	var errs [4]error
 	got.tr, errs[0] = ReadAll[Transfer](context.Background(), ds, TransfersTable)
 	got.co, errs[1] = ReadAll[Collective](context.Background(), ds, CollectivesTable)
 	got.rt, errs[2] = ReadAll[RoundTrip](context.Background(), ds, RoundTripsTable)
+	got.sc, errs[3] = ReadAll[Schedule](context.Background(), ds, SchedulesTable)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
@@ -203,5 +205,32 @@ func checkRefused(t *testing.T, cl *cluster.Cluster, src Source, kind ErrKind, w
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("%q does not say %q", err, w)
 		}
+	}
+}
+
+// A CSV file with the collectives table's columns goes to that table, and one that also has
+// an algorithm column to the schedules table: the table that misses none of its columns wins
+// over one that misses some, when both find as many.
+func TestCollectivesAndSchedulesCSV(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	root := cl.Nodes()[0].Name
+	dir := t.TempDir()
+	coll := filepath.Join(dir, "coll.csv")
+	sched := filepath.Join(dir, "sched.csv")
+	if err := os.WriteFile(coll, []byte("cluster,op,root,procs,bytes,rep,seconds\n"+cl.Name()+",alltoall,"+root+",4,1000,0,0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sched, []byte("cluster,op,algorithm,root,procs,bytes,rep,seconds\n"+cl.Name()+",bcast,binomial,"+root+",8,4096,0,0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ingestTables(t, cl, 0, []Source{{Path: coll}, {Path: sched}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.co) != 1 || got.co[0].Op != "alltoall" || got.co[0].Seconds != 0.5 {
+		t.Errorf("collectives rows %+v, want the all-to-all", got.co)
+	}
+	if len(got.sc) != 1 || got.sc[0].Algorithm != "binomial" || got.sc[0].Procs != 8 || got.sc[0].Seconds != 0.25 {
+		t.Errorf("schedules rows %+v, want the binomial broadcast", got.sc)
 	}
 }

@@ -78,6 +78,22 @@ type PingPongPairs struct {
 	Ur      float64 `col:"ur_s" unit:"s" check:"nonneg" doc:"receive-side unpacking time"`
 }
 
+// Schedule is one run of a collective measured as the rounds of a named algorithm (package
+// schedule), as the benchmark engine runs one: each rank a process on its own node, rank i on
+// the i-th node of the cluster description (rank 0, the root, on Root), posting each round's
+// sends and receives once its previous round's have ended. Seconds runs from the common start
+// to the last rank's last receive.
+type Schedule struct {
+	Cluster   string  `col:"cluster" check:"cluster" doc:"cluster name"`
+	Op        string  `col:"op" check:"op" doc:"collective: alltoall, allgather or bcast (see the collectives table)"`
+	Algorithm string  `col:"algorithm" check:"nonempty" doc:"the algorithm whose rounds ran (docs/models.md, Collectives)"`
+	Root      string  `col:"root" check:"node" doc:"node of rank 0, the root; rank i runs on the i-th node from it in the cluster description's order"`
+	Procs     int64   `col:"procs" unit:"1" check:"atleast2" doc:"processes taking part, one per node"`
+	Bytes     int64   `col:"bytes" unit:"B" check:"positive" doc:"message size, as the collectives table's"`
+	Rep       int64   `col:"rep" unit:"1" check:"nonneg" doc:"repetition number, from 0"`
+	Seconds   float64 `col:"seconds" unit:"s" check:"positive" doc:"execution time: the last rank's last byte after the common start"`
+}
+
 // Experiments is the closed set of values of the transfers table's experiment column: the
 // experiments package's names.
 var Experiments = experiments.All()
@@ -125,7 +141,7 @@ type Column struct {
 	field []int  // index path of the struct field (reflect.Value.FieldByIndex)
 }
 
-// Table is one of the five tables: its columns (in on-disk order), its key and its row type.
+// Table is one of the six tables: its columns (in on-disk order), its key and its row type.
 type Table struct {
 	Name    string
 	Columns []Column
@@ -157,7 +173,8 @@ var (
 	OneToTwoTable      = DefineTable[OneToTwo]("one_to_two", "cluster", "root", "j", "k", "bytes", "rep")
 	CollectivesTable   = DefineTable[Collective]("collectives", "cluster", "op", "root", "procs", "bytes", "rep")
 	PingPongPairsTable = DefineTable[PingPongPairs]("pingpong_pairs", "cluster", "pairs", "bytes", "rep")
-	Tables             = []*Table{TransfersTable, RoundTripsTable, OneToTwoTable, CollectivesTable, PingPongPairsTable}
+	SchedulesTable     = DefineTable[Schedule]("schedules", "cluster", "op", "algorithm", "root", "procs", "bytes", "rep")
+	Tables             = []*Table{TransfersTable, RoundTripsTable, OneToTwoTable, CollectivesTable, PingPongPairsTable, SchedulesTable}
 )
 
 // TableByName finds a table; ok is false for an unknown name.

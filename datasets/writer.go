@@ -172,13 +172,14 @@ func RowsOf[R any](t *Table, rows []R) TableRows {
 	return TableRows{t, len(rows), func(w *DirWriter, src string) error { return WriteRows(w, t, src, rows) }}
 }
 
-// MeasurementRows are rows of the five measurement tables, as a generator or a measurement makes them.
+// MeasurementRows are rows of the six measurement tables, as a generator or a measurement makes them.
 type MeasurementRows struct {
 	Transfers     []Transfer
 	RoundTrips    []RoundTrip
 	OneToTwo      []OneToTwo
 	Collectives   []Collective
 	PingPongPairs []PingPongPairs
+	Schedules     []Schedule
 }
 
 // Rows lists the tables in the order of a dataset's sources.
@@ -189,6 +190,7 @@ func (t *MeasurementRows) Rows() []TableRows {
 		RowsOf(OneToTwoTable, t.OneToTwo),
 		RowsOf(CollectivesTable, t.Collectives),
 		RowsOf(PingPongPairsTable, t.PingPongPairs),
+		RowsOf(SchedulesTable, t.Schedules),
 	}
 }
 

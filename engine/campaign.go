@@ -153,7 +153,7 @@ func allConverged(series [][]float64, w float64) bool {
 // measurements compiles the catalogue into measurements, in a fixed order: the transfer
 // patterns of experiments.Designs (sweeps, fairness, bidirectional, static-synchronous,
 // random), then the LMO round trips and one-to-two experiments, the scatter and gather
-// sweeps, and the ping-pong pairs.
+// sweeps, the ping-pong pairs, and the collectives of the schedule designs.
 func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measurement, error) {
 	pats, err := cat.Designs.Patterns(cl)
 	if err != nil {
@@ -186,6 +186,21 @@ func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measuremen
 			}
 			for _, size := range cat.PingPong.Sizes {
 				ms = append(ms, pingPongMeasurement(cl.Name(), a[:pairs], b[:pairs], size))
+			}
+		}
+	}
+	for _, d := range cat.Schedules {
+		for _, procs := range d.Procs {
+			for _, size := range d.Sizes {
+				s, err := d.Expand(cl, procs, size)
+				if err != nil {
+					return nil, fmt.Errorf("engine: %s %s among %d ranks, %d B: %w", d.Op, d.Algorithm, procs, size, err)
+				}
+				m, err := scheduleMeasurement(cl.Name(), s, size)
+				if err != nil {
+					return nil, err
+				}
+				ms = append(ms, m)
 			}
 		}
 	}

@@ -70,10 +70,7 @@ func EstimateCost(c *experiments.Catalogue, cl *cluster.Cluster, scale float64) 
 		clear(load)
 		cost.Transfers += int64(len(m.program.Conns))
 		for _, th := range m.program.Threads {
-			for _, op := range th.Ops {
-				if op.Kind != Send {
-					continue
-				}
+			for _, op := range sends(th.Ops) {
 				cost.Bytes += op.Bytes
 				conn := m.program.Conns[op.Conn]
 				to := conn.To
@@ -96,4 +93,18 @@ func EstimateCost(c *experiments.Catalogue, cl *cluster.Cluster, scale float64) 
 		cost.RepSeconds += startLead.Seconds() + longest
 	}
 	return cost, nil
+}
+
+// sends lists a thread's sends, a batch's included.
+func sends(ops []Op) []Op {
+	var out []Op
+	for _, op := range ops {
+		switch op.Kind {
+		case Send:
+			out = append(out, op)
+		case Batch:
+			out = append(out, sends(op.Parts)...)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +22,11 @@ const (
 	// Unpack copies Bytes from the receive buffer into a second buffer: the receive-side
 	// unpacking of the L micro-benchmark (Ur), which an MPI library does for a message it received.
 	Unpack OpKind = "unpack"
+	// Batch runs its Parts (sends and receives, at most one of each kind per connection) at
+	// once and ends when the last of them has: an MPI process's step of a collective, the
+	// two halves of an MPI_Sendrecv or the non-blocking sends and receives one MPI_Waitall
+	// completes. Its Busy is the sum of the parts' system-call time.
+	Batch OpKind = "batch"
 )
 
 // Op is one step of a thread.
@@ -28,6 +34,8 @@ type Op struct {
 	Kind  OpKind `json:"kind"`
 	Conn  int    `json:"conn,omitempty"`
 	Bytes int64  `json:"bytes"`
+	// Parts are a Batch's sends and receives.
+	Parts []Op `json:"parts,omitempty"`
 }
 
 // OpTiming is when an operation began and ended and how long it spent inside the system
@@ -73,27 +81,65 @@ type SecTiming struct {
 }
 
 // check refuses a program that could not run: unknown connections, operations on a
-// connection the thread's node is not an end of, negative sizes.
+// connection the thread's node is not an end of, negative sizes, a batch holding anything but
+// sends and receives or two of one kind on one connection.
 func (p *Program) check() error {
 	for t, th := range p.Threads {
 		for k, op := range th.Ops {
-			if op.Bytes < 0 {
-				return fmt.Errorf("engine: program thread %d op %d: negative size", t, k)
+			at := fmt.Sprintf("engine: program thread %d op %d", t, k)
+			if err := p.checkOp(th.Node, op, at); err != nil {
+				return err
 			}
-			switch op.Kind {
-			case Send, Recv:
-				if op.Conn < 0 || op.Conn >= len(p.Conns) {
-					return fmt.Errorf("engine: program thread %d op %d: no connection %d", t, k, op.Conn)
+			if op.Kind != Batch {
+				continue
+			}
+			seen := map[[2]int]bool{}
+			for j, part := range op.Parts {
+				pat := fmt.Sprintf("%s part %d", at, j)
+				if part.Kind != Send && part.Kind != Recv {
+					return fmt.Errorf("%s: a batch holds sends and receives, not %q", pat, part.Kind)
 				}
-				c := p.Conns[op.Conn]
-				if c.From != th.Node && c.To != th.Node {
-					return fmt.Errorf("engine: program thread %d op %d: node %s is no end of connection %d (%s–%s)", t, k, th.Node, op.Conn, c.From, c.To)
+				if err := p.checkOp(th.Node, part, pat); err != nil {
+					return err
 				}
-			case Unpack:
-			default:
-				return fmt.Errorf("engine: program thread %d op %d: unknown operation %q", t, k, op.Kind)
+				key := [2]int{part.Conn, boolInt(part.Kind == Send)}
+				if seen[key] {
+					return fmt.Errorf("%s: a second %s on connection %d in one batch", pat, part.Kind, part.Conn)
+				}
+				seen[key] = true
 			}
 		}
+	}
+	return nil
+}
+
+// checkOp checks one operation (a batch's parts apart) of a thread on node.
+func (p *Program) checkOp(node string, op Op, at string) error {
+	if op.Bytes < 0 {
+		return fmt.Errorf("%s: negative size", at)
+	}
+	switch op.Kind {
+	case Send, Recv:
+		if op.Conn < 0 || op.Conn >= len(p.Conns) {
+			return fmt.Errorf("%s: no connection %d", at, op.Conn)
+		}
+		c := p.Conns[op.Conn]
+		if c.From != node && c.To != node {
+			return fmt.Errorf("%s: node %s is no end of connection %d (%s–%s)", at, node, op.Conn, c.From, c.To)
+		}
+		if len(op.Parts) > 0 {
+			return fmt.Errorf("%s: a %s has no parts", at, op.Kind)
+		}
+	case Unpack:
+		if len(op.Parts) > 0 {
+			return fmt.Errorf("%s: an unpack has no parts", at)
+		}
+	case Batch:
+		if len(op.Parts) == 0 {
+			return fmt.Errorf("%s: an empty batch", at)
+		}
+	default:
+		return fmt.Errorf("%s: unknown operation %q", at, op.Kind)
 	}
 	return nil
 }
@@ -107,28 +153,13 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 	out := make([]OpTiming, len(ops))
 	buf := make([]byte, chunk)
 	var spare []byte
+	var bufs [][]byte // a batch's parts' buffers beyond buf, kept from batch to batch
 	for k, op := range ops {
 		out[k].Start = now()
 		var err error
 		switch op.Kind {
 		case Send, Recv:
-			c := conns[op.Conn]
-			if c == nil {
-				return nil, fmt.Errorf("connection %d is not open here", op.Conn)
-			}
-			c.SetDeadline(deadline)
-			rc, rerr := c.SyscallConn()
-			if rerr != nil {
-				return nil, rerr
-			}
-			if op.Kind == Send {
-				out[k].Busy, err = sendAll(rc, buf, op.Bytes)
-			} else {
-				out[k].Busy, err = recvAll(rc, buf, op.Bytes)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s %d bytes on connection %d (%s): %w", op.Kind, op.Bytes, op.Conn, c.RemoteAddr(), err)
-			}
+			out[k].Busy, err = move(op, conns, buf, deadline)
 		case Unpack:
 			if int64(len(spare)) < op.Bytes {
 				spare = make([]byte, op.Bytes)
@@ -138,10 +169,74 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 				copy(spare[off:min(off+chunk, op.Bytes)], buf)
 			}
 			out[k].Busy = now() - t
+		case Batch:
+			for len(bufs) < len(op.Parts)-1 {
+				bufs = append(bufs, make([]byte, chunk))
+			}
+			out[k].Busy, err = runBatch(op.Parts, conns, append([][]byte{buf}, bufs...), deadline)
+		}
+		if err != nil {
+			return nil, err
 		}
 		out[k].End = now()
 	}
 	return out, nil
+}
+
+// move runs one send or receive on its connection with buf, returning its system-call time.
+func move(op Op, conns map[int]*net.TCPConn, buf []byte, deadline time.Time) (int64, error) {
+	c := conns[op.Conn]
+	if c == nil {
+		return 0, fmt.Errorf("connection %d is not open here", op.Conn)
+	}
+	c.SetDeadline(deadline)
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var busy int64
+	if op.Kind == Send {
+		busy, err = sendAll(rc, buf, op.Bytes)
+	} else {
+		busy, err = recvAll(rc, buf, op.Bytes)
+	}
+	if err != nil {
+		return busy, fmt.Errorf("%s %d bytes on connection %d (%s): %w", op.Kind, op.Bytes, op.Conn, c.RemoteAddr(), err)
+	}
+	return busy, nil
+}
+
+// runBatch runs parts at once, each on its own goroutine and buffer (bufs[i]), and returns
+// when every part has ended: their summed system-call time, or the first part's error (by
+// position). A send and a receive on one connection run side by side, as the runtime's poller
+// allows one reader and one writer on a socket. A part that fails ends the others at once
+// (their connections' deadlines set to now), as the program fails with it.
+func runBatch(parts []Op, conns map[int]*net.TCPConn, bufs [][]byte, deadline time.Time) (int64, error) {
+	busy := make([]int64, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, part := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if busy[i], errs[i] = move(part, conns, bufs[i], deadline); errs[i] != nil {
+				for _, other := range parts {
+					if c := conns[other.Conn]; c != nil {
+						c.SetDeadline(time.Now())
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var sum int64
+	for i := range parts {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		sum += busy[i]
+	}
+	return sum, nil
 }
 
 // sendAll writes n bytes, timing the write system calls alone (waits for buffer space are

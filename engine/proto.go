@@ -23,7 +23,7 @@ import (
 
 // ProtocolVersion is the control protocol's version; an agent and a coordinator of different
 // versions refuse each other (build both from one commcal).
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // Control lines are read with a bound on their length before they are held in memory, so that
 // a peer (or a stranger on the port) sending an endless line costs a bounded read, not memory.

@@ -125,15 +125,37 @@ func (m *message) checkProgram(bad func(string, any, string) error) error {
 	}
 	for _, th := range m.Threads {
 		for _, op := range th.Ops {
+			if err := checkOpFields(op, bad); err != nil {
+				return err
+			}
 			switch {
-			case op.Kind != Send && op.Kind != Recv && op.Kind != Unpack:
-				return bad("op kind", string(op.Kind), "is not send, recv or unpack")
-			case op.Conn < 0:
-				return bad("op conn", op.Conn, "is negative")
-			case op.Bytes < 0:
-				return bad("op bytes", op.Bytes, "is negative")
+			case op.Kind == Batch && len(op.Parts) == 0:
+				return bad("batch", "without parts", "holds no send or receive")
+			case op.Kind != Batch && len(op.Parts) > 0:
+				return bad("op kind", string(op.Kind), "has parts, which only a batch has")
+			}
+			for _, part := range op.Parts {
+				if part.Kind != Send && part.Kind != Recv {
+					return bad("batch part kind", string(part.Kind), "is not send or recv")
+				}
+				if err := checkOpFields(part, bad); err != nil {
+					return err
+				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkOpFields checks one operation's kind, connection and size.
+func checkOpFields(op Op, bad func(string, any, string) error) error {
+	switch {
+	case op.Kind != Send && op.Kind != Recv && op.Kind != Unpack && op.Kind != Batch:
+		return bad("op kind", string(op.Kind), "is not send, recv, unpack or batch")
+	case op.Conn < 0:
+		return bad("op conn", op.Conn, "is negative")
+	case op.Bytes < 0:
+		return bad("op bytes", op.Bytes, "is negative")
 	}
 	return nil
 }

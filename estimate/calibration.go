@@ -71,6 +71,9 @@ type Inputs struct {
 	OneToTwo      []datasets.OneToTwo
 	Collectives   []datasets.Collective
 	PingPongPairs []datasets.PingPongPairs
+	// Schedules are collectives measured as the rounds of named algorithms: held out, for
+	// validation alone.
+	Schedules []datasets.Schedule
 	// HockneyBreaks, when set, are the sizes at which Hockney's segments start (given by the
 	// user or SimGrid's breakpoints file) instead of the ones Bai–Perron finds.
 	HockneyBreaks []float64

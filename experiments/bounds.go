@@ -234,9 +234,17 @@ func (c *Catalogue) check() error {
 	if err := checkPairs(c.PingPong.Pairs); err != nil {
 		return err
 	}
+	if len(c.Schedules) > MaxRandomDesigns {
+		return bad("schedules", fmt.Sprintf("at most %d schedule designs", MaxRandomDesigns), len(c.Schedules))
+	}
+	for i, d := range c.Schedules {
+		if err := d.check(i); err != nil {
+			return err
+		}
+	}
 	if c.empty() {
 		return badinput.Errorf("", "catalogue: measures nothing: write the table of at least one experiment "+
-			"(sweep, fairness, bidirectional, static_sync, random, lmo, collectives, pingpong)")
+			"(sweep, fairness, bidirectional, static_sync, random, lmo, collectives, pingpong, schedules)")
 	}
 	return checkTransfers(c.transferBounds(c.LMO.Nodes))
 }
@@ -262,7 +270,7 @@ func checkPairs(pairs []int) error {
 func (c *Catalogue) empty() bool {
 	d := c.Designs
 	return len(d.SweepSizes) == 0 && d.FairnessMaxK == 0 && d.BidirMax == 0 && d.ExchangeMaxK == 0 && d.CycleMaxK == 0 && d.StaticSync.Graphs == 0 && len(d.Random) == 0 &&
-		c.LMO.Bytes == 0 && len(c.Collectives.Sizes) == 0 && len(c.PingPong.Sizes) == 0
+		c.LMO.Bytes == 0 && len(c.Collectives.Sizes) == 0 && len(c.PingPong.Sizes) == 0 && len(c.Schedules) == 0
 }
 
 // transferBounds adds to the designs' bounds those of the LMO experiments, the collective
@@ -281,7 +289,15 @@ func (c *Catalogue) transferBounds(lmoNodes int) []transferBound {
 	for _, p := range c.PingPong.Pairs {
 		pairs += float64(p)
 	}
-	return append(out, transferBound{"pingpong", "pairs × sizes", pairs * float64(len(c.PingPong.Sizes))})
+	out = append(out, transferBound{"pingpong", "pairs × sizes", pairs * float64(len(c.PingPong.Sizes))})
+	// A collective's connections: one per pair of its ranks that exchange, at most n(n − 1)/2.
+	conns := 0.0
+	for _, d := range c.Schedules {
+		for _, p := range d.Procs {
+			conns += float64(p) * float64(p-1) / 2 * float64(len(d.Sizes))
+		}
+	}
+	return append(out, transferBound{"schedules", "pairs of ranks n(n − 1)/2 × sizes", conns})
 }
 
 // CheckCluster checks the ceilings that depend on the cluster, before the catalogue's
@@ -298,6 +314,13 @@ func (c *Catalogue) CheckCluster(cl *cluster.Cluster) error {
 		if n > MaxLMONodes {
 			return bad("lmo.nodes", fmt.Sprintf("3 to %d nodes for the LMO experiments and collective sweeps (the one-to-two experiments grow as n³)", MaxLMONodes),
 				fmt.Sprintf("0, every node of cluster %s: %d", cl.Name(), n))
+		}
+	}
+	for i, d := range c.Schedules {
+		for _, p := range d.Procs {
+			if p > len(cl.Nodes()) {
+				return bad(fmt.Sprintf("schedules[%d].procs", i), fmt.Sprintf("at most the %d nodes of cluster %s (one rank per node)", len(cl.Nodes()), cl.Name()), p)
+			}
 		}
 	}
 	return checkTransfers(c.transferBounds(n))

@@ -13,14 +13,15 @@ import (
 
 // Catalogue is everything a campaign measures: the concurrent-transfer designs shared with
 // the simulator (Designs) and the point-to-point experiments of the LMO model,
-// the scatter/gather sweeps and the ping-pong pairs of the L benchmark, with the repetition
-// discipline. A TOML file gives it (ReadCatalogue); DefaultCatalogue and QuickCatalogue are
+// the scatter/gather sweeps, the ping-pong pairs of the L benchmark and collectives run as
+// the rounds of named algorithms, with the repetition discipline. A TOML file gives it (ReadCatalogue); DefaultCatalogue and QuickCatalogue are
 // the built-in ones.
 type Catalogue struct {
 	Designs
 	LMO         LMODesign
 	Collectives CollectiveDesign
 	PingPong    PingPongDesign
+	Schedules   []ScheduleDesign
 	Reps        Repetitions
 }
 
@@ -96,7 +97,12 @@ var DefaultCatalogue = Catalogue{
 	LMO:         LMODesign{Bytes: 64 << 10},
 	Collectives: CollectiveDesign{Sizes: LogSizes(1<<10, 1<<20, 2)},
 	PingPong:    PingPongDesign{Pairs: []int{1, 2, 4}, Sizes: LogSizes(1<<10, 256<<10, 1)},
-	Reps:        defaultReps,
+	Schedules: []ScheduleDesign{
+		{Op: "alltoall", Algorithm: "auto:openmpi", Procs: []int{4, 8}, Sizes: []int64{1 << 20}},
+		{Op: "allgather", Algorithm: "auto:openmpi", Procs: []int{4, 8}, Sizes: []int64{1 << 20}},
+		{Op: "bcast", Algorithm: "auto:openmpi", Procs: []int{4, 8}, Sizes: []int64{1 << 20}},
+	},
+	Reps: defaultReps,
 }
 
 var defaultRandomSizes = []int64{1 << 20, 2 << 20, 4 << 20}
@@ -108,6 +114,7 @@ var QuickCatalogue = Catalogue{
 	LMO:         LMODesign{Bytes: 16 << 10},
 	Collectives: CollectiveDesign{Sizes: []int64{1 << 10, 64 << 10}},
 	PingPong:    PingPongDesign{Pairs: []int{1}, Sizes: []int64{1 << 10, 16 << 10}},
+	Schedules:   []ScheduleDesign{{Op: "alltoall", Algorithm: "pairwise", Procs: []int{4}, Sizes: []int64{256 << 10}}},
 	Reps:        Repetitions{Min: 2, Max: 3, MaxRelWidth: 0.02, Timeout: time.Minute},
 }
 
@@ -160,6 +167,12 @@ type catalogueFile struct {
 		Pairs []int   `toml:"pairs"`
 		Sizes []int64 `toml:"sizes"`
 	} `toml:"pingpong"`
+	Schedules []struct {
+		Op        string  `toml:"op"`
+		Algorithm string  `toml:"algorithm"`
+		Procs     []int   `toml:"procs"`
+		Sizes     []int64 `toml:"sizes"`
+	} `toml:"schedules"`
 	Repetitions *struct {
 		Min       int      `toml:"min"`
 		Max       int      `toml:"max"`
@@ -234,6 +247,9 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 	}
 	if f.PingPong != nil {
 		c.PingPong = PingPongDesign{Pairs: f.PingPong.Pairs, Sizes: f.PingPong.Sizes}
+	}
+	for _, d := range f.Schedules {
+		c.Schedules = append(c.Schedules, ScheduleDesign{Op: d.Op, Algorithm: d.Algorithm, Procs: d.Procs, Sizes: d.Sizes})
 	}
 	if r := f.Repetitions; r != nil {
 		if r.Min != 0 {

@@ -227,7 +227,7 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 		}
 	}
 	// Every table of the catalogue's other experiments, and the measurement's record.
-	for _, tab := range []string{"roundtrips", "one_to_two", "collectives", "pingpong_pairs"} {
+	for _, tab := range []string{"roundtrips", "one_to_two", "collectives", "pingpong_pairs", "schedules"} {
 		if m.Rows(tab) == 0 {
 			t.Errorf("no %s rows", tab)
 		}

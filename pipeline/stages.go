@@ -33,13 +33,15 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	return cal, nil
 }
 
-// Held is what validation scores: the transfers of the held-out experiments, and the measured
+// Held is what validation scores: the transfers of the held-out experiments, the measured
 // collectives (validate.ScoredCollectives) as the rounds of the algorithms Algorithms chooses
-// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms).
+// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms), and the collectives measured
+// as the rounds of named algorithms (Schedules) as those algorithms' rounds.
 type Held struct {
 	Transfers   []datasets.Transfer
 	Experiments []string
 	Collectives []datasets.Collective
+	Schedules   []datasets.Schedule
 	Algorithms  string
 }
 
@@ -54,14 +56,14 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 	if err != nil {
 		return nil, nil, err
 	}
-	if slices.ContainsFunc(held.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) }) {
+	if len(held.Schedules) > 0 || slices.ContainsFunc(held.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) }) {
 		algs := cmp.Or(held.Algorithms, validate.DefaultAlgorithms)
 		net, err := params.Network(cl)
 		if err != nil {
 			return nil, nil, err
 		}
 		net.PenaltyTable = table
-		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, net, models, algs); err != nil {
+		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, algs); err != nil {
 			return nil, nil, err
 		}
 		acc.CollectiveAlgorithms = algs

@@ -24,6 +24,9 @@ func LoadTables(ctx context.Context, ds *datasets.Dataset) (estimate.Inputs, err
 	if in.Collectives, err = datasets.ReadAll[datasets.Collective](ctx, ds, datasets.CollectivesTable); err != nil {
 		return in, err
 	}
-	in.PingPongPairs, err = datasets.ReadAll[datasets.PingPongPairs](ctx, ds, datasets.PingPongPairsTable)
+	if in.PingPongPairs, err = datasets.ReadAll[datasets.PingPongPairs](ctx, ds, datasets.PingPongPairsTable); err != nil {
+		return in, err
+	}
+	in.Schedules, err = datasets.ReadAll[datasets.Schedule](ctx, ds, datasets.SchedulesTable)
 	return in, err
 }

@@ -69,35 +69,47 @@ func ParseAlgorithms(choice string) error {
 }
 
 // ScoreCollectives predicts every measured all-to-all, all-gather and broadcast of rows as
-// the rounds of its algorithm (choice: ParseAlgorithms), under each model, and compares the
-// prediction with the mean of the measured runs. The collectives table names a collective's
+// the rounds of its algorithm (choice: ParseAlgorithms), and every collective of scheduled
+// (measured as the rounds of a named algorithm: the schedules table) as the rounds of the
+// algorithm it ran, under each model, and compares the prediction with the mean of the
+// measured runs. The collectives table names a collective's
 // root and size but not its other nodes: its procs ranks are taken to run one per node on
 // the cluster's nodes in the description's order, starting at the root (rank 0 on the
 // root), which is how a launcher places one rank per node from a host list in node order;
 // ingest notes a collective whose --ranks placed it otherwise. A collective of more processes
 // than the cluster has nodes is bad input.
-func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.Collective, net *contention.Network,
+func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.Collective, scheduled []datasets.Schedule, net *contention.Network,
 	models []contention.Model, choice string) ([]CollectiveAccuracy, error) {
 	if err := ParseAlgorithms(choice); err != nil {
 		return nil, err
 	}
+	// alg is the algorithm a scheduled collective ran, "" for a row of the collectives
+	// table, whose algorithm choice decides.
 	type key struct {
-		op, root     string
-		procs, bytes int64
+		op, alg, root string
+		procs, bytes  int64
 	}
 	sums := map[key][]float64{}
 	for _, r := range rows {
 		if slices.Contains(ScoredCollectives, r.Op) {
-			k := key{r.Op, r.Root, r.Procs, r.Bytes}
+			k := key{r.Op, "", r.Root, r.Procs, r.Bytes}
 			sums[k] = append(sums[k], r.Seconds)
 		}
+	}
+	for _, r := range scheduled {
+		if !slices.Contains(schedule.Algorithms(schedule.Op(r.Op)), r.Algorithm) {
+			return nil, badinput.Errorf("", "validate: schedules table: %s has no algorithm %s (want one of %s)", r.Op, badinput.Quote(r.Algorithm),
+				strings.Join(schedule.Algorithms(schedule.Op(r.Op)), ", "))
+		}
+		k := key{r.Op, r.Algorithm, r.Root, r.Procs, r.Bytes}
+		sums[k] = append(sums[k], r.Seconds)
 	}
 	keys := make([]key, 0, len(sums))
 	for k := range sums {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
+		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.alg, b.alg), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
 	})
 	nodes := cl.NodeNames()
 	var out []CollectiveAccuracy
@@ -108,10 +120,13 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 		}
 		c := schedule.Collective{Op: schedule.Op(k.op), Ranks: ranks, Bytes: float64(k.bytes)}
 		var s *schedule.Schedule
-		if lib, ok := strings.CutPrefix(choice, "auto:"); ok {
+		if lib, ok := strings.CutPrefix(choice, "auto:"); ok && k.alg == "" {
 			s, err = schedule.Auto(c, schedule.Library(lib))
 		} else {
-			s, err = schedule.New(c, choice)
+			s, err = schedule.New(c, cmp.Or(k.alg, choice))
+		}
+		if err == nil && k.alg != "" {
+			s.Rule = "the algorithm the benchmark engine ran (schedules table)"
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %s of %d processes, %d B: %w", k.op, k.procs, k.bytes, err)

@@ -31,7 +31,7 @@ func TestScoreCollectives(t *testing.T) {
 		{Cluster: cl.Name(), Op: "scatter", Root: root, Procs: 4, Bytes: 1e3, Rep: 0, Seconds: 1e-4},
 	}
 	maxmin, _ := contention.ModelByName("maxmin")
-	got, err := ScoreCollectives(context.Background(), cl, rows, net, []contention.Model{maxmin}, "auto:mpich")
+	got, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, "auto:mpich")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestScoreCollectives(t *testing.T) {
 	if p := c.Models[0]; p.Model != "maxmin" || math.Abs(p.Predicted-want) > 1e-12*want || math.Abs(p.Err-(want-0.11)/0.11) > 1e-9 {
 		t.Errorf("prediction %+v, want %g s", p, want)
 	}
-	lin, err := ScoreCollectives(context.Background(), cl, rows, net, []contention.Model{maxmin}, "linear")
+	lin, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, "linear")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,59 @@ func TestScoreCollectives(t *testing.T) {
 		t.Errorf("named linear: %+v", lin[0])
 	}
 	for _, bad := range []string{"auto:lam", "no-such-algorithm", ""} {
-		if _, err := ScoreCollectives(context.Background(), cl, rows, net, nil, bad); err == nil {
+		if _, err := ScoreCollectives(context.Background(), cl, rows, nil, net, nil, bad); err == nil {
 			t.Errorf("choice %q accepted", bad)
 		}
 	}
 	big := []datasets.Collective{{Cluster: cl.Name(), Op: "alltoall", Root: root, Procs: int64(len(cl.Nodes()) + 1), Bytes: 10, Seconds: 1}}
-	if _, err := ScoreCollectives(context.Background(), cl, big, net, []contention.Model{maxmin}, "auto:openmpi"); err == nil ||
+	if _, err := ScoreCollectives(context.Background(), cl, big, nil, net, []contention.Model{maxmin}, "auto:openmpi"); err == nil ||
 		!strings.Contains(err.Error(), "one per node") || !badinput.Is(err) {
 		t.Errorf("more processes than nodes: %v, want bad input", err)
+	}
+}
+
+// Collectives of the schedules table are predicted as the algorithm they ran, whatever the
+// choice for the collectives table, beside that table's rows of the same collective; an
+// algorithm the operation does not have is bad input.
+func TestScoreScheduledCollectives(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := contention.DefaultParams().Network(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := cl.Nodes()[0].Name
+	rows := []datasets.Collective{{Cluster: cl.Name(), Op: "alltoall", Root: root, Procs: 4, Bytes: 4e6, Seconds: 0.2}}
+	sched := []datasets.Schedule{
+		{Cluster: cl.Name(), Op: "alltoall", Algorithm: "linear", Root: root, Procs: 4, Bytes: 4e6, Rep: 0, Seconds: 0.09},
+		{Cluster: cl.Name(), Op: "alltoall", Algorithm: "linear", Root: root, Procs: 4, Bytes: 4e6, Rep: 1, Seconds: 0.11},
+	}
+	maxmin, _ := contention.ModelByName("maxmin")
+	got, err := ScoreCollectives(context.Background(), cl, rows, sched, net, []contention.Model{maxmin}, "auto:mpich")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d collectives scored, want the table's and the scheduled one: %+v", len(got), got)
+	}
+	// Sorted by algorithm within an operation: "" (the table's, expanded as MPICH's) first.
+	tab, sc := got[0], got[1]
+	if tab.Algorithm != "pairwise-xor" && tab.Algorithm != "pairwise" || tab.Runs != 1 {
+		t.Errorf("the collectives table's row: %+v, want MPICH's pairwise exchange", tab)
+	}
+	if sc.Algorithm != "linear" || sc.Runs != 2 || math.Abs(sc.Measured-0.1) > 1e-12 || sc.Rounds != 1 || !strings.Contains(sc.Rule, "schedules table") {
+		t.Errorf("the scheduled all-to-all: %+v, want linear in one round, 2 runs of mean 0.1 s", sc)
+	}
+	// Linear: every node sends 3 blocks of 4 MB and receives 3 at once, 96e6 bit through a
+	// 940 Mbit/s NIC each way.
+	if want := 96e6 / 0.94e9; math.Abs(sc.Models[0].Predicted-want) > 1e-9*want {
+		t.Errorf("linear all-to-all predicted %g s, want %g s", sc.Models[0].Predicted, want)
+	}
+	bad := []datasets.Schedule{{Cluster: cl.Name(), Op: "bcast", Algorithm: "pairwise", Root: root, Procs: 4, Bytes: 10, Seconds: 1}}
+	if _, err := ScoreCollectives(context.Background(), cl, nil, bad, net, []contention.Model{maxmin}, "auto:mpich"); err == nil ||
+		!badinput.Is(err) || !strings.Contains(err.Error(), "no algorithm") {
+		t.Errorf("a broadcast run as pairwise: %v, want bad input", err)
 	}
 }

@@ -34,10 +34,12 @@ the same experiments, the same dataset.
 The catalogue (--catalogue FILE, TOML; or the built-in one, or --quick) selects the
 experiments: point-to-point sweeps (intra and inter rack), fairness A and B, bidirectional
 patterns on a NIC and on the backbone, static-synchronous graphs, random validation patterns,
-LMO round trips and one-to-two experiments, scatter and gather sweeps, and ping-pong pairs
-across the bisection. For every measurement the connections are opened first, all threads
-start at one instant, receivers timestamp their last byte; repetitions go on until every
-measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
+LMO round trips and one-to-two experiments, scatter and gather sweeps, ping-pong pairs
+across the bisection, and collectives run as the rounds of named algorithms (schedules: each
+rank one node, posting a round's sends and receives once its previous round's have ended, as
+an MPI process does; validation predicts them as the same rounds). For every measurement the
+connections are opened first, all threads start at one instant, receivers timestamp their last
+byte; repetitions go on until every measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
 the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json
 with every repetition's skew and each transfer's own start).
 The nodes keep the kernel's per-destination TCP metrics, as real hosts do: a connection starts
@@ -70,6 +72,10 @@ A catalogue file (TOML) has one table per experiment; an experiment left out is 
    lmo = { bytes = 65536, nodes = 0, sequential = false }
    collectives = { sizes = [1024, 2048, 4096, 8192] }
    pingpong = { pairs = [1, 2, 4], sizes = [1024, 65536] }
+   schedules = [ { op = "alltoall", algorithm = "pairwise", procs = [4, 8], sizes = [1048576] },
+                 { op = "bcast", algorithm = "auto:openmpi", procs = [8], sizes = [1048576] } ]
+                                       # alltoall, allgather or bcast; an algorithm of
+                                       # docs/models.md (Collectives) or auto:openmpi|auto:mpich
    repetitions = { min = 3, max = 10, ci_percent = 2, budget = "30s", timeout = "2m" }
 
 EXAMPLES:

@@ -1,0 +1,87 @@
+package experiments
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/schedule"
+)
+
+// ScheduleDesign sets up collectives measured as the rounds of a named algorithm: for every
+// communicator size in Procs and message size in Sizes, the collective Op expanded by
+// Algorithm (package schedule), its ranks one per node on the cluster's first Procs nodes in
+// the description's order (rank 0, the root, on the first), each rank posting a round's sends
+// and receives once its own previous round's have ended, as an MPI process does. The rows go
+// to the schedules table, which validation scores against the same algorithm's prediction.
+type ScheduleDesign struct {
+	// Op is a scored collective: alltoall, allgather or bcast.
+	Op string
+	// Algorithm names one of Op's algorithms (schedule.Algorithms), or "auto:openmpi" or
+	// "auto:mpich" for what that library's default rules pick at each size.
+	Algorithm string
+	Procs     []int
+	Sizes     []int64
+}
+
+// ScheduleOps are the collectives a ScheduleDesign measures: those validation scores.
+var ScheduleOps = []string{"alltoall", "allgather", "bcast"}
+
+// MaxScheduleProcs bounds a schedule design's communicator sizes: a pairwise all-to-all of n
+// ranks opens n(n − 1)/2 connections and posts n − 1 rounds a rank, whose timings each
+// rank reports in one control line; 256 ranks are 32,640 connections.
+const MaxScheduleProcs = 256
+
+// check refuses a design no campaign can run, naming its key (schedules[i].…).
+func (d ScheduleDesign) check(i int) error {
+	key := func(k string) string { return fmt.Sprintf("schedules[%d].%s", i, k) }
+	if !slices.Contains(ScheduleOps, d.Op) {
+		return bad(key("op"), strings.Join(ScheduleOps, ", "), fmt.Sprintf("%q", d.Op))
+	}
+	if lib, ok := strings.CutPrefix(d.Algorithm, "auto:"); ok {
+		if !slices.Contains(schedule.Libraries(), schedule.Library(lib)) {
+			return bad(key("algorithm"), "auto:openmpi, auto:mpich or one of "+d.Op+"'s algorithms ("+strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
+		}
+	} else if !slices.Contains(schedule.Algorithms(schedule.Op(d.Op)), d.Algorithm) {
+		return bad(key("algorithm"), "auto:openmpi, auto:mpich or one of "+d.Op+"'s algorithms ("+strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
+	}
+	if len(d.Procs) == 0 || len(d.Procs) > MaxSizes {
+		return bad(key("procs"), fmt.Sprintf("1 to %d communicator sizes", MaxSizes), len(d.Procs))
+	}
+	for j, p := range d.Procs {
+		if p < 2 || p > MaxScheduleProcs {
+			return bad(key("procs"), fmt.Sprintf("communicator sizes of 2 to %d ranks", MaxScheduleProcs), p)
+		}
+		if slices.Contains(d.Procs[:j], p) {
+			return bad(key("procs"), "each size once", fmt.Sprintf("%d twice", p))
+		}
+	}
+	if len(d.Sizes) == 0 {
+		return bad(key("sizes"), "at least one message size", "none")
+	}
+	return checkSizes(key("sizes"), d.Sizes, MaxMessageBytes, true)
+}
+
+// Collective is the collective the design measures among procs ranks at size bytes on cl:
+// its ranks' nodes, the first procs of the description; an error when cl has fewer.
+func (d ScheduleDesign) Collective(cl *cluster.Cluster, procs int, bytes int64) (schedule.Collective, error) {
+	nodes := cl.NodeNames()
+	if procs > len(nodes) {
+		return schedule.Collective{}, bad("schedules.procs", fmt.Sprintf("at most the %d nodes of cluster %s (one rank per node)", len(nodes), cl.Name()), procs)
+	}
+	return schedule.Collective{Op: schedule.Op(d.Op), Ranks: nodes[:procs], Bytes: float64(bytes)}, nil
+}
+
+// Expand is the schedule of the collective among procs ranks at size bytes: the named
+// algorithm's rounds, or those the library's rules pick.
+func (d ScheduleDesign) Expand(cl *cluster.Cluster, procs int, bytes int64) (*schedule.Schedule, error) {
+	c, err := d.Collective(cl, procs, bytes)
+	if err != nil {
+		return nil, err
+	}
+	if lib, ok := strings.CutPrefix(d.Algorithm, "auto:"); ok {
+		return schedule.Auto(c, schedule.Library(lib))
+	}
+	return schedule.New(c, d.Algorithm)
+}
