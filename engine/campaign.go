@@ -153,7 +153,8 @@ func allConverged(series [][]float64, w float64) bool {
 // measurements compiles the catalogue into measurements, in a fixed order: the transfer
 // patterns of experiments.Designs (sweeps, fairness, bidirectional, static-synchronous,
 // random), then the LMO round trips and one-to-two experiments, the scatter and gather
-// sweeps, the ping-pong pairs, and the collectives of the schedule designs.
+// sweeps, the ping-pong pairs, and the collectives of the schedule designs (each schedule
+// once, however many designs run it).
 func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measurement, error) {
 	pats, err := cat.Designs.Patterns(cl)
 	if err != nil {
@@ -189,6 +190,11 @@ func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measuremen
 			}
 		}
 	}
+	// Two designs can run one schedule: an algorithm a library replaces on some sizes (Open
+	// MPI's recursive doubling on a number of ranks that is not a power of two runs Bruck's)
+	// or the choice of its rules. Each schedule is measured once, its rows naming the
+	// algorithm that ran.
+	seen := map[string]bool{}
 	for _, d := range cat.Schedules {
 		for _, procs := range d.Procs {
 			for _, size := range d.Sizes {
@@ -200,7 +206,10 @@ func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measuremen
 				if err != nil {
 					return nil, err
 				}
-				ms = append(ms, m)
+				if !seen[m.id] {
+					seen[m.id] = true
+					ms = append(ms, m)
+				}
 			}
 		}
 	}

@@ -174,3 +174,25 @@ func TestLoopbackSchedules(t *testing.T) {
 		}
 	}
 }
+
+// Designs that run one schedule measure it once: Open MPI's recursive-doubling allgather on 6
+// ranks runs Bruck's, as the bruck design does.
+func TestSchedulesMeasuredOnce(t *testing.T) {
+	cl := oneRack(t, "n1", "n2", "n3", "n4", "n5", "n6")
+	cat := experiments.Catalogue{Schedules: []experiments.ScheduleDesign{
+		{Op: "allgather", Algorithm: "recursive-doubling", Procs: []int{4, 6}, Sizes: []int64{1000}},
+		{Op: "allgather", Algorithm: "bruck", Procs: []int{6}, Sizes: []int64{1000}},
+	}}
+	ms, err := measurements(&cat, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.id)
+	}
+	want := []string{"allgather/recursive-doubling:4:1000", "allgather/bruck:6:1000"}
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Errorf("measurements %v, want %v", ids, want)
+	}
+}

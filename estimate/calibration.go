@@ -34,13 +34,16 @@ type Calibration struct {
 	Fairness        []*FairnessFit     `json:"fairness,omitempty"`
 	Contra          *ContraFit         `json:"contra,omitempty"`
 	// Learned is the learned models' calibrations through the model, one per model.
-	Learned    []*LearnedFit     `json:"learned,omitempty"`
-	LMO        *LMOFit           `json:"lmo,omitempty"`
-	Thresholds *ThresholdFit     `json:"thresholds,omitempty"`
-	L          *LFit             `json:"l,omitempty"`
-	Penalties  *PenaltyFit       `json:"penalties,omitempty"`
-	Params     contention.Params `json:"params"`
-	Skipped    []Skipped         `json:"skipped,omitempty"`
+	Learned    []*LearnedFit `json:"learned,omitempty"`
+	LMO        *LMOFit       `json:"lmo,omitempty"`
+	Thresholds *ThresholdFit `json:"thresholds,omitempty"`
+	L          *LFit         `json:"l,omitempty"`
+	Penalties  *PenaltyFit   `json:"penalties,omitempty"`
+	// Spread is each model's scatter around the calibration's transfers (FitSpreads), which
+	// sets when a collective's round is expected to end.
+	Spread  []SpreadFit       `json:"prediction_spread,omitempty"`
+	Params  contention.Params `json:"params"`
+	Skipped []Skipped         `json:"skipped,omitempty"`
 	// NotIdentified are the parameters the calibration leaves out, each with why and what
 	// the models use instead.
 	NotIdentified []Unidentified `json:"not_identified,omitempty"`

@@ -13,16 +13,18 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/schedule"
 	"github.com/commcal/commcal/validate"
 )
 
 // The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
 
-// Estimate calibrates every model parameter a dataset's calibration experiments allow, and
-// stamps the calibration with the tool, its version, the creation time and the cluster's
-// nominal rates class by class (params.nominal: what the fitted capacities are measured
-// against, for applying the calibration to another cluster). Its only error is ctx's, when
-// ctx is done before the calibration ends.
+// Estimate calibrates every model parameter a dataset's calibration experiments allow, fits
+// each model's spread on the calibration transfers (estimate.FitSpreads: when a collective's
+// round is expected to end), and stamps the calibration with the tool, its version, the
+// creation time and the cluster's nominal rates class by class (params.nominal: what the
+// fitted capacities are measured against, for applying the calibration to another cluster).
+// It fails when ctx is done before the calibration ends, with ctx's error.
 func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
 	cal, err := estimate.Calibrate(ctx, cl, in, defaults, weighted)
 	if err != nil {
@@ -30,6 +32,16 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	}
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
 	cal.Params.Nominal = contention.NominalOf(cl)
+	net, err := cal.Params.Network(cl)
+	if err != nil {
+		return nil, err
+	}
+	net.PenaltyTable = cal.PenaltyTable()
+	spread, unid, err := estimate.FitSpreads(ctx, net, in.Transfers, contention.Models())
+	if err != nil {
+		return nil, err
+	}
+	cal.Spread, cal.NotIdentified = spread, append(cal.NotIdentified, unid...)
 	return cal, nil
 }
 
@@ -43,6 +55,9 @@ type Held struct {
 	Collectives []datasets.Collective
 	Schedules   []datasets.Schedule
 	Algorithms  string
+	// Spreads are the calibration's spreads (estimate.FitSpreads): with one, a model's
+	// collective rounds end with their expected slowest transfer.
+	Spreads []estimate.SpreadFit
 }
 
 // Validate scores every model on a dataset's held-out transfers and collectives with the
@@ -63,7 +78,7 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 			return nil, nil, err
 		}
 		net.PenaltyTable = table
-		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, algs); err != nil {
+		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, spreadsOf(held.Spreads), algs); err != nil {
 			return nil, nil, err
 		}
 		acc.CollectiveAlgorithms = algs
@@ -84,4 +99,13 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 		}
 	}
 	return preds, acc, nil
+}
+
+// spreadsOf indexes a calibration's spreads by model.
+func spreadsOf(fits []estimate.SpreadFit) map[string]schedule.Spread {
+	out := make(map[string]schedule.Spread, len(fits))
+	for _, f := range fits {
+		out[f.Model] = f.Ratios
+	}
+	return out
 }

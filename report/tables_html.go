@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
@@ -13,7 +14,7 @@ import (
 // calRow is one line of the calibration as the terminal and the report show it: a parameter
 // with its interval in a display unit, or a line summarising an estimator (Summary set).
 type calRow struct {
-	Group string // the estimator: hockney, fairness, asymmetry, lmo, thresholds, l, penalties
+	Group string // the estimator: hockney, fairness, asymmetry, lmo, thresholds, l, penalties, spread
 	Name  string
 	P     estimate.Param // scaled to Unit
 	Unit  string
@@ -107,6 +108,16 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 	if p := cal.Penalties; p != nil {
 		summary("penalties", "penalty table", fmt.Sprintf("%d shapes from %d graphs", len(p.Table.Entries), len(p.Solved)),
 			fmt.Sprintf("α %s ns/B", num(p.Alpha*1e9)), fmt.Sprintf("%d unsolved", len(p.Unsolved)))
+	}
+	// The default model's spread: how far measured times fall from its predictions, which
+	// sets when a collective's round is expected to end (calibration.json has every model's).
+	for _, s := range cal.Spread {
+		if s.Model != contention.DefaultModel || len(s.Ratios) == 0 {
+			continue
+		}
+		at := func(q float64) float64 { return s.Ratios[int(q*float64(len(s.Ratios)-1)+0.5)] }
+		summary("spread", "prediction spread ("+s.Model+")", fmt.Sprintf("measured/predicted median %s", num(at(0.5))),
+			fmt.Sprintf("10th–90th percentile %s–%s", num(at(0.1)), num(at(0.9))), fmt.Sprintf("%d reps", s.Transfers))
 	}
 	return rows
 }

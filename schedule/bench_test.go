@@ -16,7 +16,7 @@ func BenchmarkPairwise1000MaxMin(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Predict(b.Context(), net, contention.MaxMin{}, s, 0); err != nil {
+		if _, err := Predict(b.Context(), net, contention.MaxMin{}, s, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,9 +5,10 @@
 //
 // A round is the set of transfers that the algorithm's processes post together: the two
 // halves of an MPI_Sendrecv, a batch of non-blocking sends and receives completed by one
-// wait, or one blocking send. Round r + 1 starts when the slowest transfer of round r ends,
-// plus a per-round cost the caller gives (validate and predict give 0: no calibration fits
-// one, and none is ever a constant chosen by hand). That chaining is exact for the algorithms in
+// wait, or one blocking send. Round r + 1 starts when the slowest transfer of round r ends:
+// the slowest as the model predicts it, or, given the model's spread on a calibration's
+// transfers (Spread), the slowest in expectation, since a round waits for whichever of its
+// transfers happens to be late. That chaining is exact for the algorithms in
 // which every process takes part in every step (pairwise exchange, ring, recursive doubling,
 // Bruck) and an upper bound for trees, in which a process forwards as soon as its own
 // receive ends rather than when the whole level has. SMPI and LogGOPSim predict collectives
@@ -24,6 +25,6 @@
 // One file per concept: schedule.go (collectives, schedules, the catalogue of algorithms),
 // builder.go (rounds as the algorithms place transfers), alltoall.go, allgather.go,
 // bcast.go, tree.go (the broadcast, scatter and gather trees), rooted.go (scatter and gather),
-// reducescatter.go, choose.go (the libraries' rules), predict.go and spec.go (the spec
-// strings of predict --collective).
+// reducescatter.go, choose.go (the libraries' rules), predict.go, spread.go (a round's
+// expected slowest transfer) and spec.go (the spec strings of predict --collective).
 package schedule

@@ -31,7 +31,7 @@ func ExampleParse() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		res, err := schedule.Predict(context.Background(), net, contention.MaxMin{}, s, 0)
+		res, err := schedule.Predict(context.Background(), net, contention.MaxMin{}, s, nil)
 		if err != nil {
 			log.Fatal(err)
 		}

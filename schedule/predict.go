@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/internal/badinput"
@@ -13,26 +12,25 @@ import (
 type Result struct {
 	// Seconds is the collective's completion time: the sum of its rounds' times.
 	Seconds float64
-	// Rounds holds each round's time: its slowest transfer under the model, plus the
-	// per-round cost.
+	// Rounds holds each round's time: its slowest transfer under the model, or with a spread
+	// the expected slowest (Spread.RoundTime).
 	Rounds []float64
 	// Algorithm and Rule are the schedule's: which algorithm, and why.
 	Algorithm, Rule string
 }
 
 // Predict predicts s round by round under model: each round's transfers start together,
-// between the nodes their ranks run on, and the next round starts when the slowest ends,
-// perRound seconds later. A round whose transfers all stay within nodes (ranks sharing a
-// node, through shared memory that no network model describes) takes perRound alone.
-//
-// perRound is the cost of a round beyond its transfers (the synchronisation and the software
-// overhead a step of a collective adds), given by the caller: validate and predict give 0, as
-// no calibration fits one. A negative or non-finite one is bad input.
+// between the nodes their ranks run on, and the next round starts when the round ends: when
+// its slowest transfer ends, or with a spread (the model's, from a calibration; nil for none)
+// when its slowest is expected to, given how the model's predictions scatter around measured
+// times (Spread.RoundTime). A round whose transfers all stay within nodes (ranks sharing a
+// node, through shared memory that no network model describes) takes no time. A spread that
+// is not one (Spread.Check) is bad input.
 //
 // Predict stops when ctx is done, within a step of the model's step loop, with ctx's error.
-func Predict(ctx context.Context, net *contention.Network, model contention.Model, s *Schedule, perRound float64) (*Result, error) {
-	if !(perRound >= 0) || math.IsInf(perRound, 1) {
-		return nil, badinput.Errorf("", "schedule: a per-round cost of %g s, want a finite number of seconds, at least 0", perRound)
+func Predict(ctx context.Context, net *contention.Network, model contention.Model, s *Schedule, spread Spread) (*Result, error) {
+	if err := spread.Check(); err != nil {
+		return nil, badinput.Errorf("", "schedule: %v", err)
 	}
 	// The rounds' predictions are independent (each starts its transfers together), so they
 	// run on all cores; only their sum chains them.
@@ -58,13 +56,10 @@ func Predict(ctx context.Context, net *contention.Network, model contention.Mode
 	}
 	res := &Result{Rounds: make([]float64, len(s.Rounds)), Algorithm: s.Algorithm, Rule: s.Rule}
 	for k, p := range preds {
-		for _, t := range p[0].Times {
-			res.Rounds[which[k]] = math.Max(res.Rounds[which[k]], t)
-		}
+		res.Rounds[which[k]] = spread.RoundTime(p[0].Times)
 	}
-	for r := range res.Rounds {
-		res.Rounds[r] += perRound
-		res.Seconds += res.Rounds[r]
+	for _, t := range res.Rounds {
+		res.Seconds += t
 	}
 	return res, nil
 }

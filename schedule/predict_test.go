@@ -61,23 +61,29 @@ func TestPredictMaxMinByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, per := range []float64{0, 0.001} {
-		res, err := Predict(t.Context(), net, contention.MaxMin{}, s, per)
+	// With a spread of 0.8 and 1.2, each round's four transfers end 20% early or late by
+	// the toss of a coin: the round is 20% late unless all four are early (1/16), 1.175 times
+	// its predicted time in expectation.
+	for _, c := range []struct {
+		spread Spread
+		factor float64
+	}{{nil, 1}, {Spread{0.8, 1.2}, 1.175}} {
+		res, err := Predict(t.Context(), net, contention.MaxMin{}, s, c.spread)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []float64{0.008 + per, 0.016 + per, 0.008 + per}
+		want := []float64{0.008 * c.factor, 0.016 * c.factor, 0.008 * c.factor}
 		for r, w := range want {
 			if !scalar.EqualWithinAbsOrRel(res.Rounds[r], w, 0, 1e-9) {
-				t.Errorf("per-round %g: round %d takes %g s, want %g", per, r+1, res.Rounds[r], w)
+				t.Errorf("spread %v: round %d takes %g s, want %g", c.spread, r+1, res.Rounds[r], w)
 			}
 		}
-		if !scalar.EqualWithinAbsOrRel(res.Seconds, 0.032+3*per, 0, 1e-9) || res.Algorithm != "pairwise" || res.Rule != "named by the user" {
-			t.Errorf("per-round %g: %+v", per, res)
+		if !scalar.EqualWithinAbsOrRel(res.Seconds, 0.032*c.factor, 0, 1e-9) || res.Algorithm != "pairwise" || res.Rule != "named by the user" {
+			t.Errorf("spread %v: %+v", c.spread, res)
 		}
 	}
 	s, _ = New(c, "linear")
-	res, err := Predict(t.Context(), net, contention.MaxMin{}, s, 0)
+	res, err := Predict(t.Context(), net, contention.MaxMin{}, s, nil)
 	if err != nil || len(res.Rounds) != 1 || !scalar.EqualWithinAbsOrRel(res.Seconds, 0.032, 0, 1e-9) {
 		t.Errorf("linear: %+v, %v", res, err)
 	}
@@ -104,8 +110,7 @@ func TestPredictIsSumOfRoundMaxima(t *testing.T) {
 			if err != nil {
 				continue // non-overlapping
 			}
-			const per = 3e-4
-			res, err := Predict(t.Context(), net, contention.Hockney{}, s, per)
+			res, err := Predict(t.Context(), net, contention.Hockney{}, s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,12 +125,12 @@ func TestPredictIsSumOfRoundMaxima(t *testing.T) {
 					}
 					slowest = math.Max(slowest, net.Latency[class]+net.InverseBandwidth[class]*tr.Bytes)
 				}
-				want += slowest + per
+				want += slowest
 			}
 			if !scalar.EqualWithinAbsOrRel(res.Seconds, want, 0, 1e-12) {
 				t.Errorf("hockney, %s %s: %g s, want %g", op, alg, res.Seconds, want)
 			}
-			res, err = Predict(t.Context(), net, contention.MaxMin{}, s, per)
+			res, err = Predict(t.Context(), net, contention.MaxMin{}, s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +148,7 @@ func TestPredictIsSumOfRoundMaxima(t *testing.T) {
 				for _, x := range p.Times {
 					slowest = math.Max(slowest, x)
 				}
-				want += slowest + per
+				want += slowest
 			}
 			if !scalar.EqualWithinAbsOrRel(res.Seconds, want, 0, 1e-12) {
 				t.Errorf("maxmin, %s %s: %g s, want %g", op, alg, res.Seconds, want)
@@ -154,20 +159,20 @@ func TestPredictIsSumOfRoundMaxima(t *testing.T) {
 
 // Transfers between ranks of one node are left out: a ring allgather of two ranks on X1 and
 // two on X2 sends X1→X2 and X2→X1 in each of its 3 rounds (8 ms each under max-min), and a
-// round with nothing on the network takes the per-round cost alone.
+// round with nothing on the network takes no time.
 func TestPredictLeavesOutSharedMemory(t *testing.T) {
 	net := twoRacks(t)
 	s, err := New(Collective{Op: Allgather, Ranks: []string{"X1", "X1", "X2", "X2"}, Bytes: 1e6}, "ring")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Predict(t.Context(), net, contention.MaxMin{}, s, 0)
+	res, err := Predict(t.Context(), net, contention.MaxMin{}, s, nil)
 	if err != nil || len(res.Rounds) != 3 || !scalar.EqualWithinAbsOrRel(res.Seconds, 0.024, 0, 1e-9) {
 		t.Errorf("two ranks per node: %+v, %v", res, err)
 	}
 	s, _ = New(Collective{Op: Alltoall, Ranks: []string{"Y2", "Y2"}, Bytes: 1e6}, "pairwise")
-	res, err = Predict(t.Context(), net, contention.MaxMin{}, s, 2e-5)
-	if err != nil || res.Seconds != 2e-5 {
+	res, err = Predict(t.Context(), net, contention.MaxMin{}, s, Spread{0.9, 1.1})
+	if err != nil || res.Seconds != 0 {
 		t.Errorf("one node: %+v, %v", res, err)
 	}
 }
@@ -175,13 +180,13 @@ func TestPredictLeavesOutSharedMemory(t *testing.T) {
 func TestPredictRefuses(t *testing.T) {
 	net := twoRacks(t)
 	s, _ := New(Collective{Op: Alltoall, Ranks: fourNodes, Bytes: 1e6}, "pairwise")
-	for _, per := range []float64{-1e-6, math.NaN(), math.Inf(1)} {
-		if _, err := Predict(t.Context(), net, contention.MaxMin{}, s, per); err == nil || !badinput.Is(err) {
-			t.Errorf("per-round %g: %v, want bad input", per, err)
+	for _, sp := range []Spread{{-1e-6}, {math.NaN()}, {1, math.Inf(1)}, {1.1, 0.9}, {0}} {
+		if _, err := Predict(t.Context(), net, contention.MaxMin{}, s, sp); err == nil || !badinput.Is(err) {
+			t.Errorf("spread %v: %v, want bad input", sp, err)
 		}
 	}
 	s, _ = New(Collective{Op: Alltoall, Ranks: []string{"X1", "Z9"}, Bytes: 1e6}, "pairwise")
-	_, err := Predict(t.Context(), net, contention.MaxMin{}, s, 0)
+	_, err := Predict(t.Context(), net, contention.MaxMin{}, s, nil)
 	if err == nil || !strings.Contains(err.Error(), "alltoall pairwise, round #1 of 1") || !strings.Contains(err.Error(), "Z9") {
 		t.Errorf("a rank on no node of the cluster: %v", err)
 	}
@@ -198,7 +203,7 @@ func TestPredictStopsWhenCancelled(t *testing.T) {
 	}
 	done, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := Predict(done, net, contention.MaxMin{}, s, 0); !errors.Is(err, context.Canceled) {
+	if _, err := Predict(done, net, contention.MaxMin{}, s, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("a done context: %v", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -206,7 +211,7 @@ func TestPredictStopsWhenCancelled(t *testing.T) {
 	var at atomic.Int64
 	timer := time.AfterFunc(20*time.Millisecond, func() { at.Store(time.Now().UnixNano()); cancel() })
 	defer timer.Stop()
-	_, err = Predict(ctx, net, contention.MaxMin{}, s, 0)
+	_, err = Predict(ctx, net, contention.MaxMin{}, s, nil)
 	end := time.Now()
 	if at.Load() == 0 {
 		t.Fatalf("finished before the cancellation (%v)", err)

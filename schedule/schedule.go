@@ -77,7 +77,7 @@ type Schedule struct {
 	// not a power of two runs Bruck's algorithm in Open MPI, for instance).
 	Rule string
 	// Rounds holds the rounds in the order they run; rounds that would move no byte are left
-	// out (zero-byte messages carry only a latency, which the per-round cost stands for).
+	// out (zero-byte messages carry only a latency, which no model here prices).
 	Rounds []Round
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/schedule"
 )
 
 // Measured all-to-alls are predicted as their schedules' rounds: the algorithm the rules
@@ -31,7 +32,7 @@ func TestScoreCollectives(t *testing.T) {
 		{Cluster: cl.Name(), Op: "scatter", Root: root, Procs: 4, Bytes: 1e3, Rep: 0, Seconds: 1e-4},
 	}
 	maxmin, _ := contention.ModelByName("maxmin")
-	got, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, "auto:mpich")
+	got, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, nil, "auto:mpich")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestScoreCollectives(t *testing.T) {
 	if p := c.Models[0]; p.Model != "maxmin" || math.Abs(p.Predicted-want) > 1e-12*want || math.Abs(p.Err-(want-0.11)/0.11) > 1e-9 {
 		t.Errorf("prediction %+v, want %g s", p, want)
 	}
-	lin, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, "linear")
+	lin, err := ScoreCollectives(context.Background(), cl, rows, nil, net, []contention.Model{maxmin}, nil, "linear")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +57,12 @@ func TestScoreCollectives(t *testing.T) {
 		t.Errorf("named linear: %+v", lin[0])
 	}
 	for _, bad := range []string{"auto:lam", "no-such-algorithm", ""} {
-		if _, err := ScoreCollectives(context.Background(), cl, rows, nil, net, nil, bad); err == nil {
+		if _, err := ScoreCollectives(context.Background(), cl, rows, nil, net, nil, nil, bad); err == nil {
 			t.Errorf("choice %q accepted", bad)
 		}
 	}
 	big := []datasets.Collective{{Cluster: cl.Name(), Op: "alltoall", Root: root, Procs: int64(len(cl.Nodes()) + 1), Bytes: 10, Seconds: 1}}
-	if _, err := ScoreCollectives(context.Background(), cl, big, nil, net, []contention.Model{maxmin}, "auto:openmpi"); err == nil ||
+	if _, err := ScoreCollectives(context.Background(), cl, big, nil, net, []contention.Model{maxmin}, nil, "auto:openmpi"); err == nil ||
 		!strings.Contains(err.Error(), "one per node") || !badinput.Is(err) {
 		t.Errorf("more processes than nodes: %v, want bad input", err)
 	}
@@ -86,7 +87,7 @@ func TestScoreScheduledCollectives(t *testing.T) {
 		{Cluster: cl.Name(), Op: "alltoall", Algorithm: "linear", Root: root, Procs: 4, Bytes: 4e6, Rep: 1, Seconds: 0.11},
 	}
 	maxmin, _ := contention.ModelByName("maxmin")
-	got, err := ScoreCollectives(context.Background(), cl, rows, sched, net, []contention.Model{maxmin}, "auto:mpich")
+	got, err := ScoreCollectives(context.Background(), cl, rows, sched, net, []contention.Model{maxmin}, nil, "auto:mpich")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +107,19 @@ func TestScoreScheduledCollectives(t *testing.T) {
 	if want := 96e6 / 0.94e9; math.Abs(sc.Models[0].Predicted-want) > 1e-9*want {
 		t.Errorf("linear all-to-all predicted %g s, want %g s", sc.Models[0].Predicted, want)
 	}
+	// With maxmin's spread of 0.5 and 1.5, the linear all-to-all's one round (twelve
+	// transfers predicted alike) ends at 1.5 times its predicted time unless all twelve are
+	// early (1/4096): 1.5 − 1/4096 times.
+	spread, err := ScoreCollectives(context.Background(), cl, nil, sched, net, []contention.Model{maxmin},
+		map[string]schedule.Spread{"maxmin": {0.5, 1.5}}, "auto:mpich")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, want := spread[0].Models[0], 96e6/0.94e9*(1.5-1.0/4096); !p.ExpectedMax || math.Abs(p.Predicted-want) > 1e-9*want {
+		t.Errorf("with a spread: %+v, want %g s", p, want)
+	}
 	bad := []datasets.Schedule{{Cluster: cl.Name(), Op: "bcast", Algorithm: "pairwise", Root: root, Procs: 4, Bytes: 10, Seconds: 1}}
-	if _, err := ScoreCollectives(context.Background(), cl, nil, bad, net, []contention.Model{maxmin}, "auto:mpich"); err == nil ||
+	if _, err := ScoreCollectives(context.Background(), cl, nil, bad, net, []contention.Model{maxmin}, nil, "auto:mpich"); err == nil ||
 		!badinput.Is(err) || !strings.Contains(err.Error(), "no algorithm") {
 		t.Errorf("a broadcast run as pairwise: %v, want bad input", err)
 	}

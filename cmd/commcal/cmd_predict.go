@@ -63,6 +63,9 @@ type collectiveRow struct {
 	Model     string    `json:"model"`
 	Seconds   float64   `json:"seconds"`
 	Rounds    []float64 `json:"rounds_s"`
+	// ExpectedMax says whether each round ended with its expected slowest transfer under
+	// the calibration's spread of the model, rather than its slowest predicted one.
+	ExpectedMax bool `json:"expected_max,omitempty"`
 }
 
 // maxTableRows is the most transfers predict prints one line each; beyond, a line per
@@ -98,7 +101,9 @@ Patterns come from files, directories of files, and generated workloads:
 ` + indent(experiments.WorkloadHelp, "            ") + `
 
 A collective (--collective, repeatable) is predicted as the rounds of an algorithm, each
-round's transfers started together and the next round started when the slowest ends; the
+round's transfers started together and the next round started when the slowest ends (with
+--calibration, when the slowest is expected to end, given how the model's predictions
+scatter around the calibration's transfers: calibration.json's prediction_spread); the
 output names the algorithm and the rule that chose it:
    ` + schedule.SpecHelp + `
 
@@ -256,7 +261,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		}
 		defer out.Release()
 	}
-	net, carry, err := predictNetwork(o)
+	net, carry, spreads, err := predictNetwork(o)
 	if err != nil {
 		return err
 	}
@@ -267,7 +272,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	if err != nil {
 		return err
 	}
-	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models)
+	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models, spreads)
 	if err != nil {
 		return err
 	}
@@ -313,8 +318,10 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 }
 
 // predictCollectives expands every collective spec into its schedule on the cluster's nodes
-// (in the description's order) and predicts it round by round under each model.
-func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model) ([]collectiveRow, error) {
+// (in the description's order) and predicts it round by round under each model: a round ends
+// with its expected slowest transfer under the model's spread, where spreads has one (a
+// calibration's), else with its slowest predicted transfer.
+func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model, spreads []estimate.SpreadFit) ([]collectiveRow, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -326,12 +333,13 @@ func predictCollectives(ctx context.Context, net *contention.Network, specs []st
 			return nil, badinput.Wrap("--collective", err)
 		}
 		for _, m := range models {
-			res, err := schedule.Predict(ctx, net, m, s, 0)
+			sp := estimate.SpreadOf(spreads, m.Name())
+			res, err := schedule.Predict(ctx, net, m, s, sp)
 			if err != nil {
 				return nil, fmt.Errorf("predict: --collective %s, model %s: %w", spec, m.Name(), err)
 			}
 			rows = append(rows, collectiveRow{Spec: spec, Op: string(s.Op), Ranks: len(s.Ranks), Bytes: s.Bytes, Algorithm: res.Algorithm,
-				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds})
+				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds, ExpectedMax: len(sp) > 0})
 		}
 	}
 	return rows, nil
@@ -366,40 +374,43 @@ func printCollectives(w io.Writer, rows []collectiveRow) error {
 // predictNetwork is the models' view of --cluster under the parameters: --calibration's
 // (with the --params overrides) or --params. A calibration fitted on another cluster — by
 // name, or by the nominal rates it records — is carried to --cluster class by class, and
-// the carry is returned for the note; the same cluster's is used as it is (carry nil).
-func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, error) {
+// the carry is returned for the note; the same cluster's is used as it is (carry nil). The
+// calibration's spreads (when a collective's round is expected to end) come with it, as they
+// are: ratios of measured to predicted times.
+func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, []estimate.SpreadFit, error) {
 	cl, err := loadCluster(o.Cluster)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	params, err := o.Params.load()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
 	var carry *estimate.Carry
+	var spreads []estimate.SpreadFit
 	if o.Calibration != "" {
 		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		// The command line's values first, so that the note's fallbacks are those used.
 		o.Params.override(&cal.Params)
-		params, table, paramsFile = cal.Params, cal.PenaltyTable(), o.Calibration
+		params, table, paramsFile, spreads = cal.Params, cal.PenaltyTable(), o.Calibration, cal.Spread
 		if nom := cal.Params.Nominal; cal.Cluster != cl.Name() || nom != nil && !nom.Equal(contention.NominalOf(cl)) {
 			if carry, err = cal.CarryTo(cl); err != nil {
-				return nil, nil, badinput.Wrap(o.Calibration, err)
+				return nil, nil, nil, badinput.Wrap(o.Calibration, err)
 			}
 			params, table = carry.Params, carry.PenaltyTable
 		}
 	}
 	net, err := params.Network(cl)
 	if err != nil {
-		return nil, nil, badinput.Wrap(paramsFile, err)
+		return nil, nil, nil, badinput.Wrap(paramsFile, err)
 	}
 	net.PenaltyTable = table
-	return net, carry, nil
+	return net, carry, spreads, nil
 }
 
 // printCarry writes the note of a calibration carried to another cluster: a line per class,

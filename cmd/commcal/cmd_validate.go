@@ -163,7 +163,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
 		_, acc, err = pipeline.Validate(ctx, ds.Cluster, pipeline.Held{Transfers: in.Transfers, Experiments: o.HeldOut,
-			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms}, calibrated, cal.PenaltyTable(), reach, tmp)
+			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms, Spreads: cal.Spread}, calibrated, cal.PenaltyTable(), reach, tmp)
 		return err
 	})
 	if err != nil {
