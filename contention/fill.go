@@ -37,9 +37,11 @@ type fill struct {
 	order    []int32     // the frozen classes, in the order they froze (increasing levels)
 	free     [][]int32   // per resource: the classes filled again that cross it
 	touched  []int32     // the resources some class filled again crosses
-	heap     minHeap[fillEvent]
+	heap     levelHeap
 	step     int32 // stamp of the current fill (fillClass.frozen)
 	valid    bool  // rate, usage and order hold the last fill of the engine's classes
+	cut      int   // order[cut:] are the classes the last fill filled again
+	full     bool  // the last fill filled every active class
 }
 
 // fillClass is the fill's record of a class.
@@ -59,7 +61,7 @@ type fillEvent struct {
 // and says whether it did; when it returns false, the top is the next resource to saturate.
 // The caller passes the top resource's counts and level (plain values, not a function: this
 // is max-min's innermost loop).
-func staleTop(h *minHeap[fillEvent], unfrozen int32, cur float64) bool {
+func staleTop(h *levelHeap, unfrozen int32, cur float64) bool {
 	if unfrozen == 0 {
 		h.pop()
 		return true
@@ -72,12 +74,9 @@ func staleTop(h *minHeap[fillEvent], unfrozen int32, cur float64) bool {
 	return false
 }
 
-// lessFill orders fill events by level, then resource.
-func lessFill(a, b fillEvent) bool {
-	if a.level != b.level {
-		return a.level < b.level
-	}
-	return a.r < b.r
+// before orders fill events by level, then resource.
+func (a fillEvent) before(b fillEvent) bool {
+	return a.level < b.level || a.level == b.level && a.r < b.r
 }
 
 // newFill is max-min's fill of e's classes on the network's capacities, rates into e.rate.
@@ -92,7 +91,7 @@ func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32)
 	nr, nc := len(capacity), len(e.src)
 	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc),
 		usage: make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
-		heap: minHeap[fillEvent]{less: lessFill}}
+		heap: levelHeap{}}
 	for c := range f.cls {
 		cl := &f.cls[c]
 		cl.n = int32(copy(cl.res[:], path(int32(c))))
@@ -143,6 +142,10 @@ func (f *fill) rates(context.Context) error {
 	f.solve()
 	return nil
 }
+
+// moved implements movedRule: the classes the last fill filled again, or all after a fill
+// from nothing. The others kept their rates bit for bit.
+func (f *fill) moved() ([]int32, bool) { return f.order[f.cut:], f.full }
 
 // fillAgainTol is the relative margin below the lowest changed level from which classes are
 // filled again: a class that froze within it of that level may have frozen at a resource the
@@ -203,7 +206,7 @@ func (f *fill) solve() {
 			f.unfrozen[r] += cl.mult
 		}
 	}
-	f.order = f.order[:cut]
+	f.order, f.cut, f.full = f.order[:cut], cut, !f.valid
 	f.heap.items = f.heap.items[:0]
 	for _, r := range f.touched {
 		f.heap.items = append(f.heap.items, fillEvent{r: r, level: f.level(r)})

@@ -76,3 +76,175 @@ func (h *minHeap[T]) down(i0, n int) bool {
 	}
 	return i > i0
 }
+
+// levelHeap is a minHeap of fill events by level, then resource (fillEvent.before), written out
+// for them: progressive filling pops and refreshes a resource's level at every freeze, and
+// comparing through minHeap's less function (a call that is not inlined) took a third of
+// max-min's fill. Its moves are minHeap's, which are container/heap's.
+type levelHeap struct {
+	items []fillEvent
+}
+
+func (h *levelHeap) Len() int { return len(h.items) }
+
+func (h *levelHeap) init() {
+	n := len(h.items)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *levelHeap) pop() fillEvent {
+	n := len(h.items) - 1
+	h.items[0], h.items[n] = h.items[n], h.items[0]
+	h.down(0, n)
+	v := h.items[n]
+	h.items = h.items[:n]
+	return v
+}
+
+func (h *levelHeap) top() fillEvent { return h.items[0] }
+
+func (h *levelHeap) fixTop() {
+	if !h.down(0, len(h.items)) {
+		h.up(0)
+	}
+}
+
+func (h *levelHeap) up(j int) {
+	items := h.items
+	for j > 0 {
+		i := (j - 1) / 2
+		if !items[j].before(items[i]) {
+			break
+		}
+		items[i], items[j] = items[j], items[i]
+		j = i
+	}
+}
+
+func (h *levelHeap) down(i0, n int) bool {
+	items := h.items[:n]
+	i := i0
+	for {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if j2 := j + 1; j2 < n {
+			if items[j2].before(items[j]) {
+				j = j2
+			}
+		}
+		if !items[j].before(items[i]) {
+			break
+		}
+		items[i], items[j] = items[j], items[i]
+		i = j
+	}
+	return i > i0
+}
+
+// finishHeap is the classes of an engine by projected finish instant, then class index (so
+// that equal instants come out in one order every run), with each class's place in the heap so
+// that a class's instant can change in place: the step loop for rules that say which rates
+// they changed (engine.runMoved) moves only those classes, O(log classes) each.
+type finishHeap struct {
+	items []finishItem
+	pos   []int32 // per class, its place in items, or −1
+}
+
+// finishItem is a class and the instant its next member finishes at its current rate.
+type finishItem struct {
+	at float64
+	c  int32
+}
+
+func (a finishItem) before(b finishItem) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.c < b.c
+}
+
+// clear empties the heap for classes 0…n−1.
+func (h *finishHeap) clear(n int) {
+	h.items = h.items[:0]
+	if len(h.pos) != n {
+		h.pos = make([]int32, n)
+	}
+	for c := range h.pos {
+		h.pos[c] = -1
+	}
+}
+
+// set gives class c the instant at, adding c if it is not in the heap.
+func (h *finishHeap) set(c int32, at float64) {
+	j := h.pos[c]
+	if j < 0 {
+		j = int32(len(h.items))
+		h.items = append(h.items, finishItem{at, c})
+		h.pos[c] = j
+		h.up(j)
+		return
+	}
+	old := h.items[j].at
+	h.items[j].at = at
+	if at < old {
+		h.up(j)
+	} else {
+		h.down(j)
+	}
+}
+
+// remove takes class c, which is in the heap, out of it.
+func (h *finishHeap) remove(c int32) {
+	j, n := h.pos[c], int32(len(h.items)-1)
+	h.pos[c] = -1
+	if j != n {
+		h.items[j] = h.items[n]
+		h.pos[h.items[j].c] = j
+	}
+	h.items = h.items[:n]
+	if j < n {
+		h.down(j)
+		h.up(j)
+	}
+}
+
+func (h *finishHeap) up(j int32) {
+	it := h.items[j]
+	for j > 0 {
+		i := (j - 1) / 2
+		if !it.before(h.items[i]) {
+			break
+		}
+		h.items[j] = h.items[i]
+		h.pos[h.items[j].c] = j
+		j = i
+	}
+	h.items[j] = it
+	h.pos[it.c] = j
+}
+
+func (h *finishHeap) down(j int32) {
+	n := int32(len(h.items))
+	it := h.items[j]
+	for {
+		k := 2*j + 1
+		if k >= n {
+			break
+		}
+		if k+1 < n && h.items[k+1].before(h.items[k]) {
+			k++
+		}
+		if !h.items[k].before(it) {
+			break
+		}
+		h.items[j] = h.items[k]
+		h.pos[h.items[j].c] = j
+		j = k
+	}
+	h.items[j] = it
+	h.pos[it.c] = j
+}
