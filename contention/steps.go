@@ -45,19 +45,19 @@ type engine struct {
 	flows []Flow
 
 	// Per class, indexed by class ID (classes are numbered in order of first appearance).
-	routes    []route
-	src, dst  []int32   // node indices
-	memOff    []int32   // class c's transfers are mem[memOff[c]:memOff[c+1]]
-	mem       []int32   // transfer indices, class by class, by increasing size then index
-	head      []int32   // mem[head[c]:memOff[c+1]] are still active
-	mult      []int32   // active members: memOff[c+1] − head[c]
-	next      []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
-	sent      []float64 // bytes each active member has sent
-	rate      []float64 // this step's rate, set by the rule, in bits per second
-	tleft     []float64 // time the next member needs at this step's rate
-	act       []int32   // active classes, increasing (and, under runMoved, some finished ones)
-	changed   []int32   // classes that lost members in the last step (mult, possibly 0)
-	left      int32     // active transfers
+	routes   []route
+	src, dst []int32   // node indices
+	memOff   []int32   // class c's transfers are mem[memOff[c]:memOff[c+1]]
+	mem      []int32   // transfer indices, class by class, by increasing size then index
+	head     []int32   // mem[head[c]:memOff[c+1]] are still active
+	mult     []int32   // active members: memOff[c+1] − head[c]
+	next     []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
+	sent     []float64 // bytes each active member has sent
+	rate     []float64 // this step's rate, set by the rule, in bits per second
+	tleft    []float64 // time the next member needs at this step's rate
+	act      []int32   // active classes, increasing (and, under runMoved, some finished ones)
+	changed  []int32   // classes that lost members in the last step (mult, possibly 0)
+	left     int32     // active transfers
 	// runMoved's lazy accounting: class c has sent sent[c] bytes per active member at instant
 	// since[c], and sends at sentRate[c] since then; fin holds the instants at which the
 	// active classes' next members finish at those rates. dead counts the finished classes
@@ -65,9 +65,9 @@ type engine struct {
 	since, sentRate []float64
 	fin             finishHeap
 	dead            int
-	count     []int32   // active transfers per resource
-	nodeCount int
-	steps     int
+	count           []int32 // active transfers per resource
+	nodeCount       int
+	steps           int
 	// observe, when set (tests), is called after each step's rates are set.
 	observe func(e *engine)
 }
