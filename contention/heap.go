@@ -111,37 +111,44 @@ func (h *levelHeap) fixTop() {
 	}
 }
 
+// up and down move the hole rather than swapping at each level; the elements end where
+// minHeap's swaps put them.
 func (h *levelHeap) up(j int) {
 	items := h.items
+	v := items[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if !items[j].before(items[i]) {
+		if !v.before(items[i]) {
 			break
 		}
-		items[i], items[j] = items[j], items[i]
+		items[j] = items[i]
 		j = i
 	}
+	items[j] = v
 }
 
 func (h *levelHeap) down(i0, n int) bool {
+	if 2*i0+1 >= n {
+		return false
+	}
 	items := h.items[:n]
 	i := i0
+	v := items[i]
 	for {
 		j := 2*i + 1
 		if j >= n {
 			break
 		}
-		if j2 := j + 1; j2 < n {
-			if items[j2].before(items[j]) {
-				j = j2
-			}
+		if j2 := j + 1; j2 < n && items[j2].before(items[j]) {
+			j = j2
 		}
-		if !items[j].before(items[i]) {
+		if !items[j].before(v) {
 			break
 		}
-		items[i], items[j] = items[j], items[i]
+		items[i] = items[j]
 		i = j
 	}
+	items[i] = v
 	return i > i0
 }
 

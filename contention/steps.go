@@ -58,13 +58,11 @@ type engine struct {
 	act      []int32   // active classes, increasing (and, under runMoved, some finished ones)
 	changed  []int32   // classes that lost members in the last step (mult, possibly 0)
 	left     int32     // active transfers
-	// runMoved's lazy accounting: class c has sent sent[c] bytes per active member at instant
-	// since[c], and sends at sentRate[c] since then; fin holds the instants at which the
-	// active classes' next members finish at those rates. dead counts the finished classes
-	// still in act.
-	since, sentRate []float64
-	fin             finishHeap
-	dead            int
+	// runMoved's: each class's bytes sent, kept lazily; the instants at which the active
+	// classes' next members finish; how many finished classes act still holds.
+	lazy []lazyClass
+	fin  finishHeap
+	dead int
 	count           []int32 // active transfers per resource
 	nodeCount       int
 	steps           int
@@ -412,8 +410,8 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 }
 
 // movedRule is a rate rule that knows which classes its last rates call may have given a new
-// rate: moved returns them, or all = true when any active class's rate may have changed (the
-// first step, at least). Max-min's incremental fill is one: it fills again only the classes
+// rate: moved returns them (active classes), or all = true when any active class's rate may
+// have changed (the first step, at least). Max-min's incremental fill is one: it fills again only the classes
 // above the lowest level a completion touched, a tenth of the active ones on the 10⁴-transfer
 // pattern, and the others keep their rates bit for bit.
 type movedRule interface {
@@ -422,21 +420,19 @@ type movedRule interface {
 }
 
 // runMoved is the step loop for a movedRule, at a cost per step of O(moved and finishing
-// classes · log classes) instead of O(active classes). A class's bytes sent are kept lazily:
-// sent[c] at instant since[c], at rate sentRate[c] since, brought up to date only when its
-// rate changes or a member finishes; and the instant its next member finishes at that rate is
-// its key in a heap (fin). A step takes the earliest instant, t + Δt, and retires every class
-// whose instant is within Δt·(1 + finishTol) of the step's start, as run does with its times
-// left, or within clockTol of the step's end.  Finished classes stay in act (their active members none) until they are half of
-// it, so that dropping them costs O(1) a class.
+// classes · log classes) instead of O(active classes). A class's bytes sent are kept lazily
+// (lazyClass), brought up to date only when its rate changes or a member finishes, and the
+// instant its next member finishes at its rate is its key in a heap (fin). A step takes the
+// earliest instant, t + Δt, and retires every class whose instant is within Δt·(1 + finishTol)
+// of the step's start, as run does with its times left, or within clockTol of the step's end.
+// Finished classes stay in act (their active members none) until they are half of it, so that
+// dropping them costs O(1) a class.
 func (e *engine) runMoved(ctx context.Context, rule movedRule) (*Prediction, error) {
 	p := &Prediction{Times: make([]float64, len(e.flows))}
 	nc := len(e.src)
-	if len(e.since) != nc {
-		e.since, e.sentRate = make([]float64, nc), make([]float64, nc)
+	if len(e.lazy) != nc {
+		e.lazy = make([]lazyClass, nc)
 	}
-	clear(e.since)
-	clear(e.sentRate)
 	e.fin.clear(nc)
 	e.dead = 0
 	t := 0.0
@@ -445,25 +441,37 @@ func (e *engine) runMoved(ctx context.Context, rule movedRule) (*Prediction, err
 			return nil, err
 		}
 		moved, all := rule.moved()
-		if all {
-			moved = e.act
-		}
-		for _, c := range moved {
-			r := e.rate[c]
-			if e.mult[c] == 0 {
-				continue
-			}
-			if e.fin.pos[c] >= 0 { // in the heap since an earlier step
-				if r == e.sentRate[c] {
+		if all { // every active class starts sending at its rate
+			for _, c := range e.act {
+				if e.mult[c] == 0 {
 					continue
 				}
-				e.sent[c] += (t - e.since[c]) * e.sentRate[c] / 8
+				r := e.rate[c]
+				if !(r > 0) || math.IsInf(r, 0) {
+					return nil, e.badRate()
+				}
+				lz := &e.lazy[c]
+				if e.fin.pos[c] >= 0 {
+					lz.sent += (t - lz.since) * lz.rate / 8
+				} else {
+					lz.sent, lz.next = 0, e.next[c]
+				}
+				lz.since, lz.rate = t, r
+				e.fin.set(c, t+(lz.next-lz.sent)*8/r)
+			}
+			moved = nil
+		}
+		for _, c := range moved {
+			r, lz := e.rate[c], &e.lazy[c]
+			if math.Abs(r-lz.rate) <= rateTol*lz.rate {
+				continue
 			}
 			if !(r > 0) || math.IsInf(r, 0) {
 				return nil, e.badRate()
 			}
-			e.since[c], e.sentRate[c] = t, r
-			e.fin.set(c, t+(e.next[c]-e.sent[c])*8/r)
+			lz.sent += (t - lz.since) * lz.rate / 8
+			lz.since, lz.rate = t, r
+			e.fin.set(c, t+(lz.next-lz.sent)*8/r)
 		}
 		dt := max(e.fin.items[0].at-t, 0)
 		tn := t + dt
@@ -478,14 +486,14 @@ func (e *engine) runMoved(ctx context.Context, rule movedRule) (*Prediction, err
 			e.changed = append(e.changed, c)
 		}
 		for _, c := range e.changed {
-			r := e.sentRate[c]
-			s := e.sent[c] + (t-e.since[c])*r/8 // sent at the step's start
-			if e.retire(c, s, r, limit, tn, p.Times) == 0 {
+			lz := &e.lazy[c]
+			sent := lz.sent + (t-lz.since)*lz.rate/8 // at the step's start
+			if e.retire(c, sent, lz.rate, limit, tn, p.Times) == 0 {
 				e.dead++
 				continue
 			}
-			e.sent[c], e.since[c] = s+dt*r/8, tn
-			e.fin.set(c, tn+(e.next[c]-e.sent[c])*8/r)
+			lz.sent, lz.since, lz.next = sent+dt*lz.rate/8, tn, e.next[c]
+			e.fin.set(c, tn+(lz.next-lz.sent)*8/lz.rate)
 		}
 		t = tn
 		if 2*e.dead > len(e.act) {
@@ -504,13 +512,27 @@ func (e *engine) runMoved(ctx context.Context, rule movedRule) (*Prediction, err
 	return p, nil
 }
 
-// clockTol is the relative tolerance of runMoved's instants. They are absolute (the instant
-// of a class's last change plus its time left), so two classes that finish together in exact
-// arithmetic get instants a few ulps of the clock apart, where run's times left differ by a
-// few ulps of themselves; a step shorter than 10⁻⁶ of the clock would split such a
-// completion in two steps an ulp apart. Instants within 10⁻¹⁴ of the clock (4·10⁻¹⁴ s at
-// 4 s) finish in one step.
-const clockTol = 1e-14
+// lazyClass is runMoved's record of a class, in one place for the step's few visits: each
+// active member has sent sent bytes at instant since, and sends at rate since then; next is
+// the size of the next member to finish.
+type lazyClass struct {
+	sent, since, rate, next float64
+}
+
+// rateTol and clockTol are runMoved's tolerances. A class whose rate the rule moves by less
+// than rateTol of itself keeps sending at the rate in force: max-min's incremental fill takes
+// its usage off and on again, and the classes it fills again at an unchanged level come back a
+// few ulps off (a third of those it fills again on the 10⁴-transfer pattern, all within 1e-14);
+// keeping their rates spares their instants' updates, and moves a completion by less than
+// rateTol of its time. The instants are absolute (the instant of a class's last change plus
+// its time left), so two classes that finish together in exact arithmetic get instants apart
+// by rounding to the clock, and by rateTol of it, where run's times left differ by a few ulps
+// of themselves: a step shorter than rateTol of the clock would split such a completion in
+// two steps. Instants within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
+const (
+	rateTol  = 1e-14
+	clockTol = 1e-13
+)
 
 // startStep checks ctx, has the rule set the step's rates, counts the step and, at the first
 // step, records every transfer's rate.
