@@ -60,12 +60,12 @@ type engine struct {
 	left     int32     // active transfers
 	// runMoved's: each class's bytes sent, kept lazily; the instants at which the active
 	// classes' next members finish; how many finished classes act still holds.
-	lazy []lazyClass
-	fin  finishHeap
-	dead int
-	count           []int32 // active transfers per resource
-	nodeCount       int
-	steps           int
+	lazy      []lazyClass
+	fin       finishHeap
+	dead      int
+	count     []int32 // active transfers per resource
+	nodeCount int
+	steps     int
 	// observe, when set (tests), is called after each step's rates are set.
 	observe func(e *engine)
 }
