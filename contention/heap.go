@@ -1,5 +1,10 @@
 package contention
 
+import (
+	"math"
+	"math/bits"
+)
+
 // minHeap is a binary heap of T, smallest first under less. Its moves are those of
 // container/heap (Init, Push, Pop and Fix sift the same elements the same way), so that
 // elements that compare equal, or a less that is not transitive (the tie groups of
@@ -139,10 +144,10 @@ func (h *levelHeap) down(i0, n int) bool {
 		if j >= n {
 			break
 		}
-		if j2 := j + 1; j2 < n && items[j2].before(items[j]) {
-			j = j2
+		if j2 := j + 1; j2 < n {
+			j += int(beforeBit(items[j2], items[j]))
 		}
-		if !items[j].before(v) {
+		if beforeBit(items[j], v) == 0 {
 			break
 		}
 		items[i] = items[j]
@@ -150,6 +155,17 @@ func (h *levelHeap) down(i0, n int) bool {
 	}
 	items[i] = v
 	return i > i0
+}
+
+// beforeBit is fillEvent.before as 1 or 0, computed without a branch: the smaller of two
+// children is whichever a coin toss would say, so that a branch on it is mispredicted half the
+// time, and the heap's moves were most of its cost. (level, r) compares as the 128-bit integer
+// of level's bits over r's: a level is never negative (capacity left, at least 0, over
+// positive counts or weights), and the bits of non-negative floats order as the floats do.
+func beforeBit(a, b fillEvent) uint64 {
+	_, borrow := bits.Sub64(uint64(uint32(a.r)), uint64(uint32(b.r)), 0)
+	_, borrow = bits.Sub64(math.Float64bits(a.level), math.Float64bits(b.level), borrow)
+	return borrow
 }
 
 // finishHeap is the classes of an engine by projected finish instant, then class index (so
@@ -167,11 +183,21 @@ type finishItem struct {
 	c  int32
 }
 
-func (a finishItem) before(b finishItem) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.c < b.c
+func (a finishItem) before(b finishItem) bool { return finishBefore(a, b) == 1 }
+
+// finishBefore is a.before(b) as 1 or 0, computed without a branch (as beforeBit): the
+// instants as integers ordered as the floats (orderedBits), then the classes.
+func finishBefore(a, b finishItem) uint64 {
+	_, borrow := bits.Sub64(uint64(uint32(a.c)), uint64(uint32(b.c)), 0)
+	_, borrow = bits.Sub64(orderedBits(a.at), orderedBits(b.at), borrow)
+	return borrow
+}
+
+// orderedBits maps a float64 that is not NaN to a uint64 of the same order: a non-negative
+// float's bits with the sign bit set, a negative one's bits inverted (−0 comes just before +0).
+func orderedBits(x float64) uint64 {
+	b := math.Float64bits(x)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
 // clear empties the heap for classes 0…n−1.
@@ -242,8 +268,8 @@ func (h *finishHeap) down(j int32) {
 		if k >= n {
 			break
 		}
-		if k+1 < n && h.items[k+1].before(h.items[k]) {
-			k++
+		if k+1 < n {
+			k += int32(finishBefore(h.items[k+1], h.items[k]))
 		}
 		if !h.items[k].before(it) {
 			break
