@@ -38,16 +38,19 @@ type fill struct {
 	free     [][]int32   // per resource: the classes filled again that cross it
 	touched  []int32     // the resources some class filled again crosses
 	heap     levelHeap
-	step     int32 // stamp of the current fill (fillClass.frozen)
-	valid    bool  // rate, usage and order hold the last fill of the engine's classes
-	cut      int   // order[cut:] are the classes the last fill filled again
-	full     bool  // the last fill filled every active class
+	frozen   []int32 // per class, the stamp of the fill that froze it last
+	step     int32   // stamp of the current fill
+	valid    bool    // rate, usage and order hold the last fill of the engine's classes
+	cut      int     // order[cut:] are the classes the last fill filled again
+	full     bool    // the last fill filled every active class
 }
 
-// fillClass is the fill's record of a class.
+// fillClass is the fill's record of a class, 32 bytes: the classes filled again are read in
+// the order they froze, all over the array, and a record that straddles two cache lines costs
+// two misses.
 type fillClass struct {
-	res             [maxPath + 2]int32
-	n, mult, frozen int32 // path length, active transfers as of the last fill, stamp of its fill
+	res     [maxPath + 2]int32
+	n, mult int32 // path length, active transfers as of the last fill
 }
 
 // fillEvent is a resource with its fill level as it was when last computed.
@@ -57,16 +60,17 @@ type fillEvent struct {
 }
 
 // staleTop drops or refreshes the top of a progressive filling's heap when it is out of date
-// (its resource has no unfrozen transfer left, or its level, cur, rose since it was pushed)
-// and says whether it did; when it returns false, the top is the next resource to saturate.
-// The caller passes the top resource's counts and level (plain values, not a function: this
-// is max-min's innermost loop).
-func staleTop(h *levelHeap, unfrozen int32, cur float64) bool {
+// (its resource has no unfrozen transfer left, or its level, max(room, 0)/share, rose since it
+// was pushed) and says whether it did; when it returns false, the top is the next resource to
+// saturate. The caller passes the top resource's counts, capacity left and share (plain
+// values, not a function: this is max-min's innermost loop); the level's division is done only
+// where a transfer is left.
+func staleTop(h *levelHeap, unfrozen int32, room, share float64) bool {
 	if unfrozen == 0 {
 		h.pop()
 		return true
 	}
-	if cur > h.items[0].level {
+	if cur := max(room, 0) / share; cur > h.items[0].level {
 		h.items[0].level = cur
 		h.fixTop()
 		return true
@@ -89,7 +93,7 @@ func newFill(e *engine) *fill {
 // class c crossing path(c); the rates go into rate.
 func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32) []int32) *fill {
 	nr, nc := len(capacity), len(e.src)
-	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc),
+	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc), frozen: make([]int32, nc),
 		usage: make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
 		heap: levelHeap{}}
 	for c := range f.cls {
@@ -173,30 +177,25 @@ func (f *fill) solve() {
 		f.order = f.order[:0]
 	}
 	// The classes filled again: those of the order's suffix (their usage taken off, with the
-	// members they had), or every active class.
+	// members they had), or every active class. The changed ones are among them.
 	again := f.order[cut:]
-	if f.valid {
-		for _, c := range again {
-			cl := &f.cls[c]
+	if !f.valid {
+		again = e.act
+	}
+	f.touched = f.touched[:0]
+	for _, c := range again {
+		cl := &f.cls[c]
+		if f.valid {
 			u := f.rate[c] * float64(cl.mult)
 			for _, r := range cl.res[:cl.n] {
 				f.usage[r] -= u
 			}
 		}
-	} else {
-		again = e.act
-	}
-	for _, c := range e.changed {
-		f.cls[c].mult = e.mult[c]
-	}
-	f.touched = f.touched[:0]
-	for _, c := range again {
-		cl := &f.cls[c]
-		cl.mult = e.mult[c] // every class's the first time
+		cl.mult = e.mult[c]
 		if cl.mult == 0 {
 			continue
 		}
-		cl.frozen = 0
+		f.frozen[c] = 0
 		for _, r := range cl.res[:cl.n] {
 			if len(f.free[r]) == 0 {
 				f.touched = append(f.touched, r)
@@ -213,17 +212,17 @@ func (f *fill) solve() {
 	}
 	f.heap.init()
 	for f.heap.Len() > 0 {
-		if r := f.heap.top().r; staleTop(&f.heap, f.unfrozen[r], f.level(r)) {
+		if r := f.heap.top().r; staleTop(&f.heap, f.unfrozen[r], f.capacity[r]-f.usage[r], float64(f.unfrozen[r])) {
 			continue
 		}
 		ev := f.heap.pop()
 		lv := min(ev.level, ceiling)
 		for _, c := range f.free[ev.r] {
 			cl := &f.cls[c]
-			if cl.frozen == stamp {
+			if f.frozen[c] == stamp {
 				continue
 			}
-			cl.frozen, f.rate[c] = stamp, lv
+			f.frozen[c], f.rate[c] = stamp, lv
 			f.order = append(f.order, c)
 			m := float64(cl.mult)
 			for _, r := range cl.res[:cl.n] {

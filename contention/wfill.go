@@ -359,7 +359,7 @@ func (f *wfill) fill() {
 			}
 			continue
 		}
-		if staleTop(&f.heap, f.unfrozen[ev.r], f.level(ev.r)) {
+		if staleTop(&f.heap, f.unfrozen[ev.r], f.capacity[ev.r]-f.usage[ev.r], f.wsum[ev.r]) {
 			continue
 		}
 		f.heap.pop()
