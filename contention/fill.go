@@ -42,7 +42,7 @@ type fill struct {
 	step     int32   // stamp of the current fill
 	valid    bool    // rate, usage and order hold the last fill of the engine's classes
 	cut      int     // order[cut:] are the classes the last fill filled again
-	full     bool    // the last fill filled every active class
+	groups   grouping
 }
 
 // fillClass is the fill's record of a class, 32 bytes: the classes filled again are read in
@@ -94,6 +94,7 @@ func newFill(e *engine) *fill {
 func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32) []int32) *fill {
 	nr, nc := len(capacity), len(e.src)
 	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc), frozen: make([]int32, nc),
+		groups: grouping{of: make([]int32, nc), rate: make([]float64, nr)},
 		usage: make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
 		heap: levelHeap{}}
 	for c := range f.cls {
@@ -147,9 +148,13 @@ func (f *fill) rates(context.Context) error {
 	return nil
 }
 
-// moved implements movedRule: the classes the last fill filled again, or all after a fill
-// from nothing. The others kept their rates bit for bit.
-func (f *fill) moved() ([]int32, bool) { return f.order[f.cut:], f.full }
+// grouping implements groupRule: a class's group is the resource it froze at, and the group's
+// rate that resource's level when it froze.
+func (f *fill) grouping() *grouping { return &f.groups }
+
+// again is the classes the last fill filled again, or nil and true after a fill from nothing.
+// The others kept their rates bit for bit.
+func (f *fill) again() ([]int32, bool) { return f.order[f.cut:], f.groups.all }
 
 // fillAgainTol is the relative margin below the lowest changed level from which classes are
 // filled again: a class that froze within it of that level may have frozen at a resource the
@@ -205,7 +210,9 @@ func (f *fill) solve() {
 			f.unfrozen[r] += cl.mult
 		}
 	}
-	f.order, f.cut, f.full = f.order[:cut], cut, !f.valid
+	g := &f.groups
+	f.order, f.cut, g.all = f.order[:cut], cut, !f.valid
+	g.moved, g.set = g.moved[:0], g.set[:0]
 	f.heap.items = f.heap.items[:0]
 	for _, r := range f.touched {
 		f.heap.items = append(f.heap.items, fillEvent{r: r, level: f.level(r)})
@@ -217,12 +224,18 @@ func (f *fill) solve() {
 		}
 		ev := f.heap.pop()
 		lv := min(ev.level, ceiling)
+		g.rate[ev.r] = lv
+		g.set = append(g.set, ev.r)
 		for _, c := range f.free[ev.r] {
 			cl := &f.cls[c]
 			if f.frozen[c] == stamp {
 				continue
 			}
 			f.frozen[c], f.rate[c] = stamp, lv
+			if g.of[c] != ev.r {
+				g.of[c] = ev.r
+				g.moved = append(g.moved, c)
+			}
 			f.order = append(f.order, c)
 			m := float64(cl.mult)
 			for _, r := range cl.res[:cl.n] {

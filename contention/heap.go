@@ -168,28 +168,30 @@ func beforeBit(a, b fillEvent) uint64 {
 	return borrow
 }
 
-// finishHeap is the classes of an engine by projected finish instant, then class index (so
-// that equal instants come out in one order every run), with each class's place in the heap so
-// that a class's instant can change in place: the step loop for rules that say which rates
-// they changed (engine.runMoved) moves only those classes, O(log classes) each.
-type finishHeap struct {
-	items []finishItem
-	pos   []int32 // per class, its place in items, or −1
+// keyHeap is a heap of ids (classes or groups) by a float key, then id (so that equal keys come
+// out in one order every run), with each id's place in the heap so that its key can change in
+// place: runGrouped keeps the groups by the instant their next member finishes, and each
+// group's classes by the bytes at which they finish, and moves only what a step changed,
+// O(log n) each. pos is per id, −1 for an id not in the heap; several heaps can share one pos
+// array, for ids each in one heap at most.
+type keyHeap struct {
+	items []keyItem
+	pos   []int32
 }
 
-// finishItem is a class and the instant its next member finishes at its current rate.
-type finishItem struct {
-	at float64
-	c  int32
+// keyItem is an id and its key.
+type keyItem struct {
+	key float64
+	id  int32
 }
 
-func (a finishItem) before(b finishItem) bool { return finishBefore(a, b) == 1 }
+func (a keyItem) before(b keyItem) bool { return keyBefore(a, b) == 1 }
 
-// finishBefore is a.before(b) as 1 or 0, computed without a branch (as beforeBit): the
-// instants as integers ordered as the floats (orderedBits), then the classes.
-func finishBefore(a, b finishItem) uint64 {
-	_, borrow := bits.Sub64(uint64(uint32(a.c)), uint64(uint32(b.c)), 0)
-	_, borrow = bits.Sub64(orderedBits(a.at), orderedBits(b.at), borrow)
+// keyBefore is a.before(b) as 1 or 0, computed without a branch (as beforeBit): the keys as
+// integers ordered as the floats (orderedBits), then the ids.
+func keyBefore(a, b keyItem) uint64 {
+	_, borrow := bits.Sub64(uint64(uint32(a.id)), uint64(uint32(b.id)), 0)
+	_, borrow = bits.Sub64(orderedBits(a.key), orderedBits(b.key), borrow)
 	return borrow
 }
 
@@ -200,43 +202,32 @@ func orderedBits(x float64) uint64 {
 	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
-// clear empties the heap for classes 0…n−1.
-func (h *finishHeap) clear(n int) {
-	h.items = h.items[:0]
-	if len(h.pos) != n {
-		h.pos = make([]int32, n)
-	}
-	for c := range h.pos {
-		h.pos[c] = -1
-	}
-}
-
-// set gives class c the instant at, adding c if it is not in the heap.
-func (h *finishHeap) set(c int32, at float64) {
-	j := h.pos[c]
+// set gives id the key, adding id if it is not in the heap.
+func (h *keyHeap) set(id int32, key float64) {
+	j := h.pos[id]
 	if j < 0 {
 		j = int32(len(h.items))
-		h.items = append(h.items, finishItem{at, c})
-		h.pos[c] = j
+		h.items = append(h.items, keyItem{key, id})
+		h.pos[id] = j
 		h.up(j)
 		return
 	}
-	old := h.items[j].at
-	h.items[j].at = at
-	if at < old {
+	old := h.items[j].key
+	h.items[j].key = key
+	if key < old {
 		h.up(j)
 	} else {
 		h.down(j)
 	}
 }
 
-// remove takes class c, which is in the heap, out of it.
-func (h *finishHeap) remove(c int32) {
-	j, n := h.pos[c], int32(len(h.items)-1)
-	h.pos[c] = -1
+// remove takes id, which is in the heap, out of it.
+func (h *keyHeap) remove(id int32) {
+	j, n := h.pos[id], int32(len(h.items)-1)
+	h.pos[id] = -1
 	if j != n {
 		h.items[j] = h.items[n]
-		h.pos[h.items[j].c] = j
+		h.pos[h.items[j].id] = j
 	}
 	h.items = h.items[:n]
 	if j < n {
@@ -245,7 +236,7 @@ func (h *finishHeap) remove(c int32) {
 	}
 }
 
-func (h *finishHeap) up(j int32) {
+func (h *keyHeap) up(j int32) {
 	it := h.items[j]
 	for j > 0 {
 		i := (j - 1) / 2
@@ -253,14 +244,14 @@ func (h *finishHeap) up(j int32) {
 			break
 		}
 		h.items[j] = h.items[i]
-		h.pos[h.items[j].c] = j
+		h.pos[h.items[j].id] = j
 		j = i
 	}
 	h.items[j] = it
-	h.pos[it.c] = j
+	h.pos[it.id] = j
 }
 
-func (h *finishHeap) down(j int32) {
+func (h *keyHeap) down(j int32) {
 	n := int32(len(h.items))
 	it := h.items[j]
 	for {
@@ -269,15 +260,15 @@ func (h *finishHeap) down(j int32) {
 			break
 		}
 		if k+1 < n {
-			k += int32(finishBefore(h.items[k+1], h.items[k]))
+			k += int32(keyBefore(h.items[k+1], h.items[k]))
 		}
 		if !h.items[k].before(it) {
 			break
 		}
 		h.items[j] = h.items[k]
-		h.pos[h.items[j].c] = j
+		h.pos[h.items[j].id] = j
 		j = k
 	}
 	h.items[j] = it
-	h.pos[it.c] = j
+	h.pos[it.id] = j
 }

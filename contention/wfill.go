@@ -239,7 +239,7 @@ func (f *wfill) rates(ctx context.Context) error {
 	if f.plainShares() {
 		f.plain.solve()
 		if f.plainApart { // the rates that moved into e.rate; the others are there
-			cs, all := f.plain.moved()
+			cs, all := f.plain.again()
 			if all {
 				cs = e.act
 			}
@@ -294,10 +294,10 @@ func (f *wfill) plainShares() bool {
 }
 
 // plainSharing is the rate rule of a wfill whose plain fill is the sharing (plainShares): a
-// movedRule, whose classes that moved are the plain fill's.
+// groupRule, with the plain fill's groups.
 type plainSharing struct{ *wfill }
 
-func (p plainSharing) moved() ([]int32, bool) { return p.plain.moved() }
+func (p plainSharing) grouping() *grouping { return p.plain.grouping() }
 
 // fill is one weighted progressive filling of the active classes with the weights eff and
 // ceilings ceil.
