@@ -95,7 +95,7 @@ func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32)
 	nr, nc := len(capacity), len(e.src)
 	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc), frozen: make([]int32, nc),
 		groups: grouping{of: make([]int32, nc), rate: make([]float64, nr)},
-		usage: make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
+		usage:  make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
 		heap: levelHeap{}}
 	for c := range f.cls {
 		cl := &f.cls[c]
