@@ -21,8 +21,9 @@ import (
 // bytes per step. A class therefore keeps one count of bytes sent (sent) and its members in
 // increasing order of size: the members still active are a suffix of that order, the next to
 // finish is the first of it, and a step retires a prefix of what is left. A step costs
-// O(active classes + resources) whatever the number of transfers, and nothing is allocated
-// after set-up. Rules that cannot share rates within a pair (asymmetric-fitted with
+// O(active classes + resources) whatever the number of transfers (run), less where the rule
+// shares its rates by groups of classes (runGrouped), and nothing is allocated after set-up.
+// Rules that cannot share rates within a pair (asymmetric-fitted with
 // 0 < φ < 1, PredictWithPenalties' arbitrary penalties, the stochastic learned model's
 // per-transfer weights) ask for singletons: one class per transfer, in input order, so that
 // they see the transfers one by one as the reference does.
@@ -369,8 +370,8 @@ func (e *engine) pathOf(c int32) []int32 { rt := &e.routes[c]; return rt.res[:rt
 func (e *engine) active(c int32) []int32 { return e.mem[e.head[c]:e.memOff[c+1]] }
 
 // run is the step loop. It returns each transfer's completion time, plus latencies, or
-// stopped's error once ctx is done (checked at every step). A rule that says which rates it
-// changed (movedRule) runs in runMoved; the others here, where every step visits every active
+// stopped's error once ctx is done (checked at every step). A rule that shares its rates by
+// groups (groupRule) runs in runGrouped; the others here, where every step visits every active
 // class twice: its time left at its rate, then its bytes sent.
 func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 	if gr, ok := rule.(groupRule); ok {
@@ -428,38 +429,40 @@ type groupRule interface {
 type grouping struct {
 	of    []int32   // per class, its group (read for the active classes only)
 	rate  []float64 // per group, its rate in bits per second
+	most  []int32   // per group, the most classes it can hold (its heap's size, set once)
 	moved []int32   // the classes the last call put in another group
 	set   []int32   // the groups whose rate the last call set
 	all   bool      // the last call set every active class's group and every rate (moved, set unused)
 }
 
-// lazyGroup is runGrouped's record of a group: each member of its classes has sent sent bytes
-// more (at instant since) than when it entered the group, or its class's next member started,
-// and sends at rate since then (the last of the group's rates the step loop took); cls holds
-// its classes by the bytes at which their next member finishes (runGrouped's target).
+// lazyGroup is runGrouped's record of a group: a count of bytes that grows as each member of
+// its classes sends, bytes at instant since and at rate bits per second since then (the last of
+// the group's rates the step loop took), and its classes by target (cls): class c's next
+// member finishes when the count reaches target[c], having target[c] − count bytes left.
 type lazyGroup struct {
-	sent, since, rate float64
-	cls               keyHeap
+	bytes, since, rate float64
+	cls                keyHeap
 }
 
-// sentAt is what each member of g's classes sends from g's origin to instant t.
-func (g *lazyGroup) sentAt(t float64) float64 { return g.sent + (t-g.since)*g.rate/8 }
+// bytesAt is g's count at instant t.
+func (g *lazyGroup) bytesAt(t float64) float64 { return g.bytes + (t-g.since)*g.rate/8 }
 
-// at is the instant at which g's classes will have sent b bytes each from its origin.
-func (g *lazyGroup) at(b float64) float64 { return g.since + (b-g.sent)*8/g.rate }
+// at is the instant at which g's count reaches b.
+func (g *lazyGroup) at(b float64) float64 { return g.since + (b-g.bytes)*8/g.rate }
 
-// runGrouped is the step loop for a groupRule, at a cost per step of O((changed groups + moved
-// and finishing classes) · log classes) instead of O(active classes). Bytes are counted per
-// group, as virtual time is in fair queueing: a group's members all send at its rate, so one
-// count (lazyGroup.sent, brought up to date only when the group's rate changes) serves them
-// all, and class c, in group g, has its next member finish when that count reaches target[c].
-// The groups are kept by the instant of their earliest target (fin), and each group's classes
-// by target. A step takes the earliest instant, t + Δt, and retires every class whose instant
-// is within Δt·(1 + finishTol) of the step's start, as run does with its times left, or within
-// clockTol of the step's end. A class that changes groups carries its bytes sent over; one that
-// retires members moves its target on by the next member's extra size. Finished classes stay
-// in act (their active members none) until they are half of it, so that dropping them costs
-// O(1) a class.
+// runGrouped is the step loop for a groupRule, at a cost per step of O((groups whose rate
+// changed + classes that changed groups or finish) · log classes) instead of O(active classes).
+// Bytes are counted per group, as virtual time is in fair queueing: a group's members all send
+// at its rate, so that one count (lazyGroup), brought up to date only when the group's rate
+// changes, serves them all; class c's next member finishes when its group's count reaches
+// target[c]. The groups are kept by the instant their earliest target is reached (fin), and
+// each group's classes by target. A step takes the earliest instant, t + Δt, and retires every
+// class whose instant is within Δt·(1 + finishTol) of the step's start, as run does with its
+// times left, or within clockTol of the step's end. A class that changes groups takes its bytes
+// left over to the new group's count; one that retires members moves its target on by the next
+// member's extra size. A group's rate that moves by less than rateTol of itself is not taken.
+// Finished classes stay in act (their active members none) until they are half of it, so that
+// dropping them costs O(1) a class.
 func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, error) {
 	p := &Prediction{Times: make([]float64, len(e.flows))}
 	nc := len(e.src)
@@ -478,8 +481,15 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 		gr := rule.grouping()
 		if len(e.grp) != len(gr.rate) {
 			e.grp = make([]lazyGroup, len(gr.rate))
+			total := 0
+			for _, n := range gr.most {
+				total += int(n)
+			}
+			items := make([]keyItem, 0, total)
 			for g := range e.grp {
-				e.grp[g].cls.pos = e.gpos
+				n := len(items) + int(gr.most[g])
+				e.grp[g].cls = keyHeap{items: items[len(items):len(items):n], pos: e.gpos}
+				items = items[:n]
 			}
 			e.fin.pos, e.dirty = make([]int32, len(gr.rate)), make([]bool, len(gr.rate))
 			for g := range e.fin.pos {
@@ -504,7 +514,7 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 				if !(r > 0) || math.IsInf(r, 0) {
 					return nil, e.badGroupRate(gr)
 				}
-				lg.sent, lg.since, lg.rate = lg.sentAt(t), t, r
+				lg.bytes, lg.since, lg.rate = lg.bytesAt(t), t, r
 				e.touch(g)
 			}
 			e.refresh(t)
@@ -530,7 +540,7 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 		for _, c := range e.changed {
 			lg := &e.grp[e.in[c]]
 			next := e.next[c]
-			sent := next - (e.target[c] - lg.sentAt(t)) // at the step's start
+			sent := next - (e.target[c] - lg.bytesAt(t)) // at the step's start
 			if e.retire(c, sent, lg.rate, limit, tn, p.Times) == 0 {
 				e.in[c] = -1
 				e.dead++
@@ -569,7 +579,7 @@ func (e *engine) regroupAll(gr *grouping, t float64) error {
 		}
 		sent := 0.0
 		if g := e.in[c]; g >= 0 {
-			sent = e.next[c] - (e.target[c] - e.grp[g].sentAt(t))
+			sent = e.next[c] - (e.target[c] - e.grp[g].bytesAt(t))
 		}
 		e.target[c] = e.next[c] - sent // the bytes left, for now
 	}
@@ -579,7 +589,7 @@ func (e *engine) regroupAll(gr *grouping, t float64) error {
 			e.gpos[it.id] = -1
 		}
 		lg.cls.items = lg.cls.items[:0]
-		lg.sent, lg.since, lg.rate = 0, t, 0
+		lg.bytes, lg.since, lg.rate = 0, t, 0
 	}
 	for _, c := range e.act {
 		if e.mult[c] == 0 {
@@ -599,9 +609,9 @@ func (e *engine) regroupAll(gr *grouping, t float64) error {
 func (e *engine) moveClass(c, g int32, t float64) {
 	old := e.in[c]
 	lo, lg := &e.grp[old], &e.grp[g]
-	left := e.target[c] - lo.sentAt(t) // bytes its next member has left
+	left := e.target[c] - lo.bytesAt(t) // bytes its next member has left
 	lo.cls.remove(c)
-	e.in[c], e.target[c] = g, lg.sentAt(t)+left
+	e.in[c], e.target[c] = g, lg.bytesAt(t)+left
 	lg.cls.set(c, e.target[c])
 	e.touch(old)
 	e.touch(g)
@@ -627,7 +637,7 @@ func (e *engine) refresh(t float64) {
 			if e.fin.pos[g] >= 0 {
 				e.fin.remove(g)
 			}
-			lg.sent, lg.since, lg.rate = 0, t, 0
+			lg.bytes, lg.since, lg.rate = 0, t, 0
 			continue
 		}
 		e.fin.set(g, lg.at(lg.cls.items[0].key))
@@ -643,16 +653,16 @@ func (e *engine) badGroupRate(gr *grouping) error {
 	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, gr.rate[gr.of[c]])
 }
 
-// rateTol and clockTol are runMoved's tolerances. A class whose rate the rule moves by less
+// rateTol and clockTol are runGrouped's tolerances. A group whose rate the rule moves by less
 // than rateTol of itself keeps sending at the rate in force: max-min's incremental fill takes
-// its usage off and on again, and the classes it fills again at an unchanged level come back a
-// few ulps off (a third of those it fills again on the 10⁴-transfer pattern, all within 1e-14);
-// keeping their rates spares their instants' updates, and moves a completion by less than
-// rateTol of its time. The instants are absolute (the instant of a class's last change plus
-// its time left), so two classes that finish together in exact arithmetic get instants apart
-// by rounding to the clock, and by rateTol of it, where run's times left differ by a few ulps
-// of themselves: a step shorter than rateTol of the clock would split such a completion in
-// two steps. Instants within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
+// its classes' usage off and on again, and the groups it fills again at an unchanged level come
+// back a few ulps off (within 1e-14 on the 10⁴-transfer pattern); keeping their rates spares
+// their updates, and moves a completion by less than rateTol of its time. The instants are
+// absolute (a group's last change plus the time its count takes to reach a target), so two
+// classes that finish together in exact arithmetic get instants apart by rounding to the clock
+// and to the counts, and by rateTol of it, where run's times left differ by a few ulps of
+// themselves: a step shorter than rateTol of the clock would split such a completion in two
+// steps. Instants within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
 const (
 	rateTol  = 1e-14
 	clockTol = 1e-13
