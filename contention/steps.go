@@ -472,7 +472,12 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 	for c := range nc {
 		e.in[c], e.gpos[c] = -1, -1
 	}
-	e.dead = 0
+	// A run stopped on its way (ctx, a bad rate) leaves groups behind.
+	for g := range e.grp {
+		e.grp[g].cls.items = e.grp[g].cls.items[:0]
+		e.fin.pos[g], e.dirty[g] = -1, false
+	}
+	e.fin.items, e.touched, e.dead = e.fin.items[:0], e.touched[:0], 0
 	t := 0.0
 	for e.left > 0 {
 		if err := e.startStep(ctx, rule, p); err != nil {
