@@ -104,12 +104,9 @@ func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32)
 		cl := &f.cls[c]
 		cl.n = int32(copy(cl.res[:], path(int32(c))))
 	}
-	// Each resource's list of classes filled again holds at most the classes crossing it,
-	// and its group at most those.
+	// Each resource's list of classes filled again holds at most the classes crossing it.
 	f.free = classLists(nr, nc, path)
-	f.groups.most = make([]int32, nr)
 	for r := range f.free {
-		f.groups.most[r] = int32(len(f.free[r]))
 		f.free[r] = f.free[r][:0]
 	}
 	return f

@@ -204,6 +204,16 @@ func orderedBits(x float64) uint64 {
 	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
+// init orders items appended without set, and records their places.
+func (h *keyHeap) init() {
+	for j, it := range h.items {
+		h.pos[it.id] = int32(j)
+	}
+	for j := int32(len(h.items)/2 - 1); j >= 0; j-- {
+		h.down(j)
+	}
+}
+
 // set gives id the key, adding id if it is not in the heap.
 func (h *keyHeap) set(id int32, key float64) {
 	j := h.pos[id]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/commcal/commcal/cluster"
@@ -53,15 +54,18 @@ type engine struct {
 	head     []int32   // mem[head[c]:memOff[c+1]] are still active
 	mult     []int32   // active members: memOff[c+1] − head[c]
 	next     []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
-	sent     []float64 // bytes each active member has sent
+	sent     []float64 // bytes each active member has sent (run's)
 	rate     []float64 // this step's rate, set by the rule, in bits per second
-	tleft    []float64 // time the next member needs at this step's rate
+	tleft    []float64 // time the next member needs at this step's rate (run's)
 	act      []int32   // active classes, increasing (and, under runGrouped, some finished ones)
 	changed  []int32   // classes that lost members in the last step (mult, possibly 0)
 	left     int32     // active transfers
-	// runGrouped's: the groups, their instants and the groups to refresh; per class, its
-	// target, group and place in its group's heap; how many finished classes act holds.
+	// runGrouped's: the groups, the array their heaps are carved from, their instants and the
+	// groups to refresh; per class, its target, group and place in its group's heap; how many
+	// finished classes act holds.
 	grp       []lazyGroup
+	items     []keyItem
+	size      []int32 // scratch of regroupAll
 	fin       keyHeap
 	dirty     []bool
 	touched   []int32
@@ -172,7 +176,7 @@ func newEngine(ctx context.Context, net *Network, flows []Flow, singletons bool)
 		return int(a - b)
 	}
 	e.head, e.mult = make([]int32, nc), make([]int32, nc)
-	e.next, e.sent, e.rate, e.tleft = make([]float64, nc), make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	e.next, e.rate = make([]float64, nc), make([]float64, nc)
 	e.act = make([]int32, nc)
 	for c := range nc {
 		if m := e.mem[e.memOff[c]:e.memOff[c+1]]; len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
@@ -196,7 +200,7 @@ func (e *engine) reset() {
 	e.act = e.act[:nc]
 	for c := range nc {
 		e.head[c], e.mult[c] = e.memOff[c], e.memOff[c+1]-e.memOff[c]
-		e.next[c], e.sent[c], e.act[c] = e.flows[e.mem[e.memOff[c]]].Bytes, 0, int32(c)
+		e.next[c], e.act[c] = e.flows[e.mem[e.memOff[c]]].Bytes, int32(c)
 		for _, r := range e.pathOf(int32(c)) {
 			e.count[r] += e.mult[c]
 		}
@@ -378,6 +382,10 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 		return e.runGrouped(ctx, gr)
 	}
 	p := &Prediction{Times: make([]float64, len(e.flows))}
+	if nc := len(e.src); len(e.sent) != nc {
+		e.sent, e.tleft = make([]float64, nc), make([]float64, nc)
+	}
+	clear(e.sent)
 	t := 0.0
 	for len(e.act) > 0 {
 		if err := e.startStep(ctx, rule, p); err != nil {
@@ -429,7 +437,6 @@ type groupRule interface {
 type grouping struct {
 	of    []int32   // per class, its group (read for the active classes only)
 	rate  []float64 // per group, its rate in bits per second
-	most  []int32   // per group, the most classes it can hold (its heap's size, set once)
 	moved []int32   // the classes the last call put in another group
 	set   []int32   // the groups whose rate the last call set
 	all   bool      // the last call set every active class's group and every rate (moved, set unused)
@@ -486,15 +493,8 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 		gr := rule.grouping()
 		if len(e.grp) != len(gr.rate) {
 			e.grp = make([]lazyGroup, len(gr.rate))
-			total := 0
-			for _, n := range gr.most {
-				total += int(n)
-			}
-			items := make([]keyItem, 0, total)
 			for g := range e.grp {
-				n := len(items) + int(gr.most[g])
-				e.grp[g].cls = keyHeap{items: items[len(items):len(items):n], pos: e.gpos}
-				items = items[:n]
+				e.grp[g].cls.pos = e.gpos
 			}
 			e.fin.pos, e.dirty = make([]int32, len(gr.rate)), make([]bool, len(gr.rate))
 			for g := range e.fin.pos {
@@ -534,12 +534,7 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 		for len(e.fin.items) > 0 && e.fin.items[0].key <= end {
 			g := e.fin.items[0].id
 			e.fin.remove(g)
-			lg := &e.grp[g]
-			for len(lg.cls.items) > 0 && lg.at(lg.cls.items[0].key) <= end {
-				c := lg.cls.items[0].id
-				lg.cls.remove(c)
-				e.changed = append(e.changed, c)
-			}
+			e.changed = e.grp[g].takeDue(end, e.changed)
 			e.touch(g)
 		}
 		for _, c := range e.changed {
@@ -573,7 +568,9 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 }
 
 // regroupAll puts every active class in its group at instant t, carrying its bytes sent over,
-// with every group at its new rate: a fill from nothing.
+// with every group at its new rate: a fill from nothing. The groups' heaps are carved from one
+// array, each with room for a quarter more classes than it starts with (a group that outgrows
+// it moves to an array of its own), and built in O(classes).
 func (e *engine) regroupAll(gr *grouping, t float64) error {
 	for _, c := range e.act {
 		if e.mult[c] == 0 {
@@ -596,18 +593,87 @@ func (e *engine) regroupAll(gr *grouping, t float64) error {
 		lg.cls.items = lg.cls.items[:0]
 		lg.bytes, lg.since, lg.rate = 0, t, 0
 	}
+	size := e.groupSizes(gr)
+	total := 0
+	for _, n := range size {
+		total += int(n + n/4 + 4)
+	}
+	if cap(e.items) < total {
+		e.items = make([]keyItem, total)
+	}
+	items := e.items[:0]
+	for g := range e.grp {
+		n := len(items) + int(size[g]+size[g]/4+4)
+		e.grp[g].cls.items = items[len(items):len(items):n]
+		items = items[:n]
+	}
 	for _, c := range e.act {
 		if e.mult[c] == 0 {
 			continue
 		}
 		g := gr.of[c]
 		e.in[c] = g
-		e.grp[g].rate = gr.rate[g]
-		e.grp[g].cls.set(c, e.target[c])
-		e.touch(g)
+		lg := &e.grp[g]
+		lg.rate = gr.rate[g]
+		lg.cls.items = append(lg.cls.items, keyItem{e.target[c], c})
+	}
+	for g := range e.grp {
+		if lg := &e.grp[g]; len(lg.cls.items) > 0 {
+			lg.cls.init()
+			e.touch(int32(g))
+		}
 	}
 	e.refresh(t)
 	return nil
+}
+
+// groupSizes counts each group's active classes.
+func (e *engine) groupSizes(gr *grouping) []int32 {
+	if cap(e.size) < len(e.grp) {
+		e.size = make([]int32, len(e.grp))
+	}
+	size := e.size[:len(e.grp)]
+	clear(size)
+	for _, c := range e.act {
+		if e.mult[c] > 0 {
+			size[gr.of[c]]++
+		}
+	}
+	return size
+}
+
+// takeDue takes out of g's heap the classes whose next member finishes by instant end, and
+// appends them to out: one by one when they are few, else by a pass that keeps the others
+// and orders them again (O(classes of g), where taking k one by one costs k·log of them; at
+// the all-to-all's last step every class of a group finishes).
+func (g *lazyGroup) takeDue(end float64, out []int32) []int32 {
+	h := &g.cls
+	k := 0
+	for _, it := range h.items {
+		if g.at(it.key) <= end {
+			k++
+		}
+	}
+	if n := len(h.items); k*bits.Len(uint(n)) < n {
+		for range k {
+			c := h.items[0].id
+			h.remove(c)
+			out = append(out, c)
+		}
+		return out
+	}
+	keep := h.items[:0]
+	for _, it := range h.items {
+		if g.at(it.key) <= end {
+			h.pos[it.id] = -1
+			out = append(out, it.id)
+		} else {
+			keep = append(keep, it)
+		}
+	}
+	h.items = keep
+	h.init()
+	return out
 }
 
 // moveClass moves class c into group g at instant t, its bytes sent carried over.
