@@ -232,8 +232,8 @@ func (f *wfill) level(r int32) float64 {
 // acknowledgements' path. The plain fill is max-min's under α-fair sharing too: its
 // bottlenecks are what locates a queue, and α-fair sharing has none (a transfer crossing two
 // priced resources is held back by both). Where every weight is 1, the plain fill is the
-// incremental one of fill.go (f.plain), and it is the sharing itself where nothing else is:
-// no factor, no α, no surface.
+// incremental one of fill.go (f.plain), and it is the sharing itself where nothing else is
+// (plainShares: no factor, no α, no surface), or in a step where ackpath slows no transfer.
 func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
 	if f.plainShares() {
@@ -267,9 +267,6 @@ func (f *wfill) rates(ctx context.Context) error {
 	plain := false // the plain fill is the step's sharing
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
 		plain = !f.ackFactors(ceiling) && f.alpha == 0 // no factor
-	} else if f.alpha == 0 && f.plain != nil {
-		f.plain.solve()
-		plain = true
 	}
 	if plain {
 		if f.plain != nil && f.plainApart {
