@@ -40,8 +40,9 @@ import (
 //   - count: the active transfers on each resource (|S| of Algorithm 1, max-min's unfrozen
 //     transfers at the start of a step);
 //   - act: the active classes in increasing class order (the order of first appearance in
-//     the input), with mult, each class's active members, and changed, the classes whose
-//     mult the last step lowered, for rules that keep copies of it.
+//     the input; under runGrouped, finished classes too, until they are half of it), with
+//     mult, each class's active members, and changed, the classes whose mult the last step
+//     lowered, for rules that keep copies of it.
 type engine struct {
 	net   *Network
 	flows []Flow
