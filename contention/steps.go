@@ -23,7 +23,8 @@ import (
 // increasing order of size: the members still active are a suffix of that order, the next to
 // finish is the first of it, and a step retires a prefix of what is left. A step costs
 // O(active classes + resources) whatever the number of transfers (run), less where the rule
-// shares its rates by groups of classes (runGrouped), and nothing is allocated after set-up.
+// shares its rates by groups of classes (runGrouped), and nothing is allocated after set-up
+// (but where a group outgrows the room its heap got at the first step).
 // Rules that cannot share rates within a pair (asymmetric-fitted with
 // 0 < φ < 1, PredictWithPenalties' arbitrary penalties, the stochastic learned model's
 // per-transfer weights) ask for singletons: one class per transfer, in input order, so that
