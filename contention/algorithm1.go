@@ -93,7 +93,7 @@ type alg1 struct {
 	// of shares and caps, and the group's number.
 	touched []int32
 	glist   []int32
-	rheap   minHeap[fillEvent]
+	rheap   levelHeap
 	cheap   minHeap[cand]
 	stamp   int32
 }
@@ -138,7 +138,6 @@ func newAlg1(e *engine, mode contraMode, phi float64, shared bool) *alg1 {
 	}
 	s.again.less = lessQueued
 	s.group.less = lessCand
-	s.rheap.less = lessFill
 	s.cheap.less = func(a, b cand) bool { return a.rate < b.rate || a.rate == b.rate && a.c < b.c }
 	return s
 }

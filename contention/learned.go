@@ -137,6 +137,9 @@ func (m Learned) eachSample(ctx context.Context, scratch *Scratch, net *Network,
 		return err
 	}
 	var rule rateRule = f
+	if f.plainShares() {
+		rule = plainSharing{f}
+	}
 	var tu *takeUp // ackpath's costs in time: ramp-up and take-up
 	if m.v.AckPath && lp.AckRamp > 0 {
 		tu = newTakeUp(f, lp.AckRamp, e.rampCosts(lp.AckRamp, lp.AckRampMax))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/commcal/commcal/cluster"
@@ -21,8 +22,10 @@ import (
 // bytes per step. A class therefore keeps one count of bytes sent (sent) and its members in
 // increasing order of size: the members still active are a suffix of that order, the next to
 // finish is the first of it, and a step retires a prefix of what is left. A step costs
-// O(active classes + resources) whatever the number of transfers, and nothing is allocated
-// after set-up. Rules that cannot share rates within a pair (asymmetric-fitted with
+// O(active classes + resources) whatever the number of transfers (run), less where the rule
+// shares its rates by groups of classes (runGrouped), and nothing is allocated after set-up
+// (but where a group outgrows the room its heap got at the first step).
+// Rules that cannot share rates within a pair (asymmetric-fitted with
 // 0 < φ < 1, PredictWithPenalties' arbitrary penalties, the stochastic learned model's
 // per-transfer weights) ask for singletons: one class per transfer, in input order, so that
 // they see the transfers one by one as the reference does.
@@ -38,27 +41,41 @@ import (
 //   - count: the active transfers on each resource (|S| of Algorithm 1, max-min's unfrozen
 //     transfers at the start of a step);
 //   - act: the active classes in increasing class order (the order of first appearance in
-//     the input), with mult, each class's active members, and changed, the classes whose
-//     mult the last step lowered, for rules that keep copies of it.
+//     the input; under runGrouped, finished classes too, until they are half of it), with
+//     mult, each class's active members, and changed, the classes whose mult the last step
+//     lowered, for rules that keep copies of it.
 type engine struct {
 	net   *Network
 	flows []Flow
 
 	// Per class, indexed by class ID (classes are numbered in order of first appearance).
-	routes    []route
-	src, dst  []int32   // node indices
-	memOff    []int32   // class c's transfers are mem[memOff[c]:memOff[c+1]]
-	mem       []int32   // transfer indices, class by class, by increasing size then index
-	head      []int32   // mem[head[c]:memOff[c+1]] are still active
-	mult      []int32   // active members: memOff[c+1] − head[c]
-	next      []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
-	sent      []float64 // bytes each active member has sent
-	rate      []float64 // this step's rate, set by the rule, in bits per second
-	tleft     []float64 // time the next member needs at this step's rate
-	act       []int32   // active classes, increasing
-	changed   []int32   // classes that lost members in the last step (mult, possibly 0)
-	left      int32     // active transfers
-	count     []int32   // active transfers per resource
+	routes   []route
+	src, dst []int32   // node indices
+	memOff   []int32   // class c's transfers are mem[memOff[c]:memOff[c+1]]
+	mem      []int32   // transfer indices, class by class, by increasing size then index
+	head     []int32   // mem[head[c]:memOff[c+1]] are still active
+	mult     []int32   // active members: memOff[c+1] − head[c]
+	next     []float64 // size of the next member to finish, flows[mem[head[c]]].Bytes
+	sent     []float64 // bytes each active member has sent (run's)
+	rate     []float64 // this step's rate, set by the rule, in bits per second
+	tleft    []float64 // time the next member needs at this step's rate (run's)
+	act      []int32   // active classes, increasing (and, under runGrouped, some finished ones)
+	changed  []int32   // classes that lost members in the last step (mult, possibly 0)
+	left     int32     // active transfers
+	// runGrouped's: the groups, the array their heaps are carved from, their instants and the
+	// groups to refresh; per class, its target, group and place in its group's heap; how many
+	// finished classes act holds.
+	grp       []lazyGroup
+	items     []keyItem
+	size      []int32 // scratch of regroupAll
+	fin       keyHeap
+	dirty     []bool
+	touched   []int32
+	target    []float64
+	in        []int32
+	gpos      []int32
+	dead      int
+	count     []int32 // active transfers per resource
 	nodeCount int
 	steps     int
 	// observe, when set (tests), is called after each step's rates are set.
@@ -161,7 +178,7 @@ func newEngine(ctx context.Context, net *Network, flows []Flow, singletons bool)
 		return int(a - b)
 	}
 	e.head, e.mult = make([]int32, nc), make([]int32, nc)
-	e.next, e.sent, e.rate, e.tleft = make([]float64, nc), make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	e.next, e.rate = make([]float64, nc), make([]float64, nc)
 	e.act = make([]int32, nc)
 	for c := range nc {
 		if m := e.mem[e.memOff[c]:e.memOff[c+1]]; len(m) > 1 && !slices.IsSortedFunc(m, bySize) {
@@ -185,7 +202,7 @@ func (e *engine) reset() {
 	e.act = e.act[:nc]
 	for c := range nc {
 		e.head[c], e.mult[c] = e.memOff[c], e.memOff[c+1]-e.memOff[c]
-		e.next[c], e.sent[c], e.act[c] = e.flows[e.mem[e.memOff[c]]].Bytes, 0, int32(c)
+		e.next[c], e.act[c] = e.flows[e.mem[e.memOff[c]]].Bytes, int32(c)
 		for _, r := range e.pathOf(int32(c)) {
 			e.count[r] += e.mult[c]
 		}
@@ -359,36 +376,28 @@ func (e *engine) pathOf(c int32) []int32 { rt := &e.routes[c]; return rt.res[:rt
 func (e *engine) active(c int32) []int32 { return e.mem[e.head[c]:e.memOff[c+1]] }
 
 // run is the step loop. It returns each transfer's completion time, plus latencies, or
-// stopped's error once ctx is done (checked at every step).
+// stopped's error once ctx is done (checked at every step). A rule that shares its rates by
+// groups (groupRule) runs in runGrouped; the others here, where every step visits every active
+// class twice: its time left at its rate, then its bytes sent.
 func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
-	flows := e.flows
-	p := &Prediction{Times: make([]float64, len(flows))}
+	if gr, ok := rule.(groupRule); ok {
+		return e.runGrouped(ctx, gr)
+	}
+	p := &Prediction{Times: make([]float64, len(e.flows))}
+	if nc := len(e.src); len(e.sent) != nc {
+		e.sent, e.tleft = make([]float64, nc), make([]float64, nc)
+	}
+	clear(e.sent)
 	t := 0.0
 	for len(e.act) > 0 {
-		if err := stopped(ctx); err != nil {
+		if err := e.startStep(ctx, rule, p); err != nil {
 			return nil, err
-		}
-		if err := rule.rates(ctx); err != nil {
-			return nil, err
-		}
-		e.steps++
-		if e.observe != nil {
-			e.observe(e)
-		}
-		if p.FirstRates == nil {
-			p.FirstRates = make([]float64, len(flows))
-			for _, c := range e.act {
-				for _, i := range e.active(c) {
-					p.FirstRates[i] = e.rate[c]
-				}
-			}
 		}
 		dt := math.Inf(1)
 		for _, c := range e.act {
 			r := e.rate[c]
 			if !(r > 0) || math.IsInf(r, 0) {
-				i, c := e.firstActive(func(c int32) bool { r := e.rate[c]; return !(r > 0) || math.IsInf(r, 0) })
-				return nil, fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, flows[i].Src, flows[i].Dst, e.rate[c])
+				return nil, e.badRate()
 			}
 			tl := (e.next[c] - e.sent[c]) * 8 / r
 			e.tleft[c] = tl
@@ -399,28 +408,13 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 		keep := e.act[:0]
 		e.changed = e.changed[:0]
 		for _, c := range e.act {
-			if e.tleft[c] > limit {
-				e.sent[c] += dt * e.rate[c] / 8
-				keep = append(keep, c)
-				continue
+			r := e.rate[c]
+			if e.tleft[c] <= limit {
+				e.changed = append(e.changed, c)
+				if e.retire(c, e.sent[c], r, limit, t, p.Times) == 0 {
+					continue
+				}
 			}
-			// The next member finishes, and maybe others of the class with it.
-			r, h, end := e.rate[c], e.head[c], e.memOff[c+1]
-			p.Times[e.mem[h]] = t
-			for h++; h < end && (flows[e.mem[h]].Bytes-e.sent[c])*8/r <= limit; h++ {
-				p.Times[e.mem[h]] = t
-			}
-			done := h - e.head[c]
-			e.head[c], e.mult[c], e.left = h, e.mult[c]-done, e.left-done
-			e.changed = append(e.changed, c)
-			rt := &e.routes[c]
-			for _, res := range rt.res[:rt.n] {
-				e.count[res] -= done
-			}
-			if h == end {
-				continue
-			}
-			e.next[c] = flows[e.mem[h]].Bytes
 			e.sent[c] += dt * r / 8
 			keep = append(keep, c)
 		}
@@ -429,6 +423,380 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 	p.Steps = e.steps
 	e.addLatency(p)
 	return p, nil
+}
+
+// groupRule is a rate rule whose active classes share their rates by groups: every active
+// class's rate is its group's. Max-min's fill is one: a class's group is the resource it froze
+// at, whose level is the rate of every class it froze. From one step to the next few classes
+// change groups (1.9 a step on the 10⁴-transfer pattern) and few groups change rates (29 of
+// the 130 resources), where a completion moves the rates of some 200 classes.
+type groupRule interface {
+	rateRule
+	grouping() *grouping
+}
+
+// grouping is how a groupRule's last rates call shared the rates.
+type grouping struct {
+	of    []int32   // per class, its group (read for the active classes only)
+	rate  []float64 // per group, its rate in bits per second
+	moved []int32   // the classes the last call put in another group
+	set   []int32   // the groups whose rate the last call set
+	all   bool      // the last call set every active class's group and every rate (moved, set unused)
+}
+
+// lazyGroup is runGrouped's record of a group: a count of bytes that grows as each member of
+// its classes sends, bytes at instant since and at rate bits per second since then (the last of
+// the group's rates the step loop took), and its classes by target (cls): class c's next
+// member finishes when the count reaches target[c], having target[c] − count bytes left.
+type lazyGroup struct {
+	bytes, since, rate float64
+	cls                keyHeap
+}
+
+// bytesAt is g's count at instant t.
+func (g *lazyGroup) bytesAt(t float64) float64 { return g.bytes + (t-g.since)*g.rate/8 }
+
+// at is the instant at which g's count reaches b.
+func (g *lazyGroup) at(b float64) float64 { return g.since + (b-g.bytes)*8/g.rate }
+
+// runGrouped is the step loop for a groupRule, at a cost per step of O((groups whose rate
+// changed + classes that changed groups or finish) · log classes) instead of O(active classes).
+// Bytes are counted per group, as virtual time is in fair queueing: a group's members all send
+// at its rate, so that one count (lazyGroup), brought up to date only when the group's rate
+// changes, serves them all; class c's next member finishes when its group's count reaches
+// target[c]. The groups are kept by the instant their earliest target is reached (fin), and
+// each group's classes by target. A step takes the earliest instant, t + Δt, and retires every
+// class whose instant is within Δt·(1 + finishTol) of the step's start, as run does with its
+// times left, or within clockTol of the step's end. A class that changes groups takes its bytes
+// left over to the new group's count; one that retires members moves its target on by the next
+// member's extra size. A group's rate that moves by less than rateTol of itself is not taken.
+// Finished classes stay in act (their active members none) until they are half of it, so that
+// dropping them costs O(1) a class.
+func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, error) {
+	p := &Prediction{Times: make([]float64, len(e.flows))}
+	nc := len(e.src)
+	if len(e.target) != nc {
+		e.target, e.in, e.gpos = make([]float64, nc), make([]int32, nc), make([]int32, nc)
+	}
+	for c := range nc {
+		e.in[c], e.gpos[c] = -1, -1
+	}
+	// A run stopped on its way (ctx, a bad rate) leaves groups behind.
+	for g := range e.grp {
+		e.grp[g].cls.items = e.grp[g].cls.items[:0]
+		e.fin.pos[g], e.dirty[g] = -1, false
+	}
+	e.fin.items, e.touched, e.dead = e.fin.items[:0], e.touched[:0], 0
+	t := 0.0
+	for e.left > 0 {
+		if err := e.startStep(ctx, rule, p); err != nil {
+			return nil, err
+		}
+		gr := rule.grouping()
+		if len(e.grp) != len(gr.rate) {
+			e.grp = make([]lazyGroup, len(gr.rate))
+			for g := range e.grp {
+				e.grp[g].cls.pos = e.gpos
+			}
+			e.fin.pos, e.dirty = make([]int32, len(gr.rate)), make([]bool, len(gr.rate))
+			for g := range e.fin.pos {
+				e.fin.pos[g] = -1
+			}
+		}
+		if gr.all {
+			if err := e.regroupAll(gr, t); err != nil {
+				return nil, err
+			}
+		} else {
+			// The classes move at the rates in force until t, then the groups take their
+			// new rates.
+			for _, c := range gr.moved {
+				e.moveClass(c, gr.of[c], t)
+			}
+			for _, g := range gr.set {
+				r, lg := gr.rate[g], &e.grp[g]
+				if math.Abs(r-lg.rate) <= rateTol*lg.rate {
+					continue
+				}
+				if !(r > 0) || math.IsInf(r, 0) {
+					return nil, e.badGroupRate(gr)
+				}
+				lg.bytes, lg.since, lg.rate = lg.bytesAt(t), t, r
+				e.touch(g)
+			}
+			e.refresh(t)
+		}
+		dt := max(e.fin.items[0].key-t, 0)
+		tn := t + dt
+		limit := dt * (1 + finishTol)
+		// The finishing classes leave their groups' heaps first, then those with members
+		// left come back with their next member's target: none is taken twice in a step.
+		e.changed = e.changed[:0]
+		end := t + limit + tn*clockTol
+		for len(e.fin.items) > 0 && e.fin.items[0].key <= end {
+			g := e.fin.items[0].id
+			e.fin.remove(g)
+			e.changed = e.grp[g].takeDue(end, e.changed)
+			e.touch(g)
+		}
+		for _, c := range e.changed {
+			lg := &e.grp[e.in[c]]
+			next := e.next[c]
+			sent := next - (e.target[c] - lg.bytesAt(t)) // at the step's start
+			if e.retire(c, sent, lg.rate, limit, tn, p.Times) == 0 {
+				e.in[c] = -1
+				e.dead++
+				continue
+			}
+			e.target[c] += e.next[c] - next
+			lg.cls.set(c, e.target[c])
+		}
+		e.refresh(tn)
+		t = tn
+		if 2*e.dead > len(e.act) {
+			keep := e.act[:0]
+			for _, c := range e.act {
+				if e.mult[c] > 0 {
+					keep = append(keep, c)
+				}
+			}
+			e.act, e.dead = keep, 0
+		}
+	}
+	e.act, e.dead = e.act[:0], 0
+	p.Steps = e.steps
+	e.addLatency(p)
+	return p, nil
+}
+
+// regroupAll puts every active class in its group at instant t, carrying its bytes sent over,
+// with every group at its new rate: a fill from nothing. The groups' heaps are carved from one
+// array, each with room for a quarter more classes than it starts with (a group that outgrows
+// it moves to an array of its own), and built in O(classes).
+func (e *engine) regroupAll(gr *grouping, t float64) error {
+	for _, c := range e.act {
+		if e.mult[c] == 0 {
+			continue
+		}
+		if !(gr.rate[gr.of[c]] > 0) || math.IsInf(gr.rate[gr.of[c]], 0) {
+			return e.badGroupRate(gr)
+		}
+		sent := 0.0
+		if g := e.in[c]; g >= 0 {
+			sent = e.next[c] - (e.target[c] - e.grp[g].bytesAt(t))
+		}
+		e.target[c] = e.next[c] - sent // the bytes left, for now
+	}
+	for g := range e.grp {
+		lg := &e.grp[g]
+		for _, it := range lg.cls.items {
+			e.gpos[it.id] = -1
+		}
+		lg.cls.items = lg.cls.items[:0]
+		lg.bytes, lg.since, lg.rate = 0, t, 0
+	}
+	size := e.groupSizes(gr)
+	total := 0
+	for _, n := range size {
+		total += int(n + n/4 + 4)
+	}
+	if cap(e.items) < total {
+		e.items = make([]keyItem, total)
+	}
+	items := e.items[:0]
+	for g := range e.grp {
+		n := len(items) + int(size[g]+size[g]/4+4)
+		e.grp[g].cls.items = items[len(items):len(items):n]
+		items = items[:n]
+	}
+	for _, c := range e.act {
+		if e.mult[c] == 0 {
+			continue
+		}
+		g := gr.of[c]
+		e.in[c] = g
+		lg := &e.grp[g]
+		lg.rate = gr.rate[g]
+		lg.cls.items = append(lg.cls.items, keyItem{e.target[c], c})
+	}
+	for g := range e.grp {
+		if lg := &e.grp[g]; len(lg.cls.items) > 0 {
+			lg.cls.init()
+			e.touch(int32(g))
+		}
+	}
+	e.refresh(t)
+	return nil
+}
+
+// groupSizes counts each group's active classes.
+func (e *engine) groupSizes(gr *grouping) []int32 {
+	if cap(e.size) < len(e.grp) {
+		e.size = make([]int32, len(e.grp))
+	}
+	size := e.size[:len(e.grp)]
+	clear(size)
+	for _, c := range e.act {
+		if e.mult[c] > 0 {
+			size[gr.of[c]]++
+		}
+	}
+	return size
+}
+
+// takeDue takes out of g's heap the classes whose next member finishes by instant end, and
+// appends them to out: one by one when they are few, else by a pass that keeps the others
+// and orders them again (O(classes of g), where taking k one by one costs k·log of them; at
+// the all-to-all's last step every class of a group finishes).
+func (g *lazyGroup) takeDue(end float64, out []int32) []int32 {
+	h := &g.cls
+	k := 0
+	for _, it := range h.items {
+		if g.at(it.key) <= end {
+			k++
+		}
+	}
+	if n := len(h.items); k*bits.Len(uint(n)) < n {
+		for range k {
+			c := h.items[0].id
+			h.remove(c)
+			out = append(out, c)
+		}
+		return out
+	}
+	keep := h.items[:0]
+	for _, it := range h.items {
+		if g.at(it.key) <= end {
+			h.pos[it.id] = -1
+			out = append(out, it.id)
+		} else {
+			keep = append(keep, it)
+		}
+	}
+	h.items = keep
+	h.init()
+	return out
+}
+
+// moveClass moves class c into group g at instant t, its bytes sent carried over.
+func (e *engine) moveClass(c, g int32, t float64) {
+	old := e.in[c]
+	lo, lg := &e.grp[old], &e.grp[g]
+	left := e.target[c] - lo.bytesAt(t) // bytes its next member has left
+	lo.cls.remove(c)
+	e.in[c], e.target[c] = g, lg.bytesAt(t)+left
+	lg.cls.set(c, e.target[c])
+	e.touch(old)
+	e.touch(g)
+}
+
+// touch marks group g for refresh.
+func (e *engine) touch(g int32) {
+	if !e.dirty[g] {
+		e.dirty[g] = true
+		e.touched = append(e.touched, g)
+	}
+}
+
+// refresh puts the touched groups back in fin at the instant of their earliest target, or
+// takes them out when they have no class left, and then starts them again as new, from 0 at
+// instant t without a rate: the next class to enter one finds it as in a fresh run, and its
+// count stays near the size of one class's bytes.
+func (e *engine) refresh(t float64) {
+	for _, g := range e.touched {
+		e.dirty[g] = false
+		lg := &e.grp[g]
+		if len(lg.cls.items) == 0 {
+			if e.fin.pos[g] >= 0 {
+				e.fin.remove(g)
+			}
+			lg.bytes, lg.since, lg.rate = 0, t, 0
+			continue
+		}
+		e.fin.set(g, lg.at(lg.cls.items[0].key))
+	}
+	e.touched = e.touched[:0]
+}
+
+// badGroupRate is badRate for a groupRule: the first transfer in input order whose group got a
+// rate that is not a positive finite number.
+func (e *engine) badGroupRate(gr *grouping) error {
+	bad := func(c int32) bool { r := gr.rate[gr.of[c]]; return !(r > 0) || math.IsInf(r, 0) }
+	i, c := e.firstActive(bad)
+	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, gr.rate[gr.of[c]])
+}
+
+// rateTol and clockTol are runGrouped's tolerances. A group whose rate the rule moves by less
+// than rateTol of itself keeps sending at the rate in force: max-min's incremental fill takes
+// its classes' usage off and on again, and the groups it fills again at an unchanged level come
+// back a few ulps off (within 1e-14 on the 10⁴-transfer pattern); keeping their rates spares
+// their updates, and moves a completion by less than rateTol of its time. The instants are
+// absolute (a group's last change plus the time its count takes to reach a target), so two
+// classes that finish together in exact arithmetic get instants apart by rounding to the clock
+// and to the counts, and by rateTol of it, where run's times left differ by a few ulps of
+// themselves: a step shorter than rateTol of the clock would split such a completion in two
+// steps. Instants within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
+const (
+	rateTol  = 1e-14
+	clockTol = 1e-13
+)
+
+// startStep checks ctx, has the rule set the step's rates, counts the step and, at the first
+// step, records every transfer's rate.
+func (e *engine) startStep(ctx context.Context, rule rateRule, p *Prediction) error {
+	if err := stopped(ctx); err != nil {
+		return err
+	}
+	if err := rule.rates(ctx); err != nil {
+		return err
+	}
+	e.steps++
+	if e.observe != nil {
+		e.observe(e)
+	}
+	if p.FirstRates == nil {
+		p.FirstRates = make([]float64, len(e.flows))
+		for _, c := range e.act {
+			for _, i := range e.active(c) {
+				p.FirstRates[i] = e.rate[c]
+			}
+		}
+	}
+	return nil
+}
+
+// badRate is the error of a step in which some active class got a rate that is not a
+// positive finite number, naming the first such transfer in input order.
+func (e *engine) badRate() error {
+	i, c := e.firstActive(func(c int32) bool { r := e.rate[c]; return !(r > 0) || math.IsInf(r, 0) })
+	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, e.rate[c])
+}
+
+// retire ends, at instant t, the members of class c that finish in a step no longer than
+// limit (the step's length with finishTol), c having sent sent bytes a member at the step's
+// start, at rate r: its next member, and each other whose time left is within limit (one of
+// the next one's size with it whatever the rounding). It updates the counts and the class's
+// next size, and returns the members c has left.
+func (e *engine) retire(c int32, sent, r, limit, t float64, times []float64) int32 {
+	flows := e.flows
+	h, end, first := e.head[c], e.memOff[c+1], e.next[c]
+	times[e.mem[h]] = t
+	for h++; h < end; h++ {
+		if b := flows[e.mem[h]].Bytes; b != first && (b-sent)*8/r > limit {
+			break
+		}
+		times[e.mem[h]] = t
+	}
+	done := h - e.head[c]
+	e.head[c], e.mult[c], e.left = h, e.mult[c]-done, e.left-done
+	rt := &e.routes[c]
+	for _, res := range rt.res[:rt.n] {
+		e.count[res] -= done
+	}
+	if h < end {
+		e.next[c] = flows[e.mem[h]].Bytes
+	}
+	return e.mult[c]
 }
 
 // firstActive returns the smallest index of an active transfer whose class satisfies bad,

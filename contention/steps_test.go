@@ -2,8 +2,11 @@ package contention
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/commcal/commcal/cluster"
 )
@@ -99,5 +102,142 @@ func TestClasses(t *testing.T) {
 		if got := single.active(int32(c)); !slices.Equal(got, []int32{int32(c)}) {
 			t.Errorf("singletons: class %d has %v", c, got)
 		}
+	}
+}
+
+// ungrouped hides a rule's grouping, so that the engine runs it in run, which visits every
+// active class at every step.
+type ungrouped struct{ rateRule }
+
+// TestGroupedLoopEqualsPlain checks runGrouped against run on the same rules: max-min's fill,
+// and duplex's plain fill with joint budgets (κ = 0.4). Every time within 1e-12 relative (both
+// compute the same rates; they count bytes differently, and round differently), the same
+// steps, and at every step every active class at its group's rate. The patterns: random ones
+// on the built-in clusters, on a tree of five racks and on the benchmarks' two racks (sizes of
+// 1–8 MB, and all of 1 MB: completions that coincide), and the 10⁴-transfer pattern.
+func TestGroupedLoopEqualsPlain(t *testing.T) {
+	type pattern struct {
+		name  string
+		net   *Network
+		flows []Flow
+	}
+	var pats []pattern
+	for _, name := range []string{"ccpe-testbed", "graphene"} {
+		cl, err := cluster.LoadNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			pats = append(pats, pattern{fmt.Sprintf("%s-%d", name, i), NewNetwork(cl, DefaultEfficiency), randomFlows(cl, 20+20*i, 8, uint64(i+1))})
+		}
+	}
+	tree, err := cluster.New(treeDescription(5, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := benchTwoRack()
+	pats = append(pats,
+		pattern{"tree", NewNetwork(tree, DefaultEfficiency), randomFlows(tree, 500, 8, 3)},
+		pattern{"two-rack equal sizes", NewNetwork(two, DefaultEfficiency), randomFlows(two, 2000, 1, 5)})
+	net, flows := benchPattern()
+	pats = append(pats, pattern{"10k", net, flows})
+	rules := []struct {
+		name string
+		make func(e *engine) groupRule
+	}{
+		{"maxmin", func(e *engine) groupRule { return newFill(e) }},
+		{"duplex", func(e *engine) groupRule {
+			lp := &LearnedParams{Coupling: 0.4}
+			f := newWFill(e, Duplex.Variant(), lp, true)
+			for c := range f.weight {
+				f.weight[c] = 1
+			}
+			if !f.plainShares() {
+				t.Fatal("duplex at κ = 0.4: the plain fill is not the sharing")
+			}
+			return plainSharing{f}
+		}},
+	}
+	for _, p := range pats {
+		for _, r := range rules {
+			run := func(grouped bool) *Prediction {
+				e, err := newEngine(context.Background(), p.net, p.flows, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rule := r.make(e)
+				if grouped {
+					e.observe = func(e *engine) {
+						g := rule.grouping()
+						for _, c := range e.act {
+							if e.mult[c] > 0 && e.rate[c] != g.rate[g.of[c]] {
+								t.Fatalf("%s, %s, step %d: class %d at %g bit/s, its group %d at %g", p.name, r.name, e.steps, c, e.rate[c], g.of[c], g.rate[g.of[c]])
+							}
+						}
+					}
+					pr, err := e.run(context.Background(), rule)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return pr
+				}
+				pr, err := e.run(context.Background(), ungrouped{rule})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pr
+			}
+			got, want := run(true), run(false)
+			if got.Steps != want.Steps {
+				t.Errorf("%s, %s: %d steps, the plain loop %d", p.name, r.name, got.Steps, want.Steps)
+			}
+			for i := range want.Times {
+				if !scalar.EqualWithinRel(got.Times[i], want.Times[i], 1e-12) || got.FirstRates[i] != want.FirstRates[i] {
+					t.Fatalf("%s, %s: transfer %d at %.17g s (first rate %g), the plain loop %.17g s (%g)", p.name, r.name, i, got.Times[i], got.FirstRates[i], want.Times[i], want.FirstRates[i])
+				}
+			}
+		}
+	}
+}
+
+// A grouped run stopped on its way leaves nothing behind for the next run on the same engine
+// and fill: after reset, it predicts bit for bit what a fresh engine does. The run is stopped
+// by its context at its 300th step, and then every group is put in the heap of instants at
+// instant 0, as a run stopped within a step could leave groups that the next run's first
+// fill gives no class.
+func TestGroupedLoopAfterStop(t *testing.T) {
+	net, flows := benchPattern()
+	flows = flows[:2000]
+	fresh, err := MaxMin{}.Predict(context.Background(), net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(context.Background(), net, flows, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFill(e)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.observe = func(e *engine) {
+		if e.steps == 300 {
+			cancel()
+		}
+	}
+	if _, err := e.run(ctx, f); err == nil {
+		t.Fatal("a run whose context was cancelled at its 300th step ended without an error")
+	}
+	for g := range e.grp {
+		e.fin.set(int32(g), 0)
+	}
+	e.observe = nil
+	e.reset()
+	f.invalidate()
+	again, err := e.run(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Steps != fresh.Steps || !slices.Equal(again.Times, fresh.Times) || !slices.Equal(again.FirstRates, fresh.FirstRates) {
+		t.Errorf("after a stopped run: %d steps, times differ from a fresh engine's (%d steps)", again.Steps, fresh.Steps)
 	}
 }

@@ -78,7 +78,7 @@ type wfill struct {
 	wsum           []float64
 	unfrozen       []int32
 	frozen         []bool
-	heap           minHeap[fillEvent]
+	heap           levelHeap
 }
 
 // newWFill sets up the fill of an engine with the parameters of the variant's components;
@@ -98,7 +98,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr), holder: make([]int32, nr),
 		topTol: make([]float64, nr), shared: make([]bool, nr), ackEnd: make([]float64, nr), ackMid: make([]float64, nr), ackLast: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
-		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: minHeap[fillEvent]{less: lessFill}}
+		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: levelHeap{}}
 	if shape.alpha {
 		f.price, f.q, f.qCand = make([]float64, total), make([]float64, nc), make([]float64, nc)
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
@@ -232,10 +232,23 @@ func (f *wfill) level(r int32) float64 {
 // acknowledgements' path. The plain fill is max-min's under α-fair sharing too: its
 // bottlenecks are what locates a queue, and α-fair sharing has none (a transfer crossing two
 // priced resources is held back by both). Where every weight is 1, the plain fill is the
-// incremental one of fill.go (f.plain), and it is the sharing itself where nothing else is:
-// no factor, no α, no surface.
+// incremental one of fill.go (f.plain), and it is the sharing itself where nothing else is
+// (plainShares: no factor, no α, no surface), or in a step where ackpath slows no transfer.
 func (f *wfill) rates(ctx context.Context) error {
 	e := f.e
+	if f.plainShares() {
+		f.plain.solve()
+		if f.plainApart { // the rates that moved into e.rate; the others are there
+			cs, all := f.plain.again()
+			if all {
+				cs = e.act
+			}
+			for _, c := range cs {
+				e.rate[c] = f.plain.rate[c]
+			}
+		}
+		return nil
+	}
 	nr := int32(len(e.net.Capacity))
 	if f.surf != nil {
 		for _, r := range f.used {
@@ -254,9 +267,6 @@ func (f *wfill) rates(ctx context.Context) error {
 	plain := false // the plain fill is the step's sharing
 	if f.ackIn != 0 || f.ackOut != 0 || f.ackFull != 0 || f.ackLone != 0 {
 		plain = !f.ackFactors(ceiling) && f.alpha == 0 // no factor
-	} else if f.alpha == 0 && f.plain != nil {
-		f.plain.solve()
-		plain = true
 	}
 	if plain {
 		if f.plain != nil && f.plainApart {
@@ -272,6 +282,19 @@ func (f *wfill) rates(ctx context.Context) error {
 	f.fill()
 	return nil
 }
+
+// plainShares says the plain fill is every step's sharing: every weight 1, and no ackpath
+// factor, α, or surface.
+func (f *wfill) plainShares() bool {
+	return f.plain != nil && f.surf == nil && f.alpha == 0 &&
+		f.ackIn == 0 && f.ackOut == 0 && f.ackFull == 0 && f.ackLone == 0
+}
+
+// plainSharing is the rate rule of a wfill whose plain fill is the sharing (plainShares): a
+// groupRule, with the plain fill's groups.
+type plainSharing struct{ *wfill }
+
+func (p plainSharing) grouping() *grouping { return p.plain.grouping() }
 
 // fill is one weighted progressive filling of the active classes with the weights eff and
 // ceilings ceil.
@@ -333,7 +356,7 @@ func (f *wfill) fill() {
 			}
 			continue
 		}
-		if staleTop(&f.heap, f.unfrozen[ev.r], f.level(ev.r)) {
+		if staleTop(&f.heap, f.unfrozen[ev.r], f.capacity[ev.r]-f.usage[ev.r], f.wsum[ev.r]) {
 			continue
 		}
 		f.heap.pop()
