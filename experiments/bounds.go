@@ -94,13 +94,15 @@ func checkSizes(key string, xs []int64, most int64, distinct bool) error {
 
 // designKeys name the fields of Designs as a file spells them: the catalogue's TOML and a
 // truth's JSON name the same fields differently.
-type designKeys struct{ sweep, bytes, fairness, bidir, exchange, cycle, graphs, edges, random string }
+type designKeys struct {
+	sweep, bytes, fairness, bidir, exchange, cycle, incast, outcast, graphs, edges, random string
+}
 
 var (
 	tomlKeys = designKeys{"sweep.sizes", "calibration.bytes", "fairness.max_k", "bidirectional.max", "exchanges.max_k", "cycles.max_k",
-		"static_sync.graphs", "static_sync.max_edges", "random"}
+		"incast.max_k", "outcast.max_k", "static_sync.graphs", "static_sync.max_edges", "random"}
 	jsonKeys = designKeys{"sweep_sizes", "calibration_bytes", "fairness_max_k", "bidir_max", "exchange_max_k", "cycle_max_k",
-		"static_sync.graphs", "static_sync.max_edges", "random"}
+		"incast_max_k", "outcast_max_k", "static_sync.graphs", "static_sync.max_edges", "random"}
 )
 
 // check refuses designs outside the ceilings above, naming each field by k.
@@ -108,7 +110,7 @@ func (c Designs) check(k designKeys) error {
 	if err := checkSizes(k.sweep, c.SweepSizes, MaxMessageBytes, true); err != nil {
 		return err
 	}
-	uses := c.FairnessMaxK > 0 || c.BidirMax > 0 || c.ExchangeMaxK > 0 || c.CycleMaxK > 0 || c.StaticSync.Graphs > 0
+	uses := c.FairnessMaxK > 0 || c.BidirMax > 0 || c.ExchangeMaxK > 0 || c.CycleMaxK > 0 || c.IncastMaxK > 0 || c.OutcastMaxK > 0 || c.StaticSync.Graphs > 0
 	switch ss := c.StaticSync; {
 	case c.Bytes < 0 || c.Bytes > MaxMessageBytes:
 		return bad(k.bytes, fmt.Sprintf("a size of 1 to %d bytes", MaxMessageBytes), c.Bytes)
@@ -120,12 +122,16 @@ func (c Designs) check(k designKeys) error {
 		return bad(k.exchange, fmt.Sprintf("0 to %d exchanges at once", MaxFairnessK), c.ExchangeMaxK)
 	case c.CycleMaxK < 0 || c.CycleMaxK > MaxFairnessK || c.CycleMaxK%2 != 0:
 		return bad(k.cycle, fmt.Sprintf("an even number of pairs from 0 to %d (a cycle joins two pairs)", MaxFairnessK), c.CycleMaxK)
+	case c.IncastMaxK < 0 || c.IncastMaxK > MaxFairnessK:
+		return bad(k.incast, fmt.Sprintf("0 to %d senders to one node", MaxFairnessK), c.IncastMaxK)
+	case c.OutcastMaxK < 0 || c.OutcastMaxK > MaxFairnessK:
+		return bad(k.outcast, fmt.Sprintf("0 to %d receivers from one node", MaxFairnessK), c.OutcastMaxK)
 	case ss.Graphs < 0 || ss.Graphs > MaxStaticSyncGraphs:
 		return bad(k.graphs, fmt.Sprintf("0 to %d graphs", MaxStaticSyncGraphs), ss.Graphs)
 	case ss.Graphs > 0 && (ss.MaxEdges < 2 || ss.MaxEdges > MaxStaticSyncEdges):
 		return bad(k.edges, fmt.Sprintf("2 to %d communications (a contention graph has at least two)", MaxStaticSyncEdges), ss.MaxEdges)
 	case uses && c.Bytes < 1:
-		return bad(k.bytes, "the message size of the fairness, bidirectional, exchange, cycle and static-synchronous designs", c.Bytes)
+		return bad(k.bytes, "the message size of the fairness, bidirectional, exchange, cycle, incast, outcast and static-synchronous designs", c.Bytes)
 	case len(c.Random) > MaxRandomDesigns:
 		return bad(k.random, fmt.Sprintf("at most %d designs", MaxRandomDesigns), len(c.Random))
 	}
@@ -170,6 +176,8 @@ func (c Designs) transferBounds(k designKeys) []transferBound {
 		{k.bidir, "2·max²(max+1), NIC and backbone designs", 2 * M * M * (M + 1)},
 		{k.exchange, "k(k+1), 2k transfers for k = 1…max_k", f(c.ExchangeMaxK) * f(c.ExchangeMaxK+1)},
 		{k.cycle, "k(k+1), 2k transfers for k = 2, 4, …, max_k", f(c.CycleMaxK) * f(c.CycleMaxK+1)},
+		{k.incast, "k(k+1)/2, k transfers for k = 2…max_k", f(c.IncastMaxK) * f(c.IncastMaxK+1) / 2},
+		{k.outcast, "k(k+1)/2, k transfers for k = 2…max_k", f(c.OutcastMaxK) * f(c.OutcastMaxK+1) / 2},
 	}
 	if ss := c.StaticSync; ss.Graphs > 0 {
 		e := f(ss.MaxEdges)
@@ -244,7 +252,7 @@ func (c *Catalogue) check() error {
 	}
 	if c.empty() {
 		return badinput.Errorf("", "catalogue: measures nothing: write the table of at least one experiment "+
-			"(sweep, fairness, bidirectional, static_sync, random, lmo, collectives, pingpong, schedules)")
+			"(sweep, fairness, bidirectional, exchanges, cycles, incast, outcast, static_sync, random, lmo, collectives, pingpong, schedules)")
 	}
 	return checkTransfers(c.transferBounds(c.LMO.Nodes))
 }
@@ -269,7 +277,8 @@ func checkPairs(pairs []int) error {
 // empty says whether the catalogue measures nothing at all.
 func (c *Catalogue) empty() bool {
 	d := c.Designs
-	return len(d.SweepSizes) == 0 && d.FairnessMaxK == 0 && d.BidirMax == 0 && d.ExchangeMaxK == 0 && d.CycleMaxK == 0 && d.StaticSync.Graphs == 0 && len(d.Random) == 0 &&
+	return len(d.SweepSizes) == 0 && d.FairnessMaxK == 0 && d.BidirMax == 0 && d.ExchangeMaxK == 0 && d.CycleMaxK == 0 &&
+		d.IncastMaxK == 0 && d.OutcastMaxK == 0 && d.StaticSync.Graphs == 0 && len(d.Random) == 0 &&
 		c.LMO.Bytes == 0 && len(c.Collectives.Sizes) == 0 && len(c.PingPong.Sizes) == 0 && len(c.Schedules) == 0
 }
 

@@ -85,7 +85,7 @@ var defaultReps = Repetitions{Min: 3, Max: 10, MaxRelWidth: 0.02, Timeout: 2 * t
 var DefaultCatalogue = Catalogue{
 	Designs: Designs{
 		SweepSizes: LogSizes(1<<10, 8<<20, 1),
-		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3, ExchangeMaxK: 2, CycleMaxK: 4,
+		Bytes:      2 << 20, FairnessMaxK: 6, BidirMax: 3, ExchangeMaxK: 2, CycleMaxK: 4, IncastMaxK: 4, OutcastMaxK: 4,
 		StaticSync: StaticSyncDesign{Graphs: 6, MaxEdges: 3},
 		Random: []RandomDesign{
 			{Nodes: 4, D: 1, Patterns: 4, Sizes: defaultRandomSizes}, {Nodes: 10, D: 1, Patterns: 4, Sizes: defaultRandomSizes},
@@ -139,6 +139,12 @@ type catalogueFile struct {
 	Cycles *struct {
 		MaxK int `toml:"max_k"`
 	} `toml:"cycles"`
+	Incast *struct {
+		MaxK int `toml:"max_k"`
+	} `toml:"incast"`
+	Outcast *struct {
+		MaxK int `toml:"max_k"`
+	} `toml:"outcast"`
 	StaticSync *struct {
 		Graphs   int `toml:"graphs"`
 		MaxEdges int `toml:"max_edges"`
@@ -228,6 +234,12 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 	}
 	if f.Cycles != nil {
 		c.CycleMaxK = f.Cycles.MaxK
+	}
+	if f.Incast != nil {
+		c.IncastMaxK = f.Incast.MaxK
+	}
+	if f.Outcast != nil {
+		c.OutcastMaxK = f.Outcast.MaxK
 	}
 	if f.StaticSync != nil {
 		c.StaticSync = StaticSyncDesign{Graphs: f.StaticSync.Graphs, MaxEdges: f.StaticSync.MaxEdges}

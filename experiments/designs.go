@@ -28,6 +28,10 @@ type Designs struct {
 	// CycleMaxK is the largest number of pairs of the directed cycles (CyclePatterns, k = 2, 4,
 	// … up to CycleMaxK); 0: none.
 	CycleMaxK int `json:"cycle_max_k,omitempty"`
+	// IncastMaxK and OutcastMaxK are the largest k of the incast (k → 1) and outcast (1 → k)
+	// designs (IncastPatterns, OutcastPatterns, k = 2…max); 0: none.
+	IncastMaxK  int `json:"incast_max_k,omitempty"`
+	OutcastMaxK int `json:"outcast_max_k,omitempty"`
 	// Random lists the settings (|N|, d) of random patterns: validation ones, and calibration
 	// ones for model selection.
 	Random []RandomDesign `json:"random"`
@@ -62,7 +66,7 @@ type StaticSyncDesign struct {
 
 // Patterns lists every pattern of the catalogue on a cluster, in a fixed order: the
 // point-to-point sweeps (class pair by class pair, sizes in order), fairness A and B, the
-// bidirectional designs, the exchanges and cycles, the static-synchronous graphs, then the
+// bidirectional designs, the exchanges and cycles, incast and outcast, the static-synchronous graphs, then the
 // random patterns setting by setting. Designs outside the ceilings (bounds.go) are refused first, naming the key as a
 // truth's JSON spells it, before anything is drawn; then the error is RandomPatterns' for a
 // setting the cluster cannot hold, naming the design (random[i]).
@@ -81,6 +85,8 @@ func (c Designs) Patterns(cl *cluster.Cluster) ([]contention.Pattern, error) {
 	pats = append(pats, BidirectionalPatterns(cl, c.BidirMax, c.BidirMax, c.Bytes)...)
 	pats = append(pats, ExchangePatterns(cl, c.ExchangeMaxK, c.Bytes)...)
 	pats = append(pats, CyclePatterns(cl, c.CycleMaxK, c.Bytes)...)
+	pats = append(pats, IncastPatterns(cl, c.IncastMaxK, c.Bytes)...)
+	pats = append(pats, OutcastPatterns(cl, c.OutcastMaxK, c.Bytes)...)
 	if ss := c.StaticSync; ss.Graphs > 0 {
 		pats = append(pats, StaticSyncPatterns(cl, ss.Graphs, ss.MaxEdges, c.Bytes, c.Seed)...)
 	}

@@ -37,8 +37,13 @@ const (
 	// processes or more), measured for calibration or held out.
 	CycleCalibration Name = "cycle_calibration"
 	Cycle            Name = "cycle"
-	Random           Name = "random"    // random validation patterns (CCPE 2014 §7.1)
-	Alltoallv        Name = "alltoallv" // an Alltoallv collective as point-to-point transfers
+	// Incast and Outcast are k distinct nodes sending to one node at once (k → 1) and one
+	// node sending to k distinct nodes (1 → k): the sharing of one NIC direction among peers
+	// that differ, which fairness A (one pair) and B (disjoint pairs) do not load.
+	Incast    Name = "incast"
+	Outcast   Name = "outcast"
+	Random    Name = "random"    // random validation patterns (CCPE 2014 §7.1)
+	Alltoallv Name = "alltoallv" // an Alltoallv collective as point-to-point transfers
 )
 
 // Role says what an experiment is for.
@@ -65,6 +70,8 @@ var roles = []struct {
 	{RandomCalibration, Calibration},
 	{ExchangeCalibration, Calibration},
 	{CycleCalibration, Calibration},
+	{Incast, Calibration},
+	{Outcast, Calibration},
 	{Random, HeldOut},
 	{Alltoallv, HeldOut},
 	{Exchange, HeldOut},
@@ -103,9 +110,10 @@ func Exchanges() []Name { return []Name{ExchangeCalibration, CycleCalibration} }
 
 // ContentionCalibration are the calibration experiments of concurrent transfers that the
 // contention models are fitted and cross-validated on: the fairness and bidirectional designs,
-// the static-synchronous graphs, the random calibration patterns, the exchanges and cycles.
+// the static-synchronous graphs, the random calibration patterns, the exchanges and cycles,
+// incast and outcast.
 func ContentionCalibration() []Name {
-	return append(append(append(Fairness(), Bidirectional()...), StaticSync, RandomCalibration), Exchanges()...)
+	return append(append(append(append(Fairness(), Bidirectional()...), StaticSync, RandomCalibration), Exchanges()...), Incast, Outcast)
 }
 
 // twins pairs the calibration and held-out experiments of one design.

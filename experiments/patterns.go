@@ -198,6 +198,39 @@ func CyclePatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Patt
 	return out
 }
 
+// IncastPatterns are k = 2…maxK nodes sending to one node at once ("incast-k<k>"): with the
+// cluster's nodes in description order and h half their number, nodes h … h+k−1 send bytes
+// to node 0, as the exchanges' pairs join node j and node h + j (on two racks of equal size,
+// from the other rack). k stops at h.
+func IncastPatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Pattern {
+	return fanPatterns(cl, maxK, bytes, Incast)
+}
+
+// OutcastPatterns are one node sending to k = 2…maxK nodes at once ("outcast-k<k>"): node 0
+// to nodes h … h+k−1, as IncastPatterns the other way.
+func OutcastPatterns(cl *cluster.Cluster, maxK int, bytes int64) []contention.Pattern {
+	return fanPatterns(cl, maxK, bytes, Outcast)
+}
+
+// fanPatterns are the incast or outcast patterns between node 0 and nodes h … h+k−1.
+func fanPatterns(cl *cluster.Cluster, maxK int, bytes int64, exp Name) []contention.Pattern {
+	nodes := cl.NodeNames()
+	h := len(nodes) / 2
+	var out []contention.Pattern
+	for k := 2; k <= min(maxK, h); k++ {
+		p := contention.Pattern{ID: fmt.Sprintf("%s-k%d", exp, k), Experiment: exp}
+		for j := range k {
+			f := contention.Flow{Src: nodes[h+j], Dst: nodes[0], Bytes: float64(bytes)}
+			if exp == Outcast {
+				f.Src, f.Dst = f.Dst, f.Src
+			}
+			p.Flows = append(p.Flows, f)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // BidirectionalPatterns are the designs of CCPE 2014 §5.2 for every in ∈ 1…maxIn and
 // out ∈ 1…maxOut: bidir_nic, in transfers into the first node of the first rack from other
 // nodes of that rack and out transfers from it to others; and, on clusters of several racks,

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/commcal/commcal/cluster"
@@ -142,5 +143,47 @@ func TestExchangeAndCyclePatterns(t *testing.T) {
 	}
 	if got := len(ExchangePatterns(cl, 100, 1)); got != h {
 		t.Errorf("%d exchanges for max_k 100 on %d nodes, want %d (pairs never share a node)", got, len(nodes), h)
+	}
+}
+
+// Incast sends from nodes h … h+k−1 to node 0 and outcast from node 0 to them, k = 2…max_k,
+// both calibration experiments; k stops at h.
+func TestIncastAndOutcastPatterns(t *testing.T) {
+	cl, err := cluster.LoadNamed("ccpe-testbed") // two racks of 15: h = 15
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := cl.NodeNames()
+	h := len(nodes) / 2
+	in, out := IncastPatterns(cl, 4, 500), OutcastPatterns(cl, 4, 500)
+	if len(in) != 3 || len(out) != 3 || in[1].ID != "incast-k3" || out[2].ID != "outcast-k4" {
+		t.Fatalf("incast %+v, outcast %+v", in, out)
+	}
+	for i := range in {
+		k := i + 2
+		if len(in[i].Flows) != k || len(out[i].Flows) != k || in[i].Experiment != Incast || out[i].Experiment != Outcast {
+			t.Fatalf("k = %d: %+v, %+v", k, in[i], out[i])
+		}
+		for j := range k {
+			fi, fo := in[i].Flows[j], out[i].Flows[j]
+			if fi.Src != nodes[h+j] || fi.Dst != nodes[0] || fo.Src != nodes[0] || fo.Dst != nodes[h+j] || fi.Bytes != 500 {
+				t.Errorf("k = %d, flow %d: incast %+v, outcast %+v", k, j, fi, fo)
+			}
+		}
+	}
+	for _, n := range []Name{Incast, Outcast} {
+		if r, ok := RoleOf(n); !ok || r != Calibration {
+			t.Errorf("%s: role %v, %t, want calibration", n, r, ok)
+		}
+	}
+	if got := len(IncastPatterns(cl, 100, 1)); got != h-1 {
+		t.Errorf("%d incast patterns for max_k 100, want %d (k = 2…h)", got, h-1)
+	}
+	c, err := ParseCatalogue([]byte("incast = { max_k = 3 }\noutcast = { max_k = 2 }\ncalibration = { bytes = 1000 }\n"))
+	if err != nil || c.IncastMaxK != 3 || c.OutcastMaxK != 2 {
+		t.Errorf("catalogue: %+v, %v", c, err)
+	}
+	if _, err := ParseCatalogue([]byte("incast = { max_k = -1 }\ncalibration = { bytes = 1000 }\n")); err == nil || !strings.Contains(err.Error(), "incast.max_k") {
+		t.Errorf("incast.max_k = -1: %v", err)
 	}
 }

@@ -33,7 +33,8 @@ the same experiments, the same dataset.
 
 The catalogue (--catalogue FILE, TOML; or the built-in one, or --quick) selects the
 experiments: point-to-point sweeps (intra and inter rack), fairness A and B, bidirectional
-patterns on a NIC and on the backbone, static-synchronous graphs, random validation patterns,
+patterns on a NIC and on the backbone, same-peer exchanges and directed cycles, incast and
+outcast, static-synchronous graphs, random validation patterns,
 LMO round trips and one-to-two experiments, scatter and gather sweeps, ping-pong pairs
 across the bisection, and collectives run as the rounds of named algorithms (schedules: each
 rank one node, posting a round's sends and receives once its previous round's have ended, as
@@ -65,6 +66,8 @@ A catalogue file (TOML) has one table per experiment; an experiment left out is 
    bidirectional = { max = 3 }
    exchanges = { max_k = 2 }           # same-peer exchanges; k = 1 calibrates, the others held out
    cycles = { max_k = 4 }              # directed cycles of k = 2, 4 pairs; k = 2 calibrates
+   incast = { max_k = 4 }              # k = 2…4 nodes sending to one (calibration)
+   outcast = { max_k = 4 }             # one node sending to k = 2…4 (calibration)
    static_sync = { graphs = 6, max_edges = 3 }
    random = [ { nodes = 10, d = 2, patterns = 15, sizes = [4194304] },
               { nodes = 10, d = 2, patterns = 5, sizes = [4194304], role = "calibration" },
