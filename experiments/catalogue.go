@@ -109,7 +109,7 @@ var defaultRandomSizes = []int64{1 << 20, 2 << 20, 4 << 20}
 
 // QuickCatalogue is a little of every experiment, measured in seconds: for smoke tests.
 var QuickCatalogue = Catalogue{
-	Designs: Designs{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1,
+	Designs: Designs{SweepSizes: []int64{64 << 10, 1 << 20}, Bytes: 1 << 20, FairnessMaxK: 2, BidirMax: 1, IncastMaxK: 2, OutcastMaxK: 2,
 		Random: []RandomDesign{{Nodes: 4, D: 1, Patterns: 2, Sizes: []int64{1 << 20}}}, Seed: 1},
 	LMO:         LMODesign{Bytes: 16 << 10},
 	Collectives: CollectiveDesign{Sizes: []int64{1 << 10, 64 << 10}},

@@ -221,7 +221,7 @@ func TestMeasureSmallCatalogue(t *testing.T) {
 			t.Fatalf("row %+v", r)
 		}
 	}
-	for _, e := range []string{"p2p_sweep", "fair_intra", "fair_inter", "bidir_nic", "bidir_backbone", "random"} {
+	for _, e := range []string{"p2p_sweep", "fair_intra", "fair_inter", "bidir_nic", "bidir_backbone", "incast", "outcast", "random"} {
 		if !exps[e] {
 			t.Errorf("no %s transfers", e)
 		}
