@@ -105,6 +105,46 @@ func TestPredictWithCalibration(t *testing.T) {
 		!strings.Contains(stderr, "fitted for a backbone of 10 Gbit/s; the cluster has uplinks of 10 Gbit/s") {
 		t.Errorf("another cluster's calibration: exit %d: %s", code, stderr)
 	}
+	// A collective with the calibration: its rounds end with their expected slowest transfer
+	// under the model's spread, later than without (the same parameters, the spread left out),
+	// on the calibration's cluster and on another one.
+	for _, cl := range []string{"ccpe-testbed", "graphene"} {
+		collective := func(calibration string) collectiveRow {
+			t.Helper()
+			code, stdout, stderr := runCLI(t, "predict", "--cluster", cl, "--calibration", calibration, "--models", "ackpath-alpha", "--json",
+				"--collective", "alltoall:1e6:ranks=8:alg=pairwise")
+			var got struct {
+				Collectives []collectiveRow `json:"collectives"`
+			}
+			if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil || len(got.Collectives) != 1 {
+				t.Fatalf("predict --collective on %s: exit %d: %s\n%s", cl, code, stderr, stdout)
+			}
+			return got.Collectives[0]
+		}
+		with := collective(cal)
+		raw, err := os.ReadFile(cal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := doc["prediction_spread"]; !ok {
+			t.Fatal("calibration.json has no prediction_spread")
+		}
+		delete(doc, "prediction_spread")
+		bare := filepath.Join(dir, "bare-calibration.json")
+		if b, err := json.Marshal(doc); err != nil {
+			t.Fatal(err)
+		} else {
+			write(t, bare, string(b))
+		}
+		without := collective(bare)
+		if !with.ExpectedMax || without.ExpectedMax || !(with.Seconds > without.Seconds) {
+			t.Errorf("%s: with the spread %+v, without %+v; want the expected maximum, and later", cl, with, without)
+		}
+	}
 	for _, args := range [][]string{
 		{"--models", "nosuch"},
 		{"--calibration", cal, "--params", cal},
