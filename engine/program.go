@@ -159,7 +159,11 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 		var err error
 		switch op.Kind {
 		case Send, Recv:
-			out[k].Busy, err = move(op, conns, buf, deadline)
+			var c *net.TCPConn
+			if c, err = connOf(op, conns); err == nil {
+				c.SetDeadline(deadline)
+				out[k].Busy, err = move(op, c, buf)
+			}
 		case Unpack:
 			if int64(len(spare)) < op.Bytes {
 				spare = make([]byte, op.Bytes)
@@ -183,13 +187,18 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 	return out, nil
 }
 
-// move runs one send or receive on its connection with buf, returning its system-call time.
-func move(op Op, conns map[int]*net.TCPConn, buf []byte, deadline time.Time) (int64, error) {
+// connOf is the connection of a send or receive at this agent.
+func connOf(op Op, conns map[int]*net.TCPConn) (*net.TCPConn, error) {
 	c := conns[op.Conn]
 	if c == nil {
-		return 0, fmt.Errorf("connection %d is not open here", op.Conn)
+		return nil, fmt.Errorf("connection %d is not open here", op.Conn)
 	}
-	c.SetDeadline(deadline)
+	return c, nil
+}
+
+// move runs one send or receive on its connection c with buf, within c's deadline, returning
+// its system-call time.
+func move(op Op, c *net.TCPConn, buf []byte) (int64, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -207,34 +216,54 @@ func move(op Op, conns map[int]*net.TCPConn, buf []byte, deadline time.Time) (in
 }
 
 // runBatch runs parts at once, each on its own goroutine and buffer (bufs[i]), and returns
-// when every part has ended: their summed system-call time, or the first part's error (by
-// position). A send and a receive on one connection run side by side, as the runtime's poller
-// allows one reader and one writer on a socket. A part that fails ends the others at once
-// (their connections' deadlines set to now), as the program fails with it.
+// when every part has ended: their summed system-call time, or the error of the part that
+// failed first. A send and a receive on one connection run side by side, as the runtime's
+// poller allows one reader and one writer on a socket. Every part's connection gets the
+// deadline before any part starts; a part that fails sets its batch's deadlines to now, so
+// that the others end at once (with errors of their own, which are not the cause) instead
+// of at the repetition's timeout, as the program fails with it.
 func runBatch(parts []Op, conns map[int]*net.TCPConn, bufs [][]byte, deadline time.Time) (int64, error) {
+	cs := make([]*net.TCPConn, len(parts))
+	for i, part := range parts {
+		c, err := connOf(part, conns)
+		if err != nil {
+			return 0, err
+		}
+		c.SetDeadline(deadline)
+		cs[i] = c
+	}
 	busy := make([]int64, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
 	for i, part := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if busy[i], errs[i] = move(part, conns, bufs[i], deadline); errs[i] != nil {
-				for _, other := range parts {
-					if c := conns[other.Conn]; c != nil {
-						c.SetDeadline(time.Now())
-					}
+			b, err := move(part, cs[i], bufs[i])
+			busy[i] = b
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if first == nil {
+				first = err
+				for _, c := range cs {
+					c.SetDeadline(time.Now())
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	if first != nil {
+		return 0, first
+	}
 	var sum int64
-	for i := range parts {
-		if errs[i] != nil {
-			return 0, errs[i]
-		}
-		sum += busy[i]
+	for _, b := range busy {
+		sum += b
 	}
 	return sum, nil
 }

@@ -36,7 +36,10 @@ const (
 	// (MaxRunLine). The longest messages are a program's prepare and done, which grow with the
 	// agents it spans: measured on every experiment of a catalogue spanning all nodes, with
 	// 255-byte node addresses and 19-digit sizes, a prepare takes at most 350 bytes and a done
-	// 90 bytes per agent (a scatter's or gather's root), so 1 KiB per agent leaves room.
+	// 90 bytes per agent (a scatter's or gather's root), so 1 KiB per agent leaves room. A
+	// collective's schedule gives each rank a batch per round and a connection per peer, which
+	// the 1 MiB base holds up to the largest a catalogue allows
+	// (TestSchedulePreparesFitTheControlLine).
 	runLineBase     = 1 << 20
 	runLinePerAgent = 1 << 10
 	// MaxAgents is the most agents a run has: one per node of a cluster description, which

@@ -12,11 +12,13 @@ import (
 // as MPI processes run it: one thread per rank on the rank's node, which posts, round after
 // round, the rank's sends and receives of the round together (a Batch, as an MPI_Sendrecv or
 // a batch of non-blocking calls completed by one wait does) once its own previous round's
-// have ended. No barrier separates rounds: a rank waits only for its own operations, and a
-// transfer's bytes arrive once its receiver has reached the round, as a rendezvous protocol
-// moves a large message. One connection joins every pair of ranks that exchange, carrying
-// both directions, as an MPI library's one socket per peer does. seconds gives the
-// collective's time: the last rank's last byte after the common start.
+// have ended. No barrier separates rounds: a rank waits only for its own operations. A
+// message starts as soon as its sender posts it, the receiver's socket buffering it until
+// the receiver reaches the round and reads it (an MPI library's rendezvous protocol would
+// hold a large message back until the receive is posted). One connection joins every pair
+// of ranks that exchange, carrying both directions, as an MPI library's one socket per peer
+// does. seconds gives the collective's time: the last rank's last byte after the common
+// start.
 //
 // Every rank runs on its own node (ranks sharing a node exchange through memory in an MPI
 // library, which the engine does not emulate); a schedule whose ranks share a node is an

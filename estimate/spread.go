@@ -8,6 +8,7 @@ import (
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/schedule"
 )
 
 // SpreadFit is how one model's predictions scatter around the measured transfers of a
@@ -36,8 +37,8 @@ const MinSpreadTransfers = 30
 
 // FitSpreads fits each model's spread on the contention calibration transfers of rows, under
 // net (the calibrated parameters). With too few calibration transfers no model has one, and
-// one Unidentified ("prediction_spread") says so; a model that cannot predict them has none,
-// and an Unidentified names it.
+// one Unidentified ("prediction_spread") says so; a model that cannot predict them, or predicts
+// too few of them a positive time, has none, and an Unidentified names it.
 // It stops when ctx is done, with its error.
 func FitSpreads(ctx context.Context, net *contention.Network, rows []datasets.Transfer, models []contention.Model) ([]SpreadFit, []Unidentified, error) {
 	var names []string
@@ -87,6 +88,11 @@ func FitSpreads(ctx context.Context, net *contention.Network, rows []datasets.Tr
 				ratios = append(ratios, r.Seconds()/p)
 			}
 		}
+		if len(ratios) < MinSpreadTransfers {
+			unid = append(unid, Unidentified{Parameter: "prediction_spread." + m.Name(), Fallback: fallback,
+				Reason: fmt.Sprintf("not identified: the model predicts %d of the %d calibration transfer repetitions a positive time, at least %d needed", len(ratios), reps, MinSpreadTransfers)})
+			continue
+		}
 		slices.Sort(ratios)
 		fits = append(fits, SpreadFit{Model: m.Name(), Transfers: len(ratios), Ratios: quantiles(ratios, SpreadRatios)})
 	}
@@ -106,12 +112,11 @@ func quantiles(xs []float64, q int) []float64 {
 	return out
 }
 
-// SpreadOf returns the ratios of model's spread in fits, nil when it has none.
-func SpreadOf(fits []SpreadFit, model string) []float64 {
+// Spreads indexes fits by model: a model without a spread has none in the map.
+func Spreads(fits []SpreadFit) map[string]schedule.Spread {
+	out := make(map[string]schedule.Spread, len(fits))
 	for _, f := range fits {
-		if f.Model == model {
-			return f.Ratios
-		}
+		out[f.Model] = f.Ratios
 	}
-	return nil
+	return out
 }

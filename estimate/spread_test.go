@@ -55,8 +55,8 @@ func TestFitSpreads(t *testing.T) {
 			t.Errorf("ratio %d = %g, want %g", i, r, want)
 		}
 	}
-	if got := SpreadOf(fits, "maxmin"); len(got) != 40 || SpreadOf(fits, "fair") != nil {
-		t.Errorf("SpreadOf: %v", got)
+	if got := Spreads(fits); len(got["maxmin"]) != 40 || got["fair"] != nil {
+		t.Errorf("Spreads: %v", got)
 	}
 	fits, unid, err = FitSpreads(context.Background(), net, rows[:20], []contention.Model{maxmin})
 	if err != nil || len(fits) != 0 || len(unid) != 1 || unid[0].Parameter != "prediction_spread" || !strings.Contains(unid[0].Reason, "10 repetitions") {

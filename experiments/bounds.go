@@ -299,20 +299,23 @@ func (c *Catalogue) transferBounds(lmoNodes int) []transferBound {
 		pairs += float64(p)
 	}
 	out = append(out, transferBound{"pingpong", "pairs × sizes", pairs * float64(len(c.PingPong.Sizes))})
-	// A collective's connections: one per pair of its ranks that exchange, at most n(n − 1)/2.
-	conns := 0.0
+	// A collective's transfers: n(n − 1) for an all-to-all, more than any other's rounds of
+	// whole messages (a broadcast's scatter-allgather sends slices, n(n − 1) of them in its
+	// ring).
+	transfers := 0.0
 	for _, d := range c.Schedules {
 		for _, p := range d.Procs {
-			conns += float64(p) * float64(p-1) / 2 * float64(len(d.Sizes))
+			transfers += float64(p) * float64(p-1) * float64(len(d.Sizes))
 		}
 	}
-	return append(out, transferBound{"schedules", "pairs of ranks n(n − 1)/2 × sizes", conns})
+	return append(out, transferBound{"schedules", "n(n − 1) transfers × sizes", transfers})
 }
 
 // CheckCluster checks the ceilings that depend on the cluster, before the catalogue's
 // measurements are compiled on it: the LMO experiments and collective sweeps take at most
-// MaxLMONodes nodes (lmo.nodes = 0 takes every node), and the transfers of one repetition of
-// every measurement, with the LMO nodes known, stay within MaxCampaignTransfers.
+// MaxLMONodes nodes (lmo.nodes = 0 takes every node), a schedule design's communicators at
+// most the cluster's nodes (one rank per node), and the transfers of one repetition of every
+// measurement, with the LMO nodes known, stay within MaxCampaignTransfers.
 func (c *Catalogue) CheckCluster(cl *cluster.Cluster) error {
 	n := 0
 	if c.LMO.Bytes > 0 || len(c.Collectives.Sizes) > 0 {

@@ -39,11 +39,9 @@ func (d ScheduleDesign) check(i int) error {
 	if !slices.Contains(ScheduleOps, d.Op) {
 		return bad(key("op"), strings.Join(ScheduleOps, ", "), fmt.Sprintf("%q", d.Op))
 	}
-	if lib, ok := strings.CutPrefix(d.Algorithm, "auto:"); ok {
-		if !slices.Contains(schedule.Libraries(), schedule.Library(lib)) {
-			return bad(key("algorithm"), "auto:openmpi, auto:mpich or one of "+d.Op+"'s algorithms ("+strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
-		}
-	} else if !slices.Contains(schedule.Algorithms(schedule.Op(d.Op)), d.Algorithm) {
+	lib, auto := strings.CutPrefix(d.Algorithm, "auto:")
+	if auto && !slices.Contains(schedule.Libraries(), schedule.Library(lib)) ||
+		!auto && !slices.Contains(schedule.Algorithms(schedule.Op(d.Op)), d.Algorithm) {
 		return bad(key("algorithm"), "auto:openmpi, auto:mpich or one of "+d.Op+"'s algorithms ("+strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
 	}
 	if len(d.Procs) == 0 || len(d.Procs) > MaxSizes {
@@ -67,8 +65,8 @@ func (d ScheduleDesign) check(i int) error {
 // its ranks' nodes, the first procs of the description; an error when cl has fewer.
 func (d ScheduleDesign) Collective(cl *cluster.Cluster, procs int, bytes int64) (schedule.Collective, error) {
 	nodes := cl.NodeNames()
-	if procs > len(nodes) {
-		return schedule.Collective{}, bad("schedules.procs", fmt.Sprintf("at most the %d nodes of cluster %s (one rank per node)", len(nodes), cl.Name()), procs)
+	if procs > len(nodes) { // CheckCluster refuses it first, naming the design
+		return schedule.Collective{}, fmt.Errorf("%s among %d ranks: cluster %s has %d nodes (one rank per node)", d.Op, procs, cl.Name(), len(nodes))
 	}
 	return schedule.Collective{Op: schedule.Op(d.Op), Ranks: nodes[:procs], Bytes: float64(bytes)}, nil
 }

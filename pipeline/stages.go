@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/rundir"
-	"github.com/commcal/commcal/schedule"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -24,7 +24,8 @@ import (
 // round is expected to end), and stamps the calibration with the tool, its version, the
 // creation time and the cluster's nominal rates class by class (params.nominal: what the
 // fitted capacities are measured against, for applying the calibration to another cluster).
-// It fails when ctx is done before the calibration ends, with ctx's error.
+// Its only error is ctx's, when ctx is done before the calibration ends: a spread the data do
+// not allow is skipped with its reason, as an estimator without its data is.
 func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
 	cal, err := estimate.Calibrate(ctx, cl, in, defaults, weighted)
 	if err != nil {
@@ -33,13 +34,17 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
 	cal.Params.Nominal = contention.NominalOf(cl)
 	net, err := cal.Params.Network(cl)
-	if err != nil {
-		return nil, err
+	var spread []estimate.SpreadFit
+	var unid []estimate.Unidentified
+	if err == nil {
+		net.PenaltyTable = cal.PenaltyTable()
+		spread, unid, err = estimate.FitSpreads(ctx, net, in.Transfers, contention.Models())
 	}
-	net.PenaltyTable = cal.PenaltyTable()
-	spread, unid, err := estimate.FitSpreads(ctx, net, in.Transfers, contention.Models())
-	if err != nil {
-		return nil, err
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("estimate: calibration stopped before the prediction spreads: %w", ctx.Err())
+	case err != nil: // as every estimator without its data: skipped, and said why
+		cal.Skipped = append(cal.Skipped, estimate.Skipped{Estimator: "prediction_spread", Reason: err.Error()})
 	}
 	cal.Spread, cal.NotIdentified = spread, append(cal.NotIdentified, unid...)
 	return cal, nil
@@ -78,7 +83,7 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 			return nil, nil, err
 		}
 		net.PenaltyTable = table
-		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, spreadsOf(held.Spreads), algs); err != nil {
+		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, estimate.Spreads(held.Spreads), algs); err != nil {
 			return nil, nil, err
 		}
 		acc.CollectiveAlgorithms = algs
@@ -99,13 +104,4 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 		}
 	}
 	return preds, acc, nil
-}
-
-// spreadsOf indexes a calibration's spreads by model.
-func spreadsOf(fits []estimate.SpreadFit) map[string]schedule.Spread {
-	out := make(map[string]schedule.Spread, len(fits))
-	for _, f := range fits {
-		out[f.Model] = f.Ratios
-	}
-	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
+	"github.com/commcal/commcal/schedule"
 )
 
 // LMONodeRow is one node's LMO delays, as written to lmo_nodes.parquet.
@@ -80,7 +81,8 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 // ReadCalibration reads a calibration.json strictly; any problem is bad input naming the file.
 // Beyond the JSON's structure (no unknown key, no key twice) it refuses a null that no
 // estimate's nonfinite flag accounts for (estimate.UnflaggedNull: JSON decoding would read it
-// as 0), another tool's or format's calibration, and parameters out of their ranges.
+// as 0), another tool's or format's calibration, parameters out of their ranges, and a
+// prediction spread that is not one (ratios finite, positive and increasing).
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
 	data, err := datasets.ReadJSONFileData(path, &cal)
@@ -116,6 +118,11 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 	if t := cal.PenaltyTable(); t != nil {
 		if err := t.Validate(); err != nil {
 			return badinput.Errorf(path, "penalty table: %w", err)
+		}
+	}
+	for _, f := range cal.Spread {
+		if err := schedule.Spread(f.Ratios).Check(); err != nil {
+			return badinput.Errorf(path, "prediction_spread of model %s: %w", badinput.Quote(f.Model), err)
 		}
 	}
 	return nil

@@ -38,6 +38,9 @@ type CollectiveAccuracy struct {
 	Algorithm string  `json:"algorithm"`
 	Rounds    int     `json:"rounds"`
 	Rule      string  `json:"rule"`
+	// Scheduled says the collective comes from the schedules table (measured as the rounds of
+	// the algorithm it names), not the collectives table (expanded by the algorithm choice).
+	Scheduled bool `json:"scheduled,omitempty"`
 	// Models holds each model's prediction, in the order of the models given.
 	Models []CollectivePrediction `json:"models"`
 }
@@ -75,7 +78,8 @@ func ParseAlgorithms(choice string) error {
 // the rounds of its algorithm (choice: ParseAlgorithms), and every collective of scheduled
 // (measured as the rounds of a named algorithm: the schedules table) as the rounds of the
 // algorithm it ran, under each model, and compares the prediction with the mean of the
-// measured runs. A model with a spread in spreads (its calibration's: estimate.FitSpreads)
+// measured runs. A schedules row of another collective, or of an algorithm its collective
+// does not have, is bad input. A model with a spread in spreads (its calibration's: estimate.FitSpreads)
 // ends each round with its expected slowest transfer, the others with the slowest predicted. The collectives table names a collective's
 // root and size but not its other nodes: its procs ranks are taken to run one per node on
 // the cluster's nodes in the description's order, starting at the root (rank 0 on the
@@ -101,7 +105,10 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 		}
 	}
 	for _, r := range scheduled {
-		if !slices.Contains(schedule.Algorithms(schedule.Op(r.Op)), r.Algorithm) {
+		switch {
+		case !slices.Contains(ScoredCollectives, r.Op):
+			return nil, badinput.Errorf("", "validate: schedules table: a collective %s; the schedules table holds %s", badinput.Quote(r.Op), strings.Join(ScoredCollectives, ", "))
+		case !slices.Contains(schedule.Algorithms(schedule.Op(r.Op)), r.Algorithm):
 			return nil, badinput.Errorf("", "validate: schedules table: %s has no algorithm %s (want one of %s)", r.Op, badinput.Quote(r.Algorithm),
 				strings.Join(schedule.Algorithms(schedule.Op(r.Op)), ", "))
 		}
@@ -130,13 +137,13 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 			s, err = schedule.New(c, cmp.Or(k.alg, choice))
 		}
 		if err == nil && k.alg != "" {
-			s.Rule = "the algorithm the benchmark engine ran (schedules table)"
+			s.Rule = "the algorithm the schedules table names as the one that ran"
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %s of %d processes, %d B: %w", k.op, k.procs, k.bytes, err)
 		}
 		ca := CollectiveAccuracy{Op: k.op, Root: k.root, Procs: k.procs, Bytes: k.bytes, Runs: len(sums[k]),
-			Measured: mean(sums[k]), Algorithm: s.Algorithm, Rounds: len(s.Rounds), Rule: s.Rule}
+			Measured: mean(sums[k]), Algorithm: s.Algorithm, Rounds: len(s.Rounds), Rule: s.Rule, Scheduled: k.alg != ""}
 		for _, m := range models {
 			sp := spreads[m.Name()]
 			res, err := schedule.Predict(ctx, net, m, s, sp)
@@ -167,19 +174,19 @@ func ranksFrom(nodes []string, root string, procs int64) ([]string, error) {
 	return ranks, nil
 }
 
-// writeCollectives writes the collectives table of the text report: each collective, its
-// algorithm and rounds, and every model's signed error.
+// writeCollectives writes the collectives table of the text report: each collective, the
+// table it comes from, its algorithm and rounds, and every model's signed error.
 func (a *Accuracy) writeCollectives(w io.Writer) error {
 	if len(a.Collectives) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nheld-out collectives (%s), each predicted as the rounds of its algorithm; signed error ε = (predicted − measured)/measured\n", a.CollectiveAlgorithms)
-	if slices.ContainsFunc(a.Collectives[0].Models, func(m CollectivePrediction) bool { return m.ExpectedMax }) {
+	fmt.Fprintf(w, "\nheld-out collectives, each predicted as the rounds of its algorithm (the collectives table's chosen by %s, the schedules table's as it names them); signed error ε = (predicted − measured)/measured\n", a.CollectiveAlgorithms)
+	spread := slices.ContainsFunc(a.Collectives[0].Models, func(m CollectivePrediction) bool { return m.ExpectedMax })
+	if spread {
 		fmt.Fprintln(w, "(a round ends with its expected slowest transfer, from how each model's predictions scatter around the calibration's transfers; † marks a model without that spread, whose rounds end with their slowest predicted transfer)")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "op\tprocs\tbytes\truns\tmeasured\talgorithm\trounds")
-	spread := slices.ContainsFunc(a.Collectives[0].Models, func(m CollectivePrediction) bool { return m.ExpectedMax })
+	fmt.Fprint(tw, "table\top\tprocs\tbytes\truns\tmeasured\talgorithm\trounds")
 	for _, m := range a.Collectives[0].Models {
 		name := m.Model
 		if name == a.Default {
@@ -192,7 +199,11 @@ func (a *Accuracy) writeCollectives(w io.Writer) error {
 	}
 	fmt.Fprintln(tw)
 	for _, c := range a.Collectives {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4g ms\t%s\t%d", c.Op, c.Procs, c.Bytes, c.Runs, 1e3*c.Measured, c.Algorithm, c.Rounds)
+		table := "collectives"
+		if c.Scheduled {
+			table = "schedules"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.4g ms\t%s\t%d", table, c.Op, c.Procs, c.Bytes, c.Runs, 1e3*c.Measured, c.Algorithm, c.Rounds)
 		for _, m := range c.Models {
 			fmt.Fprintf(tw, "\t%+.1f%%", 100*m.Err)
 		}

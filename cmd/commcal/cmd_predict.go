@@ -326,6 +326,7 @@ func predictCollectives(ctx context.Context, net *contention.Network, specs []st
 		return nil, nil
 	}
 	nodes := net.Cluster.NodeNames()
+	bySpread := estimate.Spreads(spreads)
 	var rows []collectiveRow
 	for _, spec := range specs {
 		s, err := schedule.Parse(spec, nodes)
@@ -333,7 +334,7 @@ func predictCollectives(ctx context.Context, net *contention.Network, specs []st
 			return nil, badinput.Wrap("--collective", err)
 		}
 		for _, m := range models {
-			sp := estimate.SpreadOf(spreads, m.Name())
+			sp := bySpread[m.Name()]
 			res, err := schedule.Predict(ctx, net, m, s, sp)
 			if err != nil {
 				return nil, fmt.Errorf("predict: --collective %s, model %s: %w", spec, m.Name(), err)
@@ -367,6 +368,9 @@ func printCollectives(w io.Writer, rows []collectiveRow) error {
 		if i == 0 || rows[i-1].Spec != r.Spec {
 			fmt.Fprintf(w, "%s: %s\n", r.Spec, r.Rule)
 		}
+	}
+	if slices.ContainsFunc(rows, func(r collectiveRow) bool { return r.ExpectedMax }) {
+		fmt.Fprintln(w, "rounds end with their expected slowest transfer, given how each model's predictions scatter around the calibration's transfers (its prediction_spread)")
 	}
 	return nil
 }

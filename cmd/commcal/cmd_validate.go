@@ -39,9 +39,12 @@ and writes to --out:
                         per size class ([1 MiB, 2 MiB), ...): every model's share within
                         ±10%, mean |ε|, bias and median |predicted − measured| in seconds,
                         and the noise limit; and, when the dataset measured all-to-alls,
-                        all-gathers or broadcasts (collectives table), each one's mean
-                        time, the algorithm its rounds follow (--collective-algorithms),
-                        and every model's prediction and signed error
+                        all-gathers or broadcasts (collectives table, or schedules table:
+                        collectives run as the rounds of the algorithm it names), each
+                        one's mean time, the algorithm its rounds follow
+                        (--collective-algorithms for the collectives table), and every
+                        model's prediction (a round ending with its expected slowest
+                        transfer under the model's prediction spread) and signed error
    predictions_in_sample.parquet
                         with --in-sample only: predictions.parquet's columns, with the
                         in-sample parameters

@@ -246,7 +246,7 @@ func heldOutFlag() cli.Flag {
 // collectivesFlag chooses the algorithms of measured collectives when validating.
 func collectivesFlag() cli.Flag {
 	return &cli.StringFlag{Name: "collective-algorithms", Value: validate.DefaultAlgorithms, EnvVars: []string{"COMMCAL_COLLECTIVE_ALGORITHMS"},
-		Usage: "how measured all-to-alls, all-gathers and broadcasts are expanded into rounds: auto:openmpi or auto:mpich (that library's default rules), or an algorithm's name (see docs/models.md, Collectives)"}
+		Usage: "how the collectives table's all-to-alls, all-gathers and broadcasts are expanded into rounds: auto:openmpi or auto:mpich (that library's default rules), or an algorithm's name (see docs/models.md, Collectives); the schedules table's follow the algorithm each names"}
 }
 
 // collectiveAlgorithms reads --collective-algorithms.
