@@ -14,13 +14,13 @@ import (
 
 // TestHostBound measures one-way transfers, two disjoint pairs, a same-peer exchange and a
 // directed cycle on the 2×2 cluster, its hosts unbound and bound at 1 × the NIC rate.
-// Unbound, a NIC's two directions have their own buckets: the exchange and the cycle take
-// little more than a one-way transfer (1.07–1.31 × in four runs: each message's acknowledgements
-// queue behind the other's data, which lengthens the round trips of its slow start). Bound, a node that sends and receives at once shares one NIC's rate
-// between the two, and the later transfer of an exchange or a cycle ends when both messages
-// have crossed the bucket, at twice the one-way time (measured 2026-11-28 with iperf3 on a
-// bucket at the NIC rate: 46.7 Mbit/s each way against 93.5 one way, and the same per flow in
-// a four-node cycle; docs/journal/host-bound.md). Disjoint pairs never share a host.
+// Unbound, a NIC's two directions have their own buckets: the later transfer of an exchange
+// or a cycle takes 1.07–1.31 × the one-way time (four runs, 2026-11-28). Bound, a node that
+// sends and receives at once shares one NIC's rate between the two, and the later transfer
+// ends when both messages have crossed its bucket, at twice the one-way time (2.01–2.02 × in
+// the same runs; with iperf3 on such a bucket, 46.7 Mbit/s each way against 93.5 one way,
+// and the same per flow in a four-node cycle: docs/journal/host-bound.md). Disjoint pairs
+// never share a host.
 func TestHostBound(t *testing.T) {
 	needRoot(t)
 	const m = 4 << 20
