@@ -15,7 +15,8 @@ import (
 // TestHostBound measures one-way transfers, two disjoint pairs, a same-peer exchange and a
 // directed cycle on the 2×2 cluster, its hosts unbound and bound at 1 × the NIC rate.
 // Unbound, a NIC's two directions have their own buckets: the later transfer of an exchange
-// or a cycle takes 1.07–1.31 × the one-way time (four runs, 2026-11-28). Bound, a node that
+// or a cycle takes 1.07–1.31 × the one-way time (four runs, 2026-11-28; up to 1.49 in the
+// two-rack campaign of data/collectives, under a load of up to 14). Bound, a node that
 // sends and receives at once shares one NIC's rate between the two, and the later transfer
 // ends when both messages have crossed its bucket, at twice the one-way time (2.01–2.02 × in
 // the same runs; with iperf3 on such a bucket, 46.7 Mbit/s each way against 93.5 one way,
@@ -35,7 +36,7 @@ func TestHostBound(t *testing.T) {
 		// the bounds of the later transfer's time over the one-way time
 		pairs, coupled [2]float64
 	}{
-		{"unbound", 0, [2]float64{0.9, 1.15}, [2]float64{0.9, 1.4}},
+		{"unbound", 0, [2]float64{0.9, 1.15}, [2]float64{0.9, 1.6}},
 		{"bound at the NIC rate", 1, [2]float64{0.9, 1.15}, [2]float64{1.7, 2.3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
