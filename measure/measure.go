@@ -121,6 +121,7 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 					strings.TrimSpace(string(kernel)), o.Shaping.Scale, peakRatio, peakBurst, o.Shaping.Latency),
 				fmt.Sprintf("tcp: congestion control %q set per socket; socket buffers %s; offloads at the veth defaults (%s); per-destination metrics %s",
 					o.Socket.Congestion, bufferNote(o.Socket.Buffer), em.Offloads(), metrics),
+				hostNote(o.Shaping),
 			}},
 		Started: func(port int) error { return procs.start(em, o.Launcher, o.Agent, port, tok) },
 		Check:   func(ctx context.Context, co *engine.Coordinator) (string, error) { return checkHeadroom(ctx, em, co) },
@@ -137,6 +138,15 @@ func Measure(ctx context.Context, o Options) (*datasets.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// hostNote says how the emulation bounds its hosts (Shaping.HostRate).
+func hostNote(sh Shaping) string {
+	if sh.HostRate == 0 {
+		return "hosts: not bound (a NIC's two directions are independent token buckets)"
+	}
+	return fmt.Sprintf("hosts: bound to %g × the shaped NIC rate for what a node sends and receives together (one token bucket, burst max(64 KiB, 2 ms), queue %g s, on an ifb device fed by both directions of the node's switch port)",
+		sh.HostRate, sh.Latency)
 }
 
 func bufferNote(b int) string {
@@ -277,12 +287,21 @@ func lastLine(s string) string {
 	return s
 }
 
+// hostShare is the share of its NIC's rate a host bound at rate (Shaping.HostRate) leaves a
+// node that only sends: all of it from 1 up (or unbound), rate below.
+func hostShare(rate float64) float64 {
+	if rate == 0 {
+		return 1
+	}
+	return min(1, rate)
+}
+
 // checkHeadroom measures whether the machine keeps up with the emulation's heaviest traffic:
 // every node of the first rack sends to a node of another rack (or of its own) at once, the
 // most the catalogue loads the shaping. The aggregate rate is compared with what the shaped
-// links allow; when the best of three tries carries under 85% of it (headers take 5%) the
-// CPU, not the shaping, limits the transfers, and the measurement is refused rather than
-// recorded.
+// links allow (and a host bound below the NIC rate); when the best of three tries carries
+// under 85% of it (headers take 5%) the CPU, not the shaping, limits the transfers, and the
+// measurement is refused rather than recorded.
 func checkHeadroom(ctx context.Context, em *Emulation, co *engine.Coordinator) (string, error) {
 	src := em.Cluster.RackNodes(0)
 	var dst []string
@@ -302,7 +321,7 @@ func checkHeadroom(ctx context.Context, em *Emulation, co *engine.Coordinator) (
 	for i := 0; i < k; i++ {
 		flows = append(flows, contention.Flow{Src: src[i], Dst: dst[i], Bytes: m})
 		nd, _ := em.Cluster.Node(src[i])
-		expected += em.ShapedRate(nd.NICRateBps)
+		expected += em.ShapedRate(nd.NICRateBps) * hostShare(em.Shaping.HostRate)
 	}
 	if b := em.Cluster.Description().Backbone; b != nil && len(em.Cluster.Racks()) > 1 {
 		expected = min(expected, em.ShapedRate(b.RateBps))

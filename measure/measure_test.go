@@ -99,11 +99,12 @@ func testAgent(args []string) *exec.Cmd {
 	return cmd
 }
 
-// deploy builds an emulation of cl with an agent in every node, joined to a coordinator.
-func deploy(t *testing.T, cl *cluster.Cluster) (*Emulation, *engine.Coordinator) {
+// deploy builds an emulation of cl shaped by sh with an agent in every node, joined to a
+// coordinator.
+func deploy(t *testing.T, cl *cluster.Cluster, sh Shaping) (*Emulation, *engine.Coordinator) {
 	t.Helper()
 	ctx := context.Background()
-	em, err := Build(ctx, cl, DefaultShaping)
+	em, err := Build(ctx, cl, sh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func meanOf(reps [][]float64, f func([]float64) float64) float64 {
 
 func TestEmulatedTwoByTwo(t *testing.T) {
 	needRoot(t)
-	em, co := deploy(t, twoByTwo(t))
+	em, co := deploy(t, twoByTwo(t), DefaultShaping)
 	if got := len(Leftovers()); got != 6 { // 4 nodes and 2 switches
 		t.Errorf("%d namespaces, want 6", got)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/engine"
@@ -38,7 +39,17 @@ type Shaping struct {
 	Scale float64
 	// Latency bounds the queue of each token bucket (its limit is rate × latency + burst).
 	Latency float64 // seconds
+	// HostRate, when above 0, bounds each node's host: what the node sends and what it
+	// receives pass together through one token bucket at HostRate × its shaped NIC rate, so
+	// that a node sending and receiving at once shares that budget between the two (at 1, a
+	// same-peer exchange takes twice as long as a one-way transfer), as a real host bound by
+	// what it can process does. 0 leaves the two directions of a NIC independent.
+	HostRate float64
 }
+
+// MaxHostRate bounds Shaping.HostRate: a node's traffic in and out together never reaches
+// twice its NIC rate, so a bucket at that rate or above never binds.
+const MaxHostRate = 2
 
 // The peak rate of a node's NIC (its veth end, nodeNIC) as a multiple of its rate, and the
 // peak bucket: two Ethernet frames of the veth's 1500-byte MTU with their headers (setupEnd).
@@ -53,7 +64,8 @@ var DefaultShaping = Shaping{Scale: 0.1, Latency: 0.02}
 
 // Emulation is a cluster built out of network namespaces: one per node, one per rack switch
 // (a Linux bridge inside), and one for the core router under a core topology; veth pairs join
-// them, every direction shaped by a token-bucket filter.
+// them, every direction shaped by a token-bucket filter, and with a host bound
+// (Shaping.HostRate) one more bucket per node that both directions of its NIC go through.
 type Emulation struct {
 	ID      string
 	Cluster *cluster.Cluster
@@ -160,6 +172,9 @@ func Leftovers() []string {
 // measure each other. Build waits (until ctx is done) for the machine's emulation lock, an
 // flock on EmulationLock held until Close.
 func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
+	if !(sh.HostRate >= 0 && sh.HostRate < MaxHostRate) {
+		return nil, fmt.Errorf("measure: host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", sh.HostRate, MaxHostRate, MaxHostRate)
+	}
 	if err := Available(); err != nil {
 		return nil, err
 	}
@@ -203,6 +218,11 @@ func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation,
 		}
 		if err := addAddr(ns, nodeNIC, ip); err != nil {
 			return nil, fmt.Errorf("measure: node %s: %w", n.Name, err)
+		}
+		if sh.HostRate > 0 {
+			if err := em.boundHost(sw[n.RackIndex], i, rate*sh.HostRate); err != nil {
+				return nil, fmt.Errorf("measure: host bound of node %s: %w", n.Name, err)
+			}
 		}
 	}
 	if b := cl.Description().Backbone; b != nil && len(racks) > 1 {
@@ -337,8 +357,7 @@ func (e *Emulation) setupEnd(ns netns.NsHandle, name string, rate float64) error
 	if err := h.LinkSetUp(l); err != nil {
 		return err
 	}
-	bytesPerSec := uint64(rate / 8)
-	burst := max(uint32(64<<10), uint32(float64(bytesPerSec)*0.002))
+	tbf := e.bucket(l.Attrs().Index, rate)
 	// The bucket alone would let a burst of 64 KiB out at the veth's own speed, so that a
 	// message smaller than that left an idle "100 Mbit/s NIC" in microseconds, which no NIC
 	// does (and which turned the small messages of the Hockney sweeps and the LMO experiments
@@ -348,17 +367,70 @@ func (e *Emulation) setupEnd(ns netns.NsHandle, name string, rate float64) error
 	// frames for that. The other ends keep the plain bucket: the frames reach them already
 	// paced, and a peak rate on every hop would cost the CPU the emulation needs (the
 	// headroom check fell from about 95% to 80–86% of the shaped rate with it everywhere).
-	tbf := &netlink.Tbf{
-		QdiscAttrs: netlink.QdiscAttrs{LinkIndex: l.Attrs().Index, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT},
+	if name == nodeNIC {
+		tbf.Peakrate, tbf.Minburst = uint64(float64(tbf.Rate)*peakRatio), peakBurst
+	}
+	if err := h.QdiscAdd(tbf); err != nil {
+		return fmt.Errorf("shaping %s at %.0f bit/s: %w", name, rate, err)
+	}
+	return nil
+}
+
+// bucket is the root token bucket of an interface shaped at rate (bits per second): a burst
+// of max(64 KiB, 2 ms of traffic) and a queue of Latency.
+func (e *Emulation) bucket(link int, rate float64) *netlink.Tbf {
+	bytesPerSec := uint64(rate / 8)
+	burst := max(uint32(64<<10), uint32(float64(bytesPerSec)*0.002))
+	return &netlink.Tbf{
+		QdiscAttrs: netlink.QdiscAttrs{LinkIndex: link, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT},
 		Rate:       bytesPerSec,
 		Limit:      uint32(float64(bytesPerSec)*e.Shaping.Latency) + burst,
 		Buffer:     netlink.Xmittime(bytesPerSec, burst),
 	}
-	if name == nodeNIC {
-		tbf.Peakrate, tbf.Minburst = uint64(float64(bytesPerSec)*peakRatio), peakBurst
+}
+
+// boundHost makes node i's host budget (Shaping.HostRate) in its rack switch's namespace sw:
+// an ifb device h<i> with a token bucket at rate (bits per second), and on the node's switch
+// port p<i> a clsact qdisc whose ingress (what the node sends) and egress (what it receives)
+// each redirect every packet into h<i>. The ifb hands each packet back where it was taken, the
+// ingress ones to the bridge, the egress ones to the port's own bucket (the NIC's receiving
+// side). Data and acknowledgements of both directions thus share one bucket and one queue, in
+// the order they come.
+func (e *Emulation) boundHost(sw netns.NsHandle, i int, rate float64) error {
+	h, err := netlink.NewHandleAt(sw)
+	if err != nil {
+		return err
 	}
-	if err := h.QdiscAdd(tbf); err != nil {
+	defer h.Close()
+	name := fmt.Sprintf("h%d", i)
+	if err := h.LinkAdd(&netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: name}}); err != nil {
+		return fmt.Errorf("ifb %s: %w", name, err)
+	}
+	ifb, err := h.LinkByName(name)
+	if err != nil {
+		return err
+	}
+	if err := h.LinkSetUp(ifb); err != nil {
+		return err
+	}
+	if err := h.QdiscAdd(e.bucket(ifb.Attrs().Index, rate)); err != nil {
 		return fmt.Errorf("shaping %s at %.0f bit/s: %w", name, rate, err)
+	}
+	port, err := h.LinkByName(fmt.Sprintf("p%d", i))
+	if err != nil {
+		return err
+	}
+	idx := port.Attrs().Index
+	if err := h.QdiscAdd(&netlink.Clsact{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: idx, Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}}); err != nil {
+		return fmt.Errorf("clsact on %s: %w", port.Attrs().Name, err)
+	}
+	for _, hook := range []uint32{netlink.HANDLE_MIN_INGRESS, netlink.HANDLE_MIN_EGRESS} {
+		// A u32 filter without a selector matches every packet.
+		f := &netlink.U32{FilterAttrs: netlink.FilterAttrs{LinkIndex: idx, Parent: hook, Priority: 1, Protocol: unix.ETH_P_ALL},
+			Actions: []netlink.Action{netlink.NewMirredAction(ifb.Attrs().Index)}}
+		if err := h.FilterAdd(f); err != nil {
+			return fmt.Errorf("redirecting %s into %s: %w", port.Attrs().Name, name, err)
+		}
 	}
 	return nil
 }

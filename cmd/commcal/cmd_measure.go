@@ -48,6 +48,13 @@ from the round-trip time and slow-start threshold the last one to the same node 
 --forget-tcp-metrics sets net.ipv4.tcp_no_metrics_save = 1 in every node's namespace instead, so
 that no measurement starts from what the campaign measured before it
 (docs/journal/tcp-campaigns.md has what that changed on its two-rack cluster).
+The two directions of a NIC are independent token buckets, which real hosts are not: a host
+bound by what it can process shares that between what it sends and what it receives.
+--host-rate F bounds every node's host so: what a node sends and what it receives pass
+together through one more token bucket at F times its shaped NIC rate (in its rack switch's
+namespace), so that at F = 1 a same-peer exchange or a directed cycle takes twice a one-way
+transfer's time while disjoint pairs keep the NIC rate (docs/journal/host-bound.md). F is above
+0 and below 2; 0 (the default) leaves hosts unbound. The manifest's notes say which.
 Namespaces and agents are removed on exit, on error and on Ctrl-C; namespaces of a crashed run
 are removed by the next, those of a run still going are left alone.
 
@@ -85,16 +92,21 @@ EXAMPLES:
    sudo commcal measure --cluster lab.toml --out measured
    sudo commcal measure --cluster lab.toml --catalogue nightly.toml --out measured
    sudo SLURM_CONF=/etc/slurm/slurm.conf commcal measure --cluster lab.toml --launcher srun --out measured
-   sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno`,
+   sudo commcal measure --cluster lab.toml --congestion reno --socket-buffer 3000000 --out measured-reno
+   sudo commcal measure --cluster lab.toml --host-rate 1 --out measured-hostbound`,
 		Flags: append(append([]cli.Flag{
 			clusterFlag(""),
 			&cli.Float64Flag{Name: "scale", Value: measure.DefaultShaping.Scale, Usage: "emulated rate as a fraction of the nominal rates"},
 			&cli.StringFlag{Name: "launcher", Value: measure.LaunchExec, Usage: "start the agents directly (exec) or through srun or mpirun, as on a real cluster"},
 			&cli.BoolFlag{Name: "forget-tcp-metrics", Usage: "turn the kernel's per-destination TCP metrics cache off in every node (net.ipv4.tcp_no_metrics_save = 1)"},
+			&cli.Float64Flag{Name: "host-rate", Usage: "bound each node's traffic in and out together to this multiple of its NIC rate, (0, 2) (0: hosts unbound)"},
 		}, campaignFlags()...), outFlags("COMMCAL_MEASURE_OUT", "", "dataset directory to write")...),
 		Action: act(0, 0, "nothing", func(c *cli.Context, e env, _ []string) error {
 			if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 				return usagef("measure: --scale must be in (0, 1]")
+			}
+			if h := c.Float64("host-rate"); !(h >= 0 && h < measure.MaxHostRate) {
+				return usagef("measure: --host-rate %g: want 0 (hosts unbound) or above 0 and below %d", h, measure.MaxHostRate)
 			}
 			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
 				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))
@@ -103,7 +115,7 @@ EXAMPLES:
 			if err != nil {
 				return err
 			}
-			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), Launcher: c.String("launcher"), ForgetTCPMetrics: c.Bool("forget-tcp-metrics"), Campaign: camp})
+			return runMeasure(c.Context, e, measureOptions{Cluster: c.String("cluster"), Output: outputFrom(c), Scale: c.Float64("scale"), HostRate: c.Float64("host-rate"), Launcher: c.String("launcher"), ForgetTCPMetrics: c.Bool("forget-tcp-metrics"), Campaign: camp})
 		}),
 	})
 }
@@ -199,10 +211,13 @@ func (e env) campaignProgress() (progress func(done, total int, left time.Durati
 
 // measureOptions are measure's flags.
 type measureOptions struct {
-	Cluster  string
-	Output   outputOptions
-	Scale    float64 // emulated rate as a fraction of the nominal rates
-	Launcher string  // how the agents start (measure.Launchers)
+	Cluster string
+	Output  outputOptions
+	Scale   float64 // emulated rate as a fraction of the nominal rates
+	// HostRate bounds each node's traffic in and out together, as a multiple of its NIC rate
+	// (measure.Shaping.HostRate; 0: unbound).
+	HostRate float64
+	Launcher string // how the agents start (measure.Launchers)
 	// ForgetTCPMetrics turns TCP's per-destination metrics cache off (measure.Options).
 	ForgetTCPMetrics bool
 	Campaign         campaignOptions
@@ -220,7 +235,7 @@ func runMeasure(ctx context.Context, e env, o measureOptions) error {
 	}
 	defer out.Release()
 	sh := measure.DefaultShaping
-	sh.Scale = o.Scale
+	sh.Scale, sh.HostRate = o.Scale, o.HostRate
 	prog, clear := e.campaignProgress()
 	defer clear()
 	m, err := measure.Measure(ctx, measure.Options{Cluster: cl, Shaping: sh, Socket: o.Campaign.Socket, Catalogue: cat,
