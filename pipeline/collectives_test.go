@@ -18,7 +18,7 @@ import (
 // ranks, measured as their rounds on the emulated two-rack cluster) calibrated and scored as
 // run does: with the default model's spread, a round ending with its expected slowest
 // transfer, at least 32 of the 38 collectives are predicted within ±10% and the mean |ε| is
-// at most 5.5% (the journal records 33 and 4.8%, against 21 and 9.4% chained on the slowest
+// at most 5.5% (the journal records 33 and 4.9%, against 21 and 9.4% chained on the slowest
 // predicted transfer, which the test logs). The bounds leave a collective's and a few tenths
 // of a point's room for a fit that moves.
 func TestCommittedCollectivesCampaign(t *testing.T) {
