@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -97,11 +98,15 @@ func TestHostRateRefused(t *testing.T) {
 }
 
 // needIfb skips a test where the kernel cannot make ifb devices (the module missing), which
-// a host bound needs, naming what is missing: it adds one and removes it at once.
+// a host bound needs, naming what is missing, and fails it on CI (as need does for a
+// program): it adds one and removes it at once.
 func needIfb(t *testing.T) {
 	t.Helper()
 	probe := &netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: "ccprobe-ifb"}}
 	if err := netlink.LinkAdd(probe); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no ifb devices in this kernel on CI (modprobe ifb): %v", err)
+		}
 		t.Skipf("skipped: no ifb devices in this kernel (modprobe ifb): %v", err)
 	}
 	if err := netlink.LinkDel(probe); err != nil {
