@@ -39,9 +39,9 @@ type Calibration struct {
 	Thresholds *ThresholdFit `json:"thresholds,omitempty"`
 	L          *LFit         `json:"l,omitempty"`
 	Penalties  *PenaltyFit   `json:"penalties,omitempty"`
-	// Spread is each model's scatter around the calibration's transfers (FitSpreads), which
-	// sets when a collective's round is expected to end.
-	Spread  []SpreadFit       `json:"prediction_spread,omitempty"`
+	// Spread is how a transfer's time scatters from one repetition to the next (FitSpread),
+	// which sets when a collective's round is expected to end.
+	Spread  *SpreadFit        `json:"transfer_spread,omitempty"`
 	Params  contention.Params `json:"params"`
 	Skipped []Skipped         `json:"skipped,omitempty"`
 	// NotIdentified are the parameters the calibration leaves out, each with why and what

@@ -1,24 +1,24 @@
 package estimate
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/schedule"
 )
 
-// SpreadFit is how one model's predictions scatter around the measured transfers of a
-// calibration: the ratios measured/predicted of every repetition of every transfer of the
-// contention calibration experiments (experiments.ContentionCalibration), under the calibrated
-// parameters, kept as at most SpreadRatios quantiles in increasing order. A model predicts a
+// SpreadFit is how far a transfer's time falls from its own mean from one repetition to the
+// next: the ratios of every repetition of every transfer of the contention calibration
+// experiments (experiments.ContentionCalibration) to that transfer's mean over its
+// repetitions, kept as at most SpreadRatios quantiles in increasing order. A model predicts a
 // transfer's expected time; a collective's round ends with whichever of its transfers is
-// late, and schedule.Spread gives the round's expected end from these ratios.
+// late, and schedule.Spread gives the round's expected end from these ratios. They hold the
+// measurement's scatter and no model's error: ratios of measured to predicted times would
+// count a model's bias (an exchange it predicts 40% short) once in its predictions and again
+// as scatter in every round.
 type SpreadFit struct {
-	Model string `json:"model"`
 	// Transfers counts the transfer repetitions the ratios summarise.
 	Transfers int       `json:"transfers"`
 	Ratios    []float64 `json:"ratios"`
@@ -31,16 +31,15 @@ const SpreadRatios = 128
 
 // MinSpreadTransfers is the fewest transfer repetitions a spread is fitted on: 30, where the
 // tail share a round's maximum reads (1/30 of the ratios above the 97th percentile) still
-// holds one observation. With fewer, the spread is not identified and collectives' rounds
-// end with their slowest predicted transfer.
+// holds one observation. With fewer, or with no transfer measured twice, the spread is not
+// identified and collectives' rounds end with their slowest predicted transfer.
 const MinSpreadTransfers = 30
 
-// FitSpreads fits each model's spread on the contention calibration transfers of rows, under
-// net (the calibrated parameters). With too few calibration transfers no model has one, and
-// one Unidentified ("prediction_spread") says so; a model that cannot predict them, or predicts
-// too few of them a positive time, has none, and an Unidentified names it.
-// It stops when ctx is done, with its error.
-func FitSpreads(ctx context.Context, net *contention.Network, rows []datasets.Transfer, models []contention.Model) ([]SpreadFit, []Unidentified, error) {
+// FitSpread fits the transfer spread on the contention calibration transfers of rows that
+// were measured at least twice. Where the data do not identify it, it returns nil and an
+// Unidentified ("transfer_spread") that says why; an error only for rows that contradict
+// each other (a transfer whose nodes or size change between repetitions).
+func FitSpread(rows []datasets.Transfer) (*SpreadFit, *Unidentified, error) {
 	var names []string
 	for _, n := range experiments.ContentionCalibration() {
 		names = append(names, string(n))
@@ -49,54 +48,30 @@ func FitSpreads(ctx context.Context, net *contention.Network, rows []datasets.Tr
 	if err != nil {
 		return nil, nil, err
 	}
-	reps := 0
+	type key struct {
+		exp, id string
+		flow    int64
+	}
+	mean := map[key]float64{}
+	for _, p := range pats {
+		for i, m := range p.Mean {
+			if p.Reps[i] >= 2 && m > 0 {
+				mean[key{p.Experiment, p.ID, int64(i)}] = m
+			}
+		}
+	}
+	var ratios []float64
 	for _, r := range rows {
-		if slices.Contains(names, r.Experiment) {
-			reps++
+		if m, ok := mean[key{r.Experiment, r.PatternID, r.FlowID}]; ok {
+			ratios = append(ratios, r.Seconds()/m)
 		}
 	}
-	const fallback = "a collective's round ends with its slowest predicted transfer"
-	if reps < MinSpreadTransfers {
-		return nil, []Unidentified{{Parameter: "prediction_spread", Fallback: fallback,
-			Reason: fmt.Sprintf("not identified: %d repetitions of transfers in the contention calibration experiments, at least %d needed", reps, MinSpreadTransfers)}}, nil
+	if len(ratios) < MinSpreadTransfers {
+		return nil, &Unidentified{Parameter: "transfer_spread", Fallback: "a collective's round ends with its slowest predicted transfer",
+			Reason: fmt.Sprintf("not identified: %d repetitions of contention calibration transfers measured at least twice, at least %d needed", len(ratios), MinSpreadTransfers)}, nil
 	}
-	flows := make([][]contention.Flow, len(pats))
-	index := map[[2]string]int{}
-	for k, p := range pats {
-		flows[k] = p.Flows
-		index[[2]string{p.Experiment, p.ID}] = k
-	}
-	var fits []SpreadFit
-	var unid []Unidentified
-	for _, m := range models {
-		preds, err := contention.PredictAll(ctx, net, flows, []contention.Model{m}, nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			unid = append(unid, Unidentified{Parameter: "prediction_spread." + m.Name(), Fallback: fallback,
-				Reason: fmt.Sprintf("not identified: the model does not predict the calibration patterns (%v)", err)})
-			continue
-		}
-		ratios := make([]float64, 0, reps)
-		for _, r := range rows {
-			k, ok := index[[2]string{r.Experiment, r.PatternID}]
-			if !ok {
-				continue
-			}
-			if p := preds[k][0].Times[r.FlowID]; p > 0 {
-				ratios = append(ratios, r.Seconds()/p)
-			}
-		}
-		if len(ratios) < MinSpreadTransfers {
-			unid = append(unid, Unidentified{Parameter: "prediction_spread." + m.Name(), Fallback: fallback,
-				Reason: fmt.Sprintf("not identified: the model predicts %d of the %d calibration transfer repetitions a positive time, at least %d needed", len(ratios), reps, MinSpreadTransfers)})
-			continue
-		}
-		slices.Sort(ratios)
-		fits = append(fits, SpreadFit{Model: m.Name(), Transfers: len(ratios), Ratios: quantiles(ratios, SpreadRatios)})
-	}
-	return fits, unid, nil
+	slices.Sort(ratios)
+	return &SpreadFit{Transfers: len(ratios), Ratios: quantiles(ratios, SpreadRatios)}, nil, nil
 }
 
 // quantiles returns sorted xs as it is when it has at most q values, else the midpoints of q
@@ -112,11 +87,10 @@ func quantiles(xs []float64, q int) []float64 {
 	return out
 }
 
-// Spreads indexes fits by model: a model without a spread has none in the map.
-func Spreads(fits []SpreadFit) map[string]schedule.Spread {
-	out := make(map[string]schedule.Spread, len(fits))
-	for _, f := range fits {
-		out[f.Model] = f.Ratios
+// Spread is the fit as schedule.Predict reads it; nil for no fit.
+func (f *SpreadFit) Spread() schedule.Spread {
+	if f == nil {
+		return nil
 	}
-	return out
+	return f.Ratios
 }

@@ -9,18 +9,17 @@ import (
 
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
-	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/rundir"
 	"github.com/commcal/commcal/validate"
 )
 
 // The committed collectives campaign (data/collectives/two-rack-1g: 19 algorithms at 4 and 8
 // ranks, measured as their rounds on the emulated two-rack cluster) calibrated and scored as
-// run does: with the default model's spread, a round ending with its expected slowest
-// transfer, at least 32 of the 38 collectives are predicted within ±10% and the mean |ε| is
-// at most 5.5% (the journal records 33 and 4.9%, against 21 and 9.4% chained on the slowest
-// predicted transfer, which the test logs). The bounds leave a collective's and a few tenths
-// of a point's room for a fit that moves.
+// run does: with the calibration's transfer spread, a round ending with its expected slowest
+// transfer, at least 26 of the 38 collectives are predicted within ±10% by the default model
+// and the mean |ε| is at most 6.5% (the journal records 28 and 5.6%, against 21 and 9.4%
+// chained on the slowest predicted transfer, which the test logs). The bounds leave a
+// collective's and a point's room for a fit that moves.
 func TestCommittedCollectivesCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates a committed campaign; not with -short")
@@ -45,9 +44,9 @@ func TestCommittedCollectivesCampaign(t *testing.T) {
 	net.PenaltyTable = cal.PenaltyTable()
 	def, _ := contention.ModelByName(contention.DefaultModel)
 	score := func(spreads bool) (within int, meanAbs float64) {
-		sp := estimate.Spreads(nil)
+		var sp []float64
 		if spreads {
-			sp = estimate.Spreads(cal.Spread)
+			sp = cal.Spread.Spread()
 		}
 		acc, err := validate.ScoreCollectives(ctx, ds.Cluster, nil, in.Schedules, net, []contention.Model{def}, sp, validate.DefaultAlgorithms)
 		if err != nil {
@@ -68,8 +67,8 @@ func TestCommittedCollectivesCampaign(t *testing.T) {
 		}
 		return within, meanAbs
 	}
-	if n, e := score(true); n < 32 || e > 0.055 {
-		t.Errorf("with the spread: %d of 38 within ±10%%, mean |ε| %.1f%%; want at least 32 and at most 5.5%%", n, 100*e)
+	if n, e := score(true); n < 26 || e > 0.065 {
+		t.Errorf("with the spread: %d of 38 within ±10%%, mean |ε| %.1f%%; want at least 26 and at most 6.5%%", n, 100*e)
 	}
 	n, e := score(false)
 	t.Logf("chained on the slowest predicted transfer: %d of 38 within ±10%%, mean |ε| %.1f%%", n, 100*e)

@@ -158,7 +158,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		opts.Override(&params)
 	}
 	preds, acc, err := Validate(ctx, ds.Cluster, Held{Transfers: in.Transfers, Experiments: heldOut,
-		Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: opts.CollectiveAlgorithms, Spreads: cal.Spread}, params, cal.PenaltyTable(), nil, tmp)
+		Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: opts.CollectiveAlgorithms, Spread: cal.Spread}, params, cal.PenaltyTable(), nil, tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -20,8 +19,8 @@ import (
 // The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
 
 // Estimate calibrates every model parameter a dataset's calibration experiments allow, fits
-// each model's spread on the calibration transfers (estimate.FitSpreads: when a collective's
-// round is expected to end), and stamps the calibration with the tool, its version, the
+// the transfers' spread over repetitions (estimate.FitSpread: when a collective's round is
+// expected to end), and stamps the calibration with the tool, its version, the
 // creation time and the cluster's nominal rates class by class (params.nominal: what the
 // fitted capacities are measured against, for applying the calibration to another cluster).
 // Its only error is ctx's, when ctx is done before the calibration ends: a spread the data do
@@ -33,20 +32,14 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	}
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
 	cal.Params.Nominal = contention.NominalOf(cl)
-	net, err := cal.Params.Network(cl)
-	var spread []estimate.SpreadFit
-	var unid []estimate.Unidentified
-	if err == nil {
-		net.PenaltyTable = cal.PenaltyTable()
-		spread, unid, err = estimate.FitSpreads(ctx, net, in.Transfers, contention.Models())
+	spread, unid, err := estimate.FitSpread(in.Transfers)
+	if err != nil { // as every estimator without its data: skipped, and said why
+		cal.Skipped = append(cal.Skipped, estimate.Skipped{Estimator: "transfer_spread", Reason: err.Error()})
 	}
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("estimate: calibration stopped before the prediction spreads: %w", ctx.Err())
-	case err != nil: // as every estimator without its data: skipped, and said why
-		cal.Skipped = append(cal.Skipped, estimate.Skipped{Estimator: "prediction_spread", Reason: err.Error()})
+	if unid != nil {
+		cal.NotIdentified = append(cal.NotIdentified, *unid)
 	}
-	cal.Spread, cal.NotIdentified = spread, append(cal.NotIdentified, unid...)
+	cal.Spread = spread
 	return cal, nil
 }
 
@@ -60,9 +53,9 @@ type Held struct {
 	Collectives []datasets.Collective
 	Schedules   []datasets.Schedule
 	Algorithms  string
-	// Spreads are the calibration's spreads (estimate.FitSpreads): with one, a model's
-	// collective rounds end with their expected slowest transfer.
-	Spreads []estimate.SpreadFit
+	// Spread is the calibration's transfer spread (estimate.FitSpread): with one, collective
+	// rounds end with their expected slowest transfer.
+	Spread *estimate.SpreadFit
 }
 
 // Validate scores every model on a dataset's held-out transfers and collectives with the
@@ -83,7 +76,7 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 			return nil, nil, err
 		}
 		net.PenaltyTable = table
-		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, estimate.Spreads(held.Spreads), algs); err != nil {
+		if acc.Collectives, err = validate.ScoreCollectives(ctx, cl, held.Collectives, held.Schedules, net, models, held.Spread.Spread(), algs); err != nil {
 			return nil, nil, err
 		}
 		acc.CollectiveAlgorithms = algs

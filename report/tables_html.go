@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/validate"
 )
@@ -109,14 +108,11 @@ func calibrationRows(cal *estimate.Calibration) []calRow {
 		summary("penalties", "penalty table", fmt.Sprintf("%d shapes from %d graphs", len(p.Table.Entries), len(p.Solved)),
 			fmt.Sprintf("α %s ns/B", num(p.Alpha*1e9)), fmt.Sprintf("%d unsolved", len(p.Unsolved)))
 	}
-	// The default model's spread: how far measured times fall from its predictions, which
-	// sets when a collective's round is expected to end (calibration.json has every model's).
-	for _, s := range cal.Spread {
-		if s.Model != contention.DefaultModel || len(s.Ratios) == 0 {
-			continue
-		}
+	// How far a transfer's time falls from its mean from one repetition to the next, which
+	// sets when a collective's round is expected to end.
+	if s := cal.Spread; s != nil && len(s.Ratios) > 0 {
 		at := func(q float64) float64 { return s.Ratios[int(q*float64(len(s.Ratios)-1)+0.5)] }
-		summary("spread", "prediction spread ("+s.Model+")", fmt.Sprintf("measured/predicted median %s", num(at(0.5))),
+		summary("spread", "transfer spread", fmt.Sprintf("time/its mean median %s", num(at(0.5))),
 			fmt.Sprintf("10th–90th percentile %s–%s", num(at(0.1)), num(at(0.9))), fmt.Sprintf("%d reps", s.Transfers))
 	}
 	return rows

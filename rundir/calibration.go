@@ -7,7 +7,6 @@ import (
 	"github.com/commcal/commcal/datasets"
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/badinput"
-	"github.com/commcal/commcal/schedule"
 )
 
 // LMONodeRow is one node's LMO delays, as written to lmo_nodes.parquet.
@@ -82,7 +81,7 @@ func WriteCalibration(dir string, cal *estimate.Calibration) error {
 // Beyond the JSON's structure (no unknown key, no key twice) it refuses a null that no
 // estimate's nonfinite flag accounts for (estimate.UnflaggedNull: JSON decoding would read it
 // as 0), another tool's or format's calibration, parameters out of their ranges, and a
-// prediction spread that is not one (ratios finite, positive and increasing).
+// transfer spread that is not one (ratios finite, positive and increasing).
 func ReadCalibration(path string) (*estimate.Calibration, error) {
 	var cal estimate.Calibration
 	data, err := datasets.ReadJSONFileData(path, &cal)
@@ -120,10 +119,8 @@ func checkedCalibration(path string, cal *estimate.Calibration) error {
 			return badinput.Errorf(path, "penalty table: %w", err)
 		}
 	}
-	for _, f := range cal.Spread {
-		if err := schedule.Spread(f.Ratios).Check(); err != nil {
-			return badinput.Errorf(path, "prediction_spread of model %s: %w", badinput.Quote(f.Model), err)
-		}
+	if err := cal.Spread.Spread().Check(); err != nil {
+		return badinput.Errorf(path, "transfer_spread: %w", err)
 	}
 	return nil
 }

@@ -6,8 +6,8 @@
 // A round is the set of transfers that the algorithm's processes post together: the two
 // halves of an MPI_Sendrecv, a batch of non-blocking sends and receives completed by one
 // wait, or one blocking send. Round r + 1 starts when the slowest transfer of round r ends:
-// the slowest as the model predicts it, or, given the model's spread on a calibration's
-// transfers (Spread), the slowest in expectation, since a round waits for whichever of its
+// the slowest as the model predicts it, or, given how a calibration's transfers scatter from
+// one repetition to the next (Spread), the slowest in expectation, since a round waits for whichever of its
 // transfers happens to be late. That chaining is exact for the algorithms in
 // which every process takes part in every step (pairwise exchange, ring, recursive doubling,
 // Bruck) and an upper bound for trees, in which a process forwards as soon as its own

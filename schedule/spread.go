@@ -6,9 +6,9 @@ import (
 	"slices"
 )
 
-// Spread is how a model's predictions scatter around what was measured: the ratios
-// measured/predicted of a calibration's transfers (estimate.FitSpreads), sorted, each standing
-// for an equal share of them. A model predicts each transfer's expected time; a round ends with
+// Spread is how measured times scatter around what a model predicts for them: the ratios of
+// a calibration's transfer repetitions to their transfers' means (estimate.FitSpread), sorted,
+// each standing for an equal share of them. A model predicts each transfer's expected time; a round ends with
 // its slowest transfer, and the expected slowest of several is longer than the slowest of
 // their expected times by what their times scatter: two transfers predicted alike, each
 // finishing 20% early or 20% late by the toss of a coin, end their round 20% late three times

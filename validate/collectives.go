@@ -51,7 +51,7 @@ type CollectivePrediction struct {
 	Predicted float64 `json:"predicted_s"`
 	Err       float64 `json:"err"`
 	// ExpectedMax says whether each round ended with its expected slowest transfer under the
-	// model's spread (schedule.Spread), rather than its slowest predicted one.
+	// calibration's transfer spread (schedule.Spread), rather than its slowest predicted one.
 	ExpectedMax bool `json:"expected_max,omitempty"`
 }
 
@@ -79,15 +79,15 @@ func ParseAlgorithms(choice string) error {
 // (measured as the rounds of a named algorithm: the schedules table) as the rounds of the
 // algorithm it ran, under each model, and compares the prediction with the mean of the
 // measured runs. A schedules row of another collective, or of an algorithm its collective
-// does not have, is bad input. A model with a spread in spreads (its calibration's: estimate.FitSpreads)
-// ends each round with its expected slowest transfer, the others with the slowest predicted. The collectives table names a collective's
-// root and size but not its other nodes: its procs ranks are taken to run one per node on
-// the cluster's nodes in the description's order, starting at the root (rank 0 on the
-// root), which is how a launcher places one rank per node from a host list in node order;
-// ingest notes a collective whose --ranks placed it otherwise. A collective of more processes
-// than the cluster has nodes is bad input.
+// does not have, is bad input. With a spread (the calibration's: estimate.FitSpread), each
+// round ends with its expected slowest transfer, else with its slowest predicted one. The
+// collectives table names a collective's root and size but not its other nodes: its procs
+// ranks are taken to run one per node on the cluster's nodes in the description's order,
+// starting at the root (rank 0 on the root), which is how a launcher places one rank per
+// node from a host list in node order; ingest notes a collective whose --ranks placed it
+// otherwise. A collective of more processes than the cluster has nodes is bad input.
 func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.Collective, scheduled []datasets.Schedule, net *contention.Network,
-	models []contention.Model, spreads map[string]schedule.Spread, choice string) ([]CollectiveAccuracy, error) {
+	models []contention.Model, spread schedule.Spread, choice string) ([]CollectiveAccuracy, error) {
 	if err := ParseAlgorithms(choice); err != nil {
 		return nil, err
 	}
@@ -145,13 +145,12 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 		ca := CollectiveAccuracy{Op: k.op, Root: k.root, Procs: k.procs, Bytes: k.bytes, Runs: len(sums[k]),
 			Measured: mean(sums[k]), Algorithm: s.Algorithm, Rounds: len(s.Rounds), Rule: s.Rule, Scheduled: k.alg != ""}
 		for _, m := range models {
-			sp := spreads[m.Name()]
-			res, err := schedule.Predict(ctx, net, m, s, sp)
+			res, err := schedule.Predict(ctx, net, m, s, spread)
 			if err != nil {
 				return nil, fmt.Errorf("validate: %s of %d processes, %d B, model %s: %w", k.op, k.procs, k.bytes, m.Name(), err)
 			}
 			ca.Models = append(ca.Models, CollectivePrediction{Model: m.Name(), Predicted: res.Seconds, Err: SignedError(res.Seconds, ca.Measured),
-				ExpectedMax: len(sp) > 0})
+				ExpectedMax: len(spread) > 0})
 		}
 		out = append(out, ca)
 	}
@@ -181,9 +180,8 @@ func (a *Accuracy) writeCollectives(w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(w, "\nheld-out collectives, each predicted as the rounds of its algorithm (the collectives table's chosen by %s, the schedules table's as it names them); signed error ε = (predicted − measured)/measured\n", a.CollectiveAlgorithms)
-	spread := slices.ContainsFunc(a.Collectives[0].Models, func(m CollectivePrediction) bool { return m.ExpectedMax })
-	if spread {
-		fmt.Fprintln(w, "(a round ends with its expected slowest transfer, from how each model's predictions scatter around the calibration's transfers; † marks a model without that spread, whose rounds end with their slowest predicted transfer)")
+	if slices.ContainsFunc(a.Collectives[0].Models, func(m CollectivePrediction) bool { return m.ExpectedMax }) {
+		fmt.Fprintln(w, "(a round ends with its expected slowest transfer, from how the calibration's transfers scatter from one repetition to the next)")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "table\top\tprocs\tbytes\truns\tmeasured\talgorithm\trounds")
@@ -191,9 +189,6 @@ func (a *Accuracy) writeCollectives(w io.Writer) error {
 		name := m.Model
 		if name == a.Default {
 			name += " *"
-		}
-		if spread && !m.ExpectedMax {
-			name += " †"
 		}
 		fmt.Fprintf(tw, "\t%s", name)
 	}

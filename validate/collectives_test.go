@@ -107,11 +107,11 @@ func TestScoreScheduledCollectives(t *testing.T) {
 	if want := 96e6 / 0.94e9; math.Abs(sc.Models[0].Predicted-want) > 1e-9*want {
 		t.Errorf("linear all-to-all predicted %g s, want %g s", sc.Models[0].Predicted, want)
 	}
-	// With maxmin's spread of 0.5 and 1.5, the linear all-to-all's one round (twelve
-	// transfers predicted alike) ends at 1.5 times its predicted time unless all twelve are
-	// early (1/4096): 1.5 − 1/4096 times.
+	// With a spread of 0.5 and 1.5, the linear all-to-all's one round (twelve transfers
+	// predicted alike) ends at 1.5 times its predicted time unless all twelve are early
+	// (1/4096): 1.5 − 1/4096 times.
 	spread, err := ScoreCollectives(context.Background(), cl, nil, sched, net, []contention.Model{maxmin},
-		map[string]schedule.Spread{"maxmin": {0.5, 1.5}}, "auto:mpich")
+		schedule.Spread{0.5, 1.5}, "auto:mpich")
 	if err != nil {
 		t.Fatal(err)
 	}

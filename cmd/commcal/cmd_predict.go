@@ -64,7 +64,7 @@ type collectiveRow struct {
 	Seconds   float64   `json:"seconds"`
 	Rounds    []float64 `json:"rounds_s"`
 	// ExpectedMax says whether each round ended with its expected slowest transfer under
-	// the calibration's spread of the model, rather than its slowest predicted one.
+	// the calibration's transfer spread, rather than its slowest predicted one.
 	ExpectedMax bool `json:"expected_max,omitempty"`
 }
 
@@ -102,8 +102,8 @@ Patterns come from files, directories of files, and generated workloads:
 
 A collective (--collective, repeatable) is predicted as the rounds of an algorithm, each
 round's transfers started together and the next round started when the slowest ends (with
---calibration, when the slowest is expected to end, given how the model's predictions
-scatter around the calibration's transfers: calibration.json's prediction_spread); the
+--calibration, when the slowest is expected to end, given how the calibration's transfers
+scatter from one repetition to the next: calibration.json's transfer_spread); the
 output names the algorithm and the rule that chose it:
    ` + schedule.SpecHelp + `
 
@@ -261,7 +261,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 		}
 		defer out.Release()
 	}
-	net, carry, spreads, err := predictNetwork(o)
+	net, carry, spread, err := predictNetwork(o)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 	if err != nil {
 		return err
 	}
-	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models, spreads)
+	colls, err := predictCollectives(ctx, net, o.Collectives, o.Models, spread.Spread())
 	if err != nil {
 		return err
 	}
@@ -319,14 +319,13 @@ func runPredict(ctx context.Context, e env, o predictOptions) error {
 
 // predictCollectives expands every collective spec into its schedule on the cluster's nodes
 // (in the description's order) and predicts it round by round under each model: a round ends
-// with its expected slowest transfer under the model's spread, where spreads has one (a
-// calibration's), else with its slowest predicted transfer.
-func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model, spreads []estimate.SpreadFit) ([]collectiveRow, error) {
+// with its expected slowest transfer under spread (a calibration's), or without one with its
+// slowest predicted transfer.
+func predictCollectives(ctx context.Context, net *contention.Network, specs []string, models []contention.Model, spread schedule.Spread) ([]collectiveRow, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
 	nodes := net.Cluster.NodeNames()
-	bySpread := estimate.Spreads(spreads)
 	var rows []collectiveRow
 	for _, spec := range specs {
 		s, err := schedule.Parse(spec, nodes)
@@ -334,13 +333,12 @@ func predictCollectives(ctx context.Context, net *contention.Network, specs []st
 			return nil, badinput.Wrap("--collective", err)
 		}
 		for _, m := range models {
-			sp := bySpread[m.Name()]
-			res, err := schedule.Predict(ctx, net, m, s, sp)
+			res, err := schedule.Predict(ctx, net, m, s, spread)
 			if err != nil {
 				return nil, fmt.Errorf("predict: --collective %s, model %s: %w", spec, m.Name(), err)
 			}
 			rows = append(rows, collectiveRow{Spec: spec, Op: string(s.Op), Ranks: len(s.Ranks), Bytes: s.Bytes, Algorithm: res.Algorithm,
-				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds, ExpectedMax: len(sp) > 0})
+				Rule: res.Rule, Model: m.Name(), Seconds: res.Seconds, Rounds: res.Rounds, ExpectedMax: len(spread) > 0})
 		}
 	}
 	return rows, nil
@@ -370,7 +368,7 @@ func printCollectives(w io.Writer, rows []collectiveRow) error {
 		}
 	}
 	if slices.ContainsFunc(rows, func(r collectiveRow) bool { return r.ExpectedMax }) {
-		fmt.Fprintln(w, "rounds end with their expected slowest transfer, given how each model's predictions scatter around the calibration's transfers (its prediction_spread)")
+		fmt.Fprintln(w, "rounds end with their expected slowest transfer, given how the calibration's transfers scatter from one repetition to the next (its transfer_spread)")
 	}
 	return nil
 }
@@ -379,9 +377,9 @@ func printCollectives(w io.Writer, rows []collectiveRow) error {
 // (with the --params overrides) or --params. A calibration fitted on another cluster — by
 // name, or by the nominal rates it records — is carried to --cluster class by class, and
 // the carry is returned for the note; the same cluster's is used as it is (carry nil). The
-// calibration's spreads (when a collective's round is expected to end) come with it, as they
-// are: ratios of measured to predicted times.
-func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, []estimate.SpreadFit, error) {
+// calibration's transfer spread (when a collective's round is expected to end) comes with it,
+// as it is: ratios of times to their means, which no cluster's rates change.
+func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, *estimate.SpreadFit, error) {
 	cl, err := loadCluster(o.Cluster)
 	if err != nil {
 		return nil, nil, nil, err
@@ -393,7 +391,7 @@ func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, []e
 	paramsFile := o.Params.File
 	var table *contention.PenaltyTable
 	var carry *estimate.Carry
-	var spreads []estimate.SpreadFit
+	var spread *estimate.SpreadFit
 	if o.Calibration != "" {
 		cal, err := rundir.ReadCalibration(o.Calibration)
 		if err != nil {
@@ -401,7 +399,7 @@ func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, []e
 		}
 		// The command line's values first, so that the note's fallbacks are those used.
 		o.Params.override(&cal.Params)
-		params, table, paramsFile, spreads = cal.Params, cal.PenaltyTable(), o.Calibration, cal.Spread
+		params, table, paramsFile, spread = cal.Params, cal.PenaltyTable(), o.Calibration, cal.Spread
 		if nom := cal.Params.Nominal; cal.Cluster != cl.Name() || nom != nil && !nom.Equal(contention.NominalOf(cl)) {
 			if carry, err = cal.CarryTo(cl); err != nil {
 				return nil, nil, nil, badinput.Wrap(o.Calibration, err)
@@ -414,7 +412,7 @@ func predictNetwork(o predictOptions) (*contention.Network, *estimate.Carry, []e
 		return nil, nil, nil, badinput.Wrap(paramsFile, err)
 	}
 	net.PenaltyTable = table
-	return net, carry, spreads, nil
+	return net, carry, spread, nil
 }
 
 // printCarry writes the note of a calibration carried to another cluster: a line per class,

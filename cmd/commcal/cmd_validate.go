@@ -44,7 +44,7 @@ and writes to --out:
                         one's mean time, the algorithm its rounds follow
                         (--collective-algorithms for the collectives table), and every
                         model's prediction (a round ending with its expected slowest
-                        transfer under the model's prediction spread) and signed error
+                        transfer under the calibration's transfer spread) and signed error
    predictions_in_sample.parquet
                         with --in-sample only: predictions.parquet's columns, with the
                         in-sample parameters
@@ -166,7 +166,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
 		_, acc, err = pipeline.Validate(ctx, ds.Cluster, pipeline.Held{Transfers: in.Transfers, Experiments: o.HeldOut,
-			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms, Spreads: cal.Spread}, calibrated, cal.PenaltyTable(), reach, tmp)
+			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms, Spread: cal.Spread}, calibrated, cal.PenaltyTable(), reach, tmp)
 		return err
 	})
 	if err != nil {

@@ -106,7 +106,7 @@ func TestPredictWithCalibration(t *testing.T) {
 		t.Errorf("another cluster's calibration: exit %d: %s", code, stderr)
 	}
 	// A collective with the calibration: its rounds end with their expected slowest transfer
-	// under the model's spread, later than without (the same parameters, the spread left out),
+	// under the calibration's transfer spread, later than without (the same parameters, the spread left out),
 	// on the calibration's cluster and on another one.
 	for _, cl := range []string{"ccpe-testbed", "graphene"} {
 		collective := func(calibration string) collectiveRow {
@@ -130,10 +130,10 @@ func TestPredictWithCalibration(t *testing.T) {
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := doc["prediction_spread"]; !ok {
-			t.Fatal("calibration.json has no prediction_spread")
+		if _, ok := doc["transfer_spread"]; !ok {
+			t.Fatal("calibration.json has no transfer_spread")
 		}
-		delete(doc, "prediction_spread")
+		delete(doc, "transfer_spread")
 		bare := filepath.Join(dir, "bare-calibration.json")
 		if b, err := json.Marshal(doc); err != nil {
 			t.Fatal(err)
