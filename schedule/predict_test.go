@@ -61,9 +61,9 @@ func TestPredictMaxMinByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// With a spread of 0.8 and 1.2, each round's four transfers end 20% early or late by
-	// the toss of a coin: the round is 20% late unless all four are early (1/16), 1.175 times
-	// its predicted time in expectation.
+	// With a spread of 0.8 and 1.2, each of a round's four transfers takes 0.8 or 1.2 of its
+	// predicted time with equal odds: the round takes 1.2 of it unless all four take 0.8
+	// (probability 1/16), 1.175 times its predicted time in expectation.
 	for _, c := range []struct {
 		spread Spread
 		factor float64

@@ -7,14 +7,14 @@ import (
 )
 
 // Spread is how measured times scatter around what a model predicts for them: the ratios of
-// a calibration's transfer repetitions to their transfers' means (estimate.FitSpread), sorted,
-// each standing for an equal share of them. A model predicts each transfer's expected time; a round ends with
-// its slowest transfer, and the expected slowest of several is longer than the slowest of
-// their expected times by what their times scatter: two transfers predicted alike, each
-// finishing 20% early or 20% late by the toss of a coin, end their round 20% late three times
-// in four. With a spread, a round's time is that expected maximum, each transfer's time taken
-// as its prediction times a ratio drawn from the spread, independently of the others
-// (RoundTime).
+// a calibration's transfer repetitions to their transfers' means (estimate.FitSpread),
+// sorted, each standing for an equal share of them. A model predicts each transfer's
+// expected time; a round ends with its slowest transfer, and the expected slowest of several
+// is longer than the slowest of their expected times by what their times scatter: for two
+// transfers predicted alike, each equally likely to take 0.8 or 1.2 of that time, the round
+// takes 1.2 of it with probability 3/4. With a spread, a round's time is that expected
+// maximum, each transfer's time taken as its prediction times a ratio drawn from the spread,
+// independently of the others (RoundTime).
 type Spread []float64
 
 // Check says whether s can be a spread: finite positive ratios in increasing order.
