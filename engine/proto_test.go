@@ -221,20 +221,11 @@ func TestLargestMessagesFitTheLineLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range parts {
-			prep, _ := json.Marshal(p.m)
-			done := &message{Type: msgDone, Prog: math.MaxInt64}
-			for _, th := range p.m.Threads {
-				ts := make([]OpTiming, len(th.Ops))
-				for i := range ts {
-					ts[i] = OpTiming{Start: math.MinInt64, End: math.MinInt64, Busy: math.MinInt64}
-				}
-				done.Timings = append(done.Timings, ts)
+			prep, d := controlLines(t, p)
+			if prep > 350*n || d > 90*n {
+				t.Errorf("%s %s: prepare %d bytes, done %d for %d agents: past the measured 350 and 90 per agent", m.experiment, m.id, prep, d, n)
 			}
-			d, _ := json.Marshal(done)
-			if len(prep) > 350*n || len(d) > 90*n {
-				t.Errorf("%s %s: prepare %d bytes, done %d for %d agents: past the measured 350 and 90 per agent", m.experiment, m.id, len(prep), len(d), n)
-			}
-			longest = max(longest, len(prep), len(d))
+			longest = max(longest, prep, d)
 		}
 	}
 	if longest > MaxRunLine(n) || longest < 100*n {
@@ -243,4 +234,28 @@ func TestLargestMessagesFitTheLineLimit(t *testing.T) {
 	if MaxRunLine(1<<30) != MaxRunLine(MaxAgents) || MaxRunLine(MaxAgents) != 65<<20 {
 		t.Errorf("MaxRunLine is not bounded by MaxAgents: %d", MaxRunLine(1<<30))
 	}
+}
+
+// controlLines returns the length of an agent's part of a program as the prepare the
+// coordinator sends it, and as the done it answers with every operation's timings at their
+// longest (19 digits and a sign).
+func controlLines(t *testing.T, p *part) (prepare, done int) {
+	t.Helper()
+	prep, err := json.Marshal(p.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &message{Type: msgDone, Prog: math.MaxInt64}
+	for _, th := range p.m.Threads {
+		ts := make([]OpTiming, len(th.Ops))
+		for i := range ts {
+			ts[i] = OpTiming{Start: math.MinInt64, End: math.MinInt64, Busy: math.MinInt64}
+		}
+		d.Timings = append(d.Timings, ts)
+	}
+	back, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(prep), len(back)
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -277,24 +276,8 @@ func TestSchedulePreparesFitTheControlLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			for node, p := range parts {
-				line, err := json.Marshal(p.m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				done := &message{Type: msgDone, Prog: math.MaxInt64}
-				for _, th := range p.m.Threads {
-					ts := make([]OpTiming, len(th.Ops))
-					for k := range ts {
-						ts[k] = OpTiming{Start: math.MaxInt64, End: math.MaxInt64, Busy: math.MaxInt64}
-					}
-					done.Timings = append(done.Timings, ts)
-				}
-				back, err := json.Marshal(done)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(line) > limit || len(back) > limit {
-					t.Fatalf("%s %s among %d ranks, %s: a prepare of %d bytes and a done of %d, over the %d-byte line", op, alg, n, node, len(line), len(back), limit)
+				if prep, done := controlLines(t, p); prep > limit || done > limit {
+					t.Fatalf("%s %s among %d ranks, %s: a prepare of %d bytes and a done of %d, over the %d-byte line", op, alg, n, node, prep, done, limit)
 				}
 			}
 		}
