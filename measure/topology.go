@@ -166,14 +166,23 @@ func Leftovers() []string {
 	return out
 }
 
+// CheckHostRate refuses a host bound (Shaping.HostRate) that cannot be one: below 0, or at
+// or above MaxHostRate, where a host never binds.
+func CheckHostRate(h float64) error {
+	if !(h >= 0 && h < MaxHostRate) {
+		return fmt.Errorf("measure: host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", h, MaxHostRate, MaxHostRate)
+	}
+	return nil
+}
+
 // Build creates the emulation of a cluster. On error everything made so far is removed.
 //
 // One emulation runs on a machine at a time: two side by side would share its CPUs and
 // measure each other. Build waits (until ctx is done) for the machine's emulation lock, an
 // flock on EmulationLock held until Close.
 func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
-	if !(sh.HostRate >= 0 && sh.HostRate < MaxHostRate) {
-		return nil, fmt.Errorf("measure: host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", sh.HostRate, MaxHostRate, MaxHostRate)
+	if err := CheckHostRate(sh.HostRate); err != nil {
+		return nil, err
 	}
 	if err := Available(); err != nil {
 		return nil, err

@@ -37,9 +37,9 @@ capacities and the share spread σ (fair_intra, fair_inter), duplex coupling κ 
 bidirectional surface (bidir_*, exchange_calibration, cycle_calibration), ackpath's slowdowns
 a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α (those with
 static_sync, random_calibration, incast and outcast); each parameter only where some pattern
-identifies it, the others listed as not identified with what stands in; and every model's
-the transfer spread, each contention calibration transfer's repetitions over its mean
-(transfer_spread: when a collective's round is expected to end). Held-out experiments
+identifies it, the others listed as not identified with what stands in; and the transfer
+spread, each contention calibration transfer's repetitions over its mean (transfer_spread:
+when a collective's round is expected to end). Held-out experiments
 (random, alltoallv, exchange, cycle) and the schedules table are never read.
 
 EXAMPLES:

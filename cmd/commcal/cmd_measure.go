@@ -105,8 +105,8 @@ EXAMPLES:
 			if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 				return usagef("measure: --scale must be in (0, 1]")
 			}
-			if h := c.Float64("host-rate"); !(h >= 0 && h < measure.MaxHostRate) {
-				return usagef("measure: --host-rate %g: want 0 (hosts unbound) or above 0 and below %d", h, measure.MaxHostRate)
+			if err := measure.CheckHostRate(c.Float64("host-rate")); err != nil {
+				return usagef("--host-rate: %v", err)
 			}
 			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
 				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))
