@@ -61,7 +61,7 @@ var registry = []Spec{
 		"commcal"},
 	{AckPath, ParamsLearned, "weighted max-min slowed by the queues on each transfer's acknowledgement path, with ramp-up and take-up costs",
 		"commcal"},
-	{AckPathAlpha, ParamsLearned, "ackpath's factors under α-fair sharing",
+	{AckPathAlpha, ParamsLearned, "ackpath's factors under α-fair sharing, with duplex's joint budget where the exchanges and cycles show coupling",
 		"commcal; α-fair utility of Mo and Walrand, IEEE/ACM ToN 2000"},
 }
 

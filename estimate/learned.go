@@ -112,11 +112,12 @@ type ParamSource struct {
 //     backbone capacity on those in which they share a backbone or uplink direction
 //     (fair_inter) when base's closed-form fit saw it saturate; and σ (stochastic variants);
 //     jointly by Nelder–Mead against the order statistics of the repetitions (fitCapacities);
-//  3. κ (duplex variants) on the transfer means of the bidirectional experiments, exchanges and
-//     cycles (fitCoupling); ackpath's a, b, c, c₁, τ and ρ on the transfer means of those and
-//     the static_sync and random_calibration patterns of two transfers or more
-//     (fitAckSlowdowns); then ackpath-alpha's α on the same patterns, alternating with a
-//     polish of a, b, c, c₁, τ and ρ (fitAlphaAndPolish);
+//  3. ackpath's a, b, c, c₁, τ and ρ on the transfer means of the bidirectional experiments,
+//     exchanges and cycles, and of the static_sync and random_calibration patterns of two
+//     transfers or more (fitAckSlowdowns); κ (duplex variants) after them on the same patterns
+//     (on the bidirectional ones alone without ackpath), left out where its interval reaches 0
+//     (fitCoupling); then ackpath-alpha's α on the same patterns, alternating with a
+//     polish of a, b, c, c₁, τ, ρ and κ (fitAlphaAndPolish);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with (fitSurface).
 //
@@ -316,17 +317,19 @@ type maxminStages struct {
 	descended [3]float64
 }
 
-// stagesBeforeAlpha runs stages 1 to 3 but α's (fitCeiling, fitCapacities, fitCoupling,
-// fitAckSlowdowns) or, where memo holds them for the same components, takes them from there;
-// when memo is not nil and does not apply, it keeps this fit's there for the next.
+// stagesBeforeAlpha runs stages 1 to 3 but α's (fitCeiling, fitCapacities, fitAckSlowdowns,
+// fitCoupling) or, where memo holds the first three for the same components, takes them from
+// there; when memo is not nil and does not apply, it keeps this fit's there for the next. κ
+// comes after ackpath's slowdowns, fitted at κ = 0, so those stages are the same with or
+// without the coupling.
 func (f *learnedFit) stagesBeforeAlpha(memo **maxminStages) error {
 	stagesOf := f.variant
-	stagesOf.AlphaFair = false
+	stagesOf.AlphaFair, stagesOf.Duplex = false, false
 	if memo != nil && *memo != nil && (*memo).variant == stagesOf {
 		f.restore(*memo)
-		return nil
+		return f.fitCoupling()
 	}
-	for _, step := range []func() error{f.fitCeiling, f.fitCapacities, f.fitCoupling, f.fitAckSlowdowns} {
+	for _, step := range []func() error{f.fitCeiling, f.fitCapacities, f.fitAckSlowdowns} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -334,12 +337,12 @@ func (f *learnedFit) stagesBeforeAlpha(memo **maxminStages) error {
 	if memo != nil {
 		*memo = f.keep(stagesOf)
 	}
-	return nil
+	return f.fitCoupling()
 }
 
-// keep is where the fit stands after stagesBeforeAlpha, for the fits of variant's components
-// with α-fair sharing. α is not part of it: ackpath-alpha's fit decides α's identification
-// itself.
+// keep is where the fit stands after stagesBeforeAlpha's memoised stages, for the fits of
+// variant's components with α-fair sharing or duplex coupling. α and κ are not part of it:
+// the fit that restores it decides their identification itself.
 func (f *learnedFit) keep(variant contention.LearnedVariant) *maxminStages {
 	m := &maxminStages{variant: variant, params: *f.lp, lone: *f.lone, untied: f.lp.AckLone != nil,
 		ceiling: f.ceiling, ident: f.ident, left: slices.Clone(f.left), warnings: slices.Clone(f.warnings),
@@ -348,16 +351,17 @@ func (f *learnedFit) keep(variant contention.LearnedVariant) *maxminStages {
 	return m
 }
 
-// restore sets the fit to where m stands.
+// restore sets the fit to where m stands, keeping its own decisions on α and κ.
 func (f *learnedFit) restore(m *maxminStages) {
 	*f.lp, *f.lone = m.params, m.lone
 	if m.untied {
 		f.lp.AckLone = f.lone
 	}
 	f.ceiling = m.ceiling
-	alpha := f.ident.alpha
-	f.ident, f.ident.alpha = m.ident, alpha
-	f.left = slices.Clone(m.left)
+	alpha, coupling := f.ident.alpha, f.ident.coupling
+	f.ident, f.ident.alpha, f.ident.coupling = m.ident, alpha, coupling
+	own := slices.DeleteFunc(f.left, func(u Unidentified) bool { return u.Parameter != "coupling" })
+	f.left = append(slices.Clone(m.left), own...)
 	f.setAckCoords()
 	f.warnings = slices.Clone(m.warnings)
 	f.converged, f.descended = m.converged, m.descended

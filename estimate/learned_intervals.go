@@ -77,18 +77,17 @@ func (f *learnedFit) couplingInterval(out *LearnedFit) error {
 	if !f.variant.Duplex || !f.ident.coupling {
 		return nil
 	}
-	lp := f.lp
-	kappa, err := f.interval(f.data.bidir, []float64{lp.Coupling}, func(x []float64) { lp.Coupling = min(max(x[0], 0), 1) }, []domain{{hi: 1}})
+	obs := f.couplingObs()
+	kappa, err := f.interval(obs, []float64{f.lp.Coupling}, f.setCoupling, []domain{{hi: 1}})
 	if err != nil {
 		return err
 	}
 	if !bounded(kappa[0]) {
-		lp.Coupling, f.ident.coupling = 0, false
-		f.leaveOut("coupling", "0 (full duplex)", "%s", unbounded(f.data.bidir))
+		f.leaveCoupling("%s", unbounded(obs))
 		return nil
 	}
 	out.Coupling = &kappa[0]
-	out.Sources = append(out.Sources, source("coupling", f.data.bidir, "each transfer's mean time"))
+	out.Sources = append(out.Sources, source("coupling", obs, "each transfer's mean time"))
 	return nil
 }
 
