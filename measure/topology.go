@@ -413,7 +413,7 @@ func (e *Emulation) boundHost(sw netns.NsHandle, i int, rate float64) error {
 	defer h.Close()
 	name := fmt.Sprintf("h%d", i)
 	if err := h.LinkAdd(&netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: name}}); err != nil {
-		return fmt.Errorf("ifb %s: %w", name, err)
+		return fmt.Errorf("ifb %s: %w (--host-rate needs the kernel's ifb module: modprobe ifb)", name, err)
 	}
 	ifb, err := h.LinkByName(name)
 	if err != nil {

@@ -14,37 +14,40 @@ import (
 	"github.com/commcal/commcal/validate"
 )
 
-// The committed collectives campaigns (data/collectives: 19 algorithms at 4 and 8 ranks,
-// measured as their rounds on the emulated two-rack cluster, once with each NIC direction
-// shaped apart and once with hosts bound, a node's sending and receiving sharing one NIC's
-// rate) calibrated and scored as run does: with the calibration's transfer spread, a round
-// ending with its expected slowest transfer, the default model predicts at least within of
-// the 38 collectives within ±10%, with a mean |ε| of at most meanAbs (the journal records 28
-// and 5.6% unbound, 38 and 1.6% host-bound; chained on the slowest predicted transfer, which
-// the test logs, 21 and 9.4%). The bounds leave a collective's and a point's room for a fit
-// that moves. The default model couples a NIC's two directions (κ) on the host-bound campaign
-// only: its exchanges and cycles show the coupling, the unbound ones do not.
+// The committed collectives campaigns (data/collectives: 19 algorithms measured as their
+// rounds on the emulated two-rack cluster at 4 and 8 ranks, once with each NIC direction shaped
+// apart and once with hosts bound, a node's sending and receiving sharing one NIC's rate; and
+// 17 at 6 and 12 ranks on the three-rack cluster with hosts bound to 1.4 times the NIC's rate)
+// calibrated and scored as run does: with the calibration's transfer spread, a round ending
+// with its expected slowest transfer, the default model predicts at least within of the
+// collectives within ±10%, with a mean |ε| of at most meanAbs (the journal records 28 of 38
+// and 5.6% unbound, 38 of 38 and 1.6% host-bound, 32 of 34 and 3.7% at 1.4; chained on the
+// slowest predicted transfer, which the test logs, 21, 38 and 23). The bounds leave two
+// collectives and a point or two of room for a fit that moves. The default model couples a
+// NIC's two directions (κ) on the bound campaigns only: their exchanges and cycles show the
+// coupling, the unbound ones do not.
 func TestCommittedCollectivesCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates the committed campaigns; not with -short")
 	}
 	for _, c := range []struct {
-		name     string
-		within   int
-		meanAbs  float64
-		coupling bool
+		name                string
+		collectives, within int
+		meanAbs             float64
+		coupling            bool
 	}{
-		{"two-rack-1g", 26, 0.065, false},
-		{"two-rack-1g-hostbound", 36, 0.03, true},
+		{"two-rack-1g", 38, 26, 0.065, false},
+		{"two-rack-1g-hostbound", 38, 36, 0.03, true},
+		{"three-rack-1g-hostbound14", 34, 30, 0.05, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cal, within, meanAbs := scoreCollectivesCampaign(t, c.name)
+			cal, within, meanAbs := scoreCollectivesCampaign(t, c.name, c.collectives)
 			if within < c.within || meanAbs > c.meanAbs {
-				t.Errorf("with the spread: %d of 38 within ±10%%, mean |ε| %.1f%%; want at least %d and at most %.1f%%", within, 100*meanAbs, c.within, 100*c.meanAbs)
+				t.Errorf("with the spread: %d of %d within ±10%%, mean |ε| %.1f%%; want at least %d and at most %.1f%%", within, c.collectives, 100*meanAbs, c.within, 100*c.meanAbs)
 			}
 			kappa := cal.Params.Learned[contention.DefaultModel].Coupling
-			if left := notIdentified(cal, "learned/"+contention.DefaultModel+"/coupling"); c.coupling != (kappa > 0.8) || c.coupling == (left != "") {
-				t.Errorf("κ %.3g, left out: %q; want coupling %t (κ above 0.8, or left out)", kappa, left, c.coupling)
+			if left := notIdentified(cal, "learned/"+contention.DefaultModel+"/coupling"); c.coupling != (kappa > 0.5) || c.coupling == (left != "") {
+				t.Errorf("κ %.3g, left out: %q; want coupling %t (κ above 0.5, or left out)", kappa, left, c.coupling)
 			}
 		})
 	}
@@ -64,7 +67,7 @@ func notIdentified(cal *estimate.Calibration, param string) string {
 // scores its 38 collectives with the default model, the rounds ending with their expected
 // slowest transfer: the calibration, the collectives within ±10% and the mean |ε|. It logs the
 // score chained on the slowest predicted transfer.
-func scoreCollectivesCampaign(t *testing.T, name string) (*estimate.Calibration, int, float64) {
+func scoreCollectivesCampaign(t *testing.T, name string, collectives int) (*estimate.Calibration, int, float64) {
 	t.Helper()
 	ctx := context.Background()
 	ds, err := datasets.Open(filepath.Join("..", "data", "collectives", name))
@@ -94,8 +97,8 @@ func scoreCollectivesCampaign(t *testing.T, name string) (*estimate.Calibration,
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(acc) != 38 {
-			t.Fatalf("%d collectives scored, want 38", len(acc))
+		if len(acc) != collectives {
+			t.Fatalf("%d collectives scored, want %d", len(acc), collectives)
 		}
 		for _, c := range acc {
 			e := c.Models[0].Err
@@ -110,7 +113,7 @@ func scoreCollectivesCampaign(t *testing.T, name string) (*estimate.Calibration,
 		return within, meanAbs
 	}
 	n, e := score(false)
-	t.Logf("chained on the slowest predicted transfer: %d of 38 within ±10%%, mean |ε| %.1f%%", n, 100*e)
+	t.Logf("chained on the slowest predicted transfer: %d of %d within ±10%%, mean |ε| %.1f%%", n, collectives, 100*e)
 	n, e = score(true)
 	return cal, n, e
 }
