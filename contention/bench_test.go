@@ -107,6 +107,26 @@ func BenchmarkLearned10k(b *testing.B) {
 	}
 }
 
+// BenchmarkDefaultCoupled10k predicts the 10⁴-transfer pattern with the default model at the
+// parameters fitted on the emulated host-bound campaign (data/collectives/two-rack-1g-hostbound:
+// κ = 0.96, every node's two directions sharing one budget, α = 0.66, no queue slowdown left)
+// beside the unbound ones of BenchmarkLearned10k: the joint budgets are resources of the same
+// α-fair sharing, one per node.
+func BenchmarkDefaultCoupled10k(b *testing.B) {
+	net, flows := benchPattern()
+	m, _ := ModelByName(DefaultModel)
+	for _, c := range []struct {
+		name string
+		lp   *LearnedParams
+	}{
+		{"unbound", fittedLearned[DefaultModel]},
+		{"host-bound", &LearnedParams{Coupling: 0.96, Alpha: 0.66}},
+	} {
+		net.Learned = map[string]*LearnedParams{DefaultModel: c.lp}
+		b.Run(c.name, func(b *testing.B) { predictBench(b, m, net, flows) })
+	}
+}
+
 // allToAll1000 is an all-to-all of 1 MB between 1,000 nodes (999,000 transfers) in 20 racks
 // of 50 under a core.
 func allToAll1000(tb testing.TB) (*Network, []Flow) {
