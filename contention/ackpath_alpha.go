@@ -10,8 +10,8 @@ package contention
 // duplex's joint budget (duplex.go); elsewhere κ = 0 and the nodes are full duplex.
 //
 // Parameters (LearnedParams): ackpath's, Alpha (α in [MinAlpha, MaxAlpha]; 0 is α = ∞,
-// ackpath's weighted max-min) and Coupling (duplex's κ), fitted with a, b, c and c₁,
-// alternating with them.
+// ackpath's weighted max-min), fitted after a, b, c and c₁ and alternating with their polish,
+// and Coupling (duplex's κ), fitted after them under max-min and polished with them.
 //
 // Source: α-fair utility (Mo and Walrand, IEEE/ACM ToN 2000) on ackpath's factors; commcal's
 // own model, fitted by estimate.FitLearned. It is the default model (DefaultModel).

@@ -6,7 +6,8 @@ package contention
 // transfer out of a node can slow down when the node also receives.
 //
 // Parameters (LearnedParams): Coupling (κ in [0, 1]), fitted on the bidirectional
-// experiments; the fitted capacities.
+// experiments and kept where an F test says it lowers their error beyond chance; the fitted
+// capacities.
 //
 // Source: commcal's own model, fitted by estimate.FitLearned. In the fill, every class crosses
 // its two nodes' joint resources beside its route's (newWFill).

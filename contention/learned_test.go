@@ -538,16 +538,21 @@ func checkRates(t *testing.T, m Model, net *Network, flows []Flow, want []float6
 // final sharing, checked from its definition (the KKT conditions) with the prices the solver
 // leaves: x_c = min(u_c, w_c·q_c^(−1/α)) with q_c summed afresh from the prices; no resource
 // carries more than its capacity; every priced resource carries its capacity (1e-9). At the
-// bounds of α and at 1, with and without ackpath's factors, on a backbone that saturates.
+// bounds of α and at 1, with and without ackpath's factors, on a backbone that saturates; at
+// the bounds of α with duplex's joint budgets (κ = 0.7), resources of the same sharing.
 func TestAlphaFairKKT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, alpha := range []float64{MinAlpha, 1, MaxAlpha} {
+	for i, alpha := range []float64{MinAlpha, 1, MaxAlpha} {
 		for _, ack := range []bool{false, true} {
 			lp := &LearnedParams{Alpha: alpha}
 			if ack {
 				lp.AckIn, lp.AckOut, lp.AckFull = 0.61, 0.48, 0.1
 			}
+			if i != 1 { // each node's two directions also share a joint budget
+				lp.Coupling = 0.7
+			}
 			net := ackCluster(t, 470e6, nil)
+			joint := 0 // sharings in which a joint budget is priced
 			for range 15 {
 				flows := randomTableIFlows(rng, 2+rng.IntN(14), 4)
 				e, err := newEngine(context.Background(), net, flows, false)
@@ -576,15 +581,23 @@ func TestAlphaFairKKT(t *testing.T) {
 							t.Errorf("α = %g, ack %v, %v, step %d: class %d at %g bit/s, the prices give %g", alpha, ack, flows, e.steps, c, e.rate[c], want)
 						}
 					}
+					priced := false
 					for _, r := range f.used {
 						if load[r] > f.capacity[r]*(1+1e-9) || price[r] > 0 && load[r] < f.capacity[r]*(1-1e-9) {
 							t.Errorf("α = %g, ack %v, %v, step %d: resource %d carries %g of %g at price %g", alpha, ack, flows, e.steps, r, load[r], f.capacity[r], price[r])
 						}
+						priced = priced || int(r) >= len(net.Capacity) && price[r] > 0
+					}
+					if priced {
+						joint++
 					}
 				}
 				if _, err := e.run(context.Background(), f); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if (lp.Coupling > 0) != (joint > 0) {
+				t.Errorf("α = %g, ack %v, κ %g: %d sharings priced a joint budget", alpha, ack, lp.Coupling, joint)
 			}
 		}
 	}

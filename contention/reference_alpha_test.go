@@ -80,8 +80,9 @@ func refPredictAlpha(net *Network, flows []Flow) (*Prediction, error) {
 	return p, nil
 }
 
-// rates is wfill.rates under ackpath-alpha (no surface, no duplex coupling), with the
-// reference's sharing, and takeUp's costs.
+// rates is wfill.rates under ackpath-alpha without duplex coupling (the reference's parameters
+// have κ = 0; TestAlphaFairKKT checks the sharing with joint budgets), with the reference's
+// sharing, and takeUp's costs.
 func (f *refAlpha) rates(ctx context.Context) error {
 	e := f.e
 	ceiling := e.net.Ceiling

@@ -114,10 +114,12 @@ type ParamSource struct {
 //     jointly by Nelder–Mead against the order statistics of the repetitions (fitCapacities);
 //  3. ackpath's a, b, c, c₁, τ and ρ on the transfer means of the bidirectional experiments,
 //     exchanges and cycles, and of the static_sync and random_calibration patterns of two
-//     transfers or more (fitAckSlowdowns); κ (duplex variants) after them on the same patterns
-//     (on the bidirectional ones alone without ackpath), left out where its interval reaches 0
-//     (fitCoupling); then ackpath-alpha's α on the same patterns, alternating with a
-//     polish of a, b, c, c₁, τ, ρ and κ (fitAlphaAndPolish);
+//     transfers or more (fitAckSlowdowns); κ (duplex variants) after them, on the same
+//     patterns (on the bidirectional ones alone without ackpath), from two starts (beside the
+//     slowdowns, and before them, with the slowdowns at 0), each polished with the
+//     slowdowns, kept where an F test says it lowers the error beyond chance (fitCoupling);
+//     then ackpath-alpha's α on the same patterns, alternating with a polish of a, b, c, c₁,
+//     τ, ρ and κ (fitAlphaAndPolish);
 //  4. the surface cells (surface variants), one per (kind, with, contra) that the
 //     bidirectional patterns start with (fitSurface).
 //
@@ -154,8 +156,8 @@ func FitLearned(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transf
 }
 
 // fitLearned is FitLearned; where memo holds the max-min stages of an earlier fit on the same
-// rows and base with the same components but α-fair sharing, it starts from them, else it
-// keeps its own there for the next (memo not nil).
+// rows and base with the same components but α-fair sharing and duplex coupling, it starts
+// from them, else it keeps its own there for the next (memo not nil).
 func fitLearned(ctx context.Context, cl *cluster.Cluster, rows []datasets.Transfer, base contention.Params, model contention.Learned, memo **maxminStages) (*LearnedFit, error) {
 	f, err := newLearnedFit(ctx, cl, rows, base, model)
 	if err != nil {
@@ -297,15 +299,15 @@ func (f *learnedFit) saturated() bool { return f.backbone > 0 }
 // warn adds a warning for the calibration to flag (LearnedFit.Warnings).
 func (f *learnedFit) warn(w string) { f.warnings = append(f.warnings, w) }
 
-// maxminStages is where a fit stands after the stages that come before α: the ceiling, the
-// capacities (and σ, κ), and a, b, c, c₁, τ and ρ under max-min sharing, with what they left
+// maxminStages is where a fit stands after the stages that come before κ and α: the ceiling,
+// the capacities (and σ), and a, b, c, c₁, τ and ρ under max-min sharing, with what they left
 // out. ackpath-alpha's fit goes through ackpath's stages on the same patterns before it fits α
 // (its α starts infinite, which is the weighted fill, exactly: the same predictions, the same
 // searches), so Calibrate keeps them from ackpath's fit and ackpath-alpha's starts from there;
 // its parameters come out the same to the bit (TestFitLearnedSharesMaxminStages), and the
 // calibration is spared about a fifth of its time.
 type maxminStages struct {
-	variant   contention.LearnedVariant // the model's components but α-fair sharing
+	variant   contention.LearnedVariant // the model's components but α-fair sharing and duplex coupling
 	params    contention.LearnedParams  // AckLone nil: c₁ is lone, untied says whether set
 	lone      float64
 	untied    bool
@@ -360,8 +362,7 @@ func (f *learnedFit) restore(m *maxminStages) {
 	f.ceiling = m.ceiling
 	alpha, coupling := f.ident.alpha, f.ident.coupling
 	f.ident, f.ident.alpha, f.ident.coupling = m.ident, alpha, coupling
-	own := slices.DeleteFunc(f.left, func(u Unidentified) bool { return u.Parameter != "coupling" })
-	f.left = append(slices.Clone(m.left), own...)
+	f.left = slices.Clone(m.left)
 	f.setAckCoords()
 	f.warnings = slices.Clone(m.warnings)
 	f.converged, f.descended = m.converged, m.descended

@@ -108,11 +108,9 @@ func (f *learnedFit) design() bool {
 			f.leaveOut("spread", "0 (even shares, max-min)", "not identified: no fairness experiment has two transfers or more share a resource, whose order of completion σ is fitted to")
 		}
 	}
-	if v.Duplex {
-		if id.coupling = slices.ContainsFunc(d.bidir, sendsAndReceives); !id.coupling {
-			f.leaveOut("coupling", "0 (full duplex)", "not identified: no calibration pattern has a NIC send and receive at once (bidir_*, exchange_calibration, cycle_calibration)")
-		}
-	}
+	// κ's absence is recorded by fitCoupling, after the stages a memo holds, so that a fit
+	// from a memo lists its parameters in the order a fit from the start does.
+	id.coupling = v.Duplex && slices.ContainsFunc(d.bidir, sendsAndReceives)
 	if v.AckPath {
 		f.designAck()
 	}

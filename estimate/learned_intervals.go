@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -83,6 +84,7 @@ func (f *learnedFit) couplingInterval(out *LearnedFit) error {
 		return err
 	}
 	if !bounded(kappa[0]) {
+		f.warn(fmt.Sprintf("κ = %.3g has no bounded interval at the fit and is left out at 0; the other parameters were fitted beside it", f.lp.Coupling))
 		f.leaveCoupling("%s", unbounded(obs))
 		return nil
 	}

@@ -160,15 +160,21 @@ func (f *learnedFit) leaveCapacity(name string, obs []learnedObs) {
 }
 
 // fitCoupling is stage 3's κ (duplex variants), where some pattern has a NIC send and receive
-// at once, on the transfer means of couplingObs: after ackpath's slowdowns where the model has
-// them, so that κ holds what they leave unexplained, by golden section over [0, 1], then
-// polished together with the slowdowns (under max-min sharing: α comes later). κ is kept only
-// where the patterns show coupling (couplingShown); else it is left out at 0 and the slowdowns
-// go back to where they were. On hosts that keep a NIC's two directions apart, ackpath's queues
-// explain the exchanges' slowdown, and κ would only fit the few percent that acknowledgements
-// take from the reverse direction.
+// at once, on the transfer means of couplingObs (under max-min sharing: α comes later). It
+// fits κ from two starts (coupledFrom), beside ackpath's slowdowns as they stand and before
+// them, with the slowdowns at 0, and keeps the better: each explanation can take the other's
+// share of the exchanges' slowdown where the calibration patterns cannot tell them apart, and
+// only one of them predicts the patterns held out. κ is kept only where the patterns show
+// coupling (couplingShown); else it is left out at 0 and the slowdowns go back to where they
+// were. On hosts that keep a NIC's two directions apart, ackpath's queues explain the
+// exchanges' slowdown, and κ would only fit the few percent that acknowledgements take from
+// the reverse direction.
 func (f *learnedFit) fitCoupling() error {
-	if !f.variant.Duplex || !f.ident.coupling {
+	if !f.variant.Duplex {
+		return nil
+	}
+	if !f.ident.coupling {
+		f.leaveCoupling("not identified: no calibration pattern has a NIC send and receive at once (bidir_*, exchange_calibration, cycle_calibration)")
 		return nil
 	}
 	obs := f.couplingObs()
@@ -191,10 +197,6 @@ func (f *learnedFit) fitCoupling() error {
 		return err
 	}
 	if f.fitAck {
-		// From the other side too: the slowdowns fitted first can take a coupling's slowdown
-		// where they predict the calibration patterns alike (hosts bound to 1.4 times the NIC's
-		// rate: c = 0.94, τ = 68 ms, and κ then gained 2.7%), so κ is also fitted first, on the
-		// bidirectional patterns with no slowdown, as duplex fits it, and the better kept.
 		fromAck, fromAckLone := *f.lp, *f.lone
 		*f.lp, *f.lone = atS0, atS0Lone
 		s, err := f.coupledFrom(obs, true)
@@ -223,9 +225,10 @@ func (f *learnedFit) fitCoupling() error {
 	return nil
 }
 
-// coupledFrom fits κ by golden section over [0, 1], first, where first, with ackpath's
-// slowdowns at 0 on the bidirectional patterns alone, else beside the slowdowns as they stand on
-// obs; then polishes κ and the slowdowns together on obs. It returns the error on obs.
+// coupledFrom fits κ by golden section over [0, 1]: before ackpath's slowdowns where first
+// (the slowdowns set to 0, on the bidirectional patterns alone, as duplex fits it), else beside
+// them as they stand, on obs; then it polishes κ and the slowdowns together on obs. It returns
+// the error on obs.
 func (f *learnedFit) coupledFrom(obs []learnedObs, first bool) (float64, error) {
 	search := obs
 	if first {
@@ -518,8 +521,8 @@ func (f *learnedFit) fitRamp() error {
 // fitAlphaAndPolish is stage 3's α (ackpath-alpha) on the patterns of a, b, c, c₁, τ and ρ
 // (fitAlpha), after them: they are fitted first under max-min, α = ∞, as ackpath's, since
 // max-min is a hundred times faster and that first fit only has to get near. Then a, b, c,
-// c₁, τ and ρ are polished again at the new α, and α fitted again while they move, at most
-// alphaRounds fits. Where no transfer crosses two contended resources (alphaDesign), or no
+// c₁, τ and ρ, and κ where kept (polishCoords), are polished again at the new α, and α fitted
+// again while they move, at most alphaRounds fits. Where no transfer crosses two contended resources (alphaDesign), or no
 // pattern's error changes with α, α is left out at 1, proportional fairness: what the
 // literature takes for TCP (Kelly 1998) where the data are silent.
 func (f *learnedFit) fitAlphaAndPolish() error {
@@ -539,7 +542,7 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 			return err
 		}
 		coords := f.polishCoords()
-		if !f.fitAck || len(coords) == 0 {
+		if len(coords) == 0 {
 			break
 		}
 		moved, err := f.polish(coords, f.multiBidir)
@@ -550,7 +553,7 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 			break
 		}
 		if fits == alphaRounds {
-			f.warn(fmt.Sprintf("a, b, c, c₁, τ and ρ still moved after %d fits of α (%.4g)", alphaRounds, f.lp.Alpha))
+			f.warn(fmt.Sprintf("the slowdowns (and κ where kept) still moved after %d fits of α (%.4g)", alphaRounds, f.lp.Alpha))
 			break
 		}
 	}

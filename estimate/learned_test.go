@@ -423,7 +423,7 @@ func alphaCampaign(t *testing.T, a, alpha, ceiling, capacity float64) (*cluster.
 
 // ackpath-alpha's fit started from ackpath's max-min stages (maxminStages, as Calibrate chains
 // them) comes out as its own fit from the start does, to the bit: parameters, intervals, sources and
-// warnings. A memo of another model's stages (duplex fits κ before them) is not used.
+// warnings. A memo of another model's stages (duplex's, without ackpath's slowdowns) is not used.
 func TestFitLearnedSharesMaxminStages(t *testing.T) {
 	cl, rows, base := alphaCampaign(t, 0.6, 0.7, 95e6, 97e6)
 	alone, err := FitLearned(context.Background(), cl, rows, base, contention.AckPathAlpha)

@@ -19,8 +19,8 @@ import (
 // apart and once with hosts bound, a node's sending and receiving sharing one NIC's rate; and
 // 17 at 6 and 12 ranks on the three-rack cluster with hosts bound to 1.4 times the NIC's rate)
 // calibrated and scored as run does: with the calibration's transfer spread, a round ending
-// with its expected slowest transfer, the default model predicts at least within of the
-// collectives within ±10%, with a mean |ε| of at most meanAbs (the journal records 28 of 38
+// with its expected slowest transfer, the default model predicts at least `within` of the
+// collectives within ±10%, with a mean |ε| of at most `meanAbs` (the journal records 28 of 38
 // and 5.6% unbound, 38 of 38 and 1.6% host-bound, 32 of 34 and 3.7% at 1.4; chained on the
 // slowest predicted transfer, which the test logs, 21, 38 and 23). The bounds leave two
 // collectives and a point or two of room for a fit that moves. The default model couples a
@@ -64,7 +64,7 @@ func notIdentified(cal *estimate.Calibration, param string) string {
 }
 
 // scoreCollectivesCampaign calibrates the committed collectives campaign name as run does and
-// scores its 38 collectives with the default model, the rounds ending with their expected
+// scores its collectives (there must be as many) with the default model, the rounds ending with their expected
 // slowest transfer: the calibration, the collectives within ±10% and the mean |ε|. It logs the
 // score chained on the slowest predicted transfer.
 func scoreCollectivesCampaign(t *testing.T, name string, collectives int) (*estimate.Calibration, int, float64) {

@@ -39,8 +39,7 @@ a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α 
 static_sync, random_calibration, incast and outcast) and κ (kept only where it lowers the
 error beyond chance: hosts whose sending and receiving slow each other); each parameter only
 where some pattern identifies it, the others listed as not identified with what stands in;
-and the transfer
-spread, each contention calibration transfer's repetitions over its mean (transfer_spread:
+and the transfer spread, each contention calibration transfer's repetitions over its mean (transfer_spread:
 when a collective's round is expected to end). Held-out experiments
 (random, alltoallv, exchange, cycle) and the schedules table are never read.
 
