@@ -253,9 +253,9 @@ func (f *learnedFit) coupledFrom(obs []learnedObs, first bool) (float64, error) 
 // one more parameter, (s0 − s1)/(s1/(P − q − 1)) against F(1, P − q − 1) at 95%, with P the
 // patterns (a pattern's transfers share its conditions and are not independent) and q the
 // slowdowns fitted beside κ; the searches' error is the sum of squared log errors where they
-// are within ±0.1, as nearly all are at a fit. Without the test, κ fits the few percent that a
-// direction's acknowledgements take from the other on every cluster, and the held-out
-// predictions of the TCP campaigns get no better for it (docs/journal/host-bound.md).
+// are within ±0.1, as nearly all are at a fit. The test keeps κ from fitting, on every
+// cluster, the few percent that one direction's acknowledgements take from the other, which
+// is no coupling of the host (docs/journal/host-bound.md).
 func (f *learnedFit) couplingShown(obs []learnedObs, s0, s1 float64) string {
 	if !(s1 < s0) {
 		return "does not lower their error"
