@@ -29,7 +29,7 @@ run: build
 TIMED_PKGS := ./engine ./measure
 test:
 	$(GO) vet ./...
-	$(GO) test -p 2 -timeout 30m $$($(GO) list ./... | grep -v -e '/commcal/engine$$' -e '/commcal/measure$$')
+	$(GO) test -p 2 -timeout 30m $$($(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED_PKGS))")
 	$(GO) test -p 1 -timeout 30m $(TIMED_PKGS)
 
 ## leaderboard: data/tcp/LEADERBOARD.md regenerated from every committed TCP dataset and

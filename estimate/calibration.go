@@ -87,7 +87,8 @@ type Inputs struct {
 // parameters: the per-flow ceiling and the NIC capacity from fair_intra, the backbone or
 // uplink capacity from fair_inter when it saturated, Hockney α (latency) and β per path class
 // from p2p_sweep, φ of asymmetric-fitted from bidir_*, each learned model's parameters through
-// the model, and the penalty table with its α from static_sync. Resources without a measured
+// the model, the penalty table with its α from static_sync, and the transfers' spread over
+// repetitions from the contention calibration experiments. Resources without a measured
 // capacity keep defaults' efficiency × nominal rate. An estimator without its data is
 // skipped, not an error; degenerate data is reported the same way, with the estimator's
 // message. The stages run in the order of calibrationStages.
@@ -156,6 +157,21 @@ var calibrationStages = []calibrationStage{
 	{"thresholds", nil, (*calibrationRun).thresholds},
 	{"l", nil, (*calibrationRun).l},
 	{"penalties", []contention.ParamSet{contention.ParamsPenalty, contention.ParamsPenaltyTable}, (*calibrationRun).penalties},
+	{"transfer-spread", nil, (*calibrationRun).spread},
+}
+
+// spread fits the transfers' spread over repetitions (FitSpread: when a collective's round is
+// expected to end); rows that contradict each other skip it.
+func (r *calibrationRun) spread() {
+	spread, unid, err := FitSpread(r.in.Transfers)
+	if err != nil {
+		r.skip("transfer_spread", err)
+		return
+	}
+	if unid != nil {
+		r.c.NotIdentified = append(r.c.NotIdentified, *unid)
+	}
+	r.c.Spread = spread
 }
 
 // hockney fits Hockney α and β per path class from the point-to-point sweeps; a class keeps

@@ -166,9 +166,7 @@ func (f *learnedFit) leaveCapacity(name string, obs []learnedObs) {
 // share of the exchanges' slowdown where the calibration patterns cannot tell them apart, and
 // only one of them predicts the patterns held out. κ is kept only where the patterns show
 // coupling (couplingShown); else it is left out at 0 and the slowdowns go back to where they
-// were. On hosts that keep a NIC's two directions apart, ackpath's queues explain the
-// exchanges' slowdown, and κ would only fit the few percent that acknowledgements take from
-// the reverse direction.
+// were.
 func (f *learnedFit) fitCoupling() error {
 	if !f.variant.Duplex {
 		return nil
@@ -178,7 +176,7 @@ func (f *learnedFit) fitCoupling() error {
 		return nil
 	}
 	obs := f.couplingObs()
-	kept, lone := *f.lp, *f.lone
+	kept := f.point()
 	// s0 is the error without κ: after a polish of the slowdowns alone, as many searches as
 	// κ's joint polish, or at the slowdowns of that polish with κ at 0, whichever is lower, so
 	// that what the joint polish gains by moving them is not taken for κ's.
@@ -191,39 +189,52 @@ func (f *learnedFit) fitCoupling() error {
 	if err != nil {
 		return err
 	}
-	atS0, atS0Lone := *f.lp, *f.lone
+	atS0 := f.point()
 	s1, err := f.coupledFrom(obs, false)
 	if err != nil {
 		return err
 	}
 	if f.fitAck {
-		fromAck, fromAckLone := *f.lp, *f.lone
-		*f.lp, *f.lone = atS0, atS0Lone
+		fromAck := f.point()
+		f.setPoint(atS0)
 		s, err := f.coupledFrom(obs, true)
 		if err != nil {
 			return err
 		}
-		if !(s < s1) {
-			*f.lp, *f.lone = fromAck, fromAckLone
-		} else {
+		if s < s1 {
 			s1 = s
+		} else {
+			f.setPoint(fromAck)
 		}
+		kappa := f.lp.Coupling
+		f.lp.Coupling = 0
+		s, err = f.searchCost(obs)
+		if err != nil {
+			return err
+		}
+		s0, f.lp.Coupling = min(s0, s), kappa
 	}
-	kappa := f.lp.Coupling
-	f.lp.Coupling = 0
-	if s, err := f.searchCost(obs); err != nil {
-		return err
-	} else {
-		s0 = min(s0, s)
-	}
-	f.lp.Coupling = kappa
 	if why := f.couplingShown(obs, s0, s1); why != "" {
-		*f.lp, *f.lone = kept, lone
+		kappa := f.lp.Coupling
+		f.setPoint(kept)
 		f.leaveCoupling("not identified: the %d patterns it is fitted on (%s) show no coupling: κ = %.3g %s",
 			len(obs), strings.Join(experimentsOf(obs), ", "), kappa, why)
 	}
 	return nil
 }
+
+// fitPoint is where a fit stands: its learned parameters and c₁ (which lp.AckLone points to
+// once untied), for a stage that tries a search and may go back.
+type fitPoint struct {
+	lp   contention.LearnedParams
+	lone float64
+}
+
+// point is where the fit stands now.
+func (f *learnedFit) point() fitPoint { return fitPoint{*f.lp, *f.lone} }
+
+// setPoint sets the fit back to p.
+func (f *learnedFit) setPoint(p fitPoint) { *f.lp, *f.lone = p.lp, p.lone }
 
 // coupledFrom fits κ by golden section over [0, 1]: before ackpath's slowdowns where first
 // (the slowdowns set to 0, on the bidirectional patterns alone, as duplex fits it), else beside
@@ -262,7 +273,7 @@ func (f *learnedFit) couplingShown(obs []learnedObs, s0, s1 float64) string {
 	}
 	df := float64(len(obs) - len(f.ack) - 1)
 	if df < 1 {
-		return fmt.Sprintf("cannot be told from chance: %d patterns for %d parameters", len(obs), len(f.ack)+1)
+		return fmt.Sprintf("cannot be told from chance: %d patterns for %d parameters (measure the bidirectional experiments, bidir_nic and bidir_backbone, beside the exchange and the cycle)", len(obs), len(f.ack)+1)
 	}
 	stat := (s0 - s1) / (s1 / df)
 	if crit := (distuv.F{D1: 1, D2: df}).Quantile(0.95); !(stat > crit) {
@@ -348,9 +359,9 @@ func (f *learnedFit) dropUnbounded() error {
 		for j, i := range on {
 			theta[j], dom[j] = *slots[i].p, domain{hi: slots[i].hi}
 		}
-		kept, lone := *f.lp, *f.lone
+		kept := f.point()
 		half, err := f.intervals(theta, f.setAck(on), f.multiBidir, dom)
-		*f.lp, *f.lone = kept, lone
+		f.setPoint(kept)
 		if err != nil {
 			return err
 		}

@@ -39,11 +39,7 @@ const MinSpreadTransfers = 30
 // Unidentified ("transfer_spread") that says why; an error only for rows that contradict
 // each other (a transfer whose nodes or size change between repetitions).
 func FitSpread(rows []datasets.Transfer) (*SpreadFit, *Unidentified, error) {
-	var names []string
-	for _, n := range experiments.ContentionCalibration() {
-		names = append(names, string(n))
-	}
-	pats, err := datasets.MeasuredPatterns(rows, names)
+	pats, err := datasets.MeasuredPatterns(rows, experiments.ContentionCalibration())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,13 +18,11 @@ import (
 
 // The stages that Run chains and that `commcal estimate` and `commcal validate` run alone.
 
-// Estimate calibrates every model parameter a dataset's calibration experiments allow, fits
-// the transfers' spread over repetitions (estimate.FitSpread: when a collective's round is
-// expected to end), and stamps the calibration with the tool, its version, the
-// creation time and the cluster's nominal rates class by class (params.nominal: what the
-// fitted capacities are measured against, for applying the calibration to another cluster).
-// Its only error is ctx's, when ctx is done before the calibration ends: a spread the data do
-// not allow is skipped with its reason, as an estimator without its data is.
+// Estimate calibrates every model parameter a dataset's calibration experiments allow
+// (estimate.Calibrate), and stamps the calibration with the tool, its version, the creation
+// time and the cluster's nominal rates class by class (params.nominal: what the fitted
+// capacities are measured against, for applying the calibration to another cluster). Its only
+// error is ctx's, when ctx is done before the calibration ends.
 func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defaults contention.Params, weighted bool, created time.Time) (*estimate.Calibration, error) {
 	cal, err := estimate.Calibrate(ctx, cl, in, defaults, weighted)
 	if err != nil {
@@ -32,14 +30,6 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 	}
 	cal.Tool, cal.Version, cal.Created = "commcal", provenance.Version, created.UTC().Format(time.RFC3339)
 	cal.Params.Nominal = contention.NominalOf(cl)
-	spread, unid, err := estimate.FitSpread(in.Transfers)
-	if err != nil { // as every estimator without its data: skipped, and said why
-		cal.Skipped = append(cal.Skipped, estimate.Skipped{Estimator: "transfer_spread", Reason: err.Error()})
-	}
-	if unid != nil {
-		cal.NotIdentified = append(cal.NotIdentified, *unid)
-	}
-	cal.Spread = spread
 	return cal, nil
 }
 
