@@ -472,9 +472,10 @@ func (a *agent) runProgram(p *program, at int64) *message {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			bufs := threadBuffers(th.Ops)
 			sleepUntil(at)
 			var err error
-			if timings[t], err = runThread(th.Ops, p.conns, deadline); err != nil {
+			if timings[t], err = runThread(th.Ops, p.conns, bufs, deadline); err != nil {
 				// The first error is the cause; closing the connections ends the other
 				// threads (and the peers' operations) at once instead of at the timeout.
 				once.Do(func() { first = err; p.close() })

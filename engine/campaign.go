@@ -202,14 +202,16 @@ func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measuremen
 				if err != nil {
 					return nil, fmt.Errorf("engine: %s %s among %d ranks, %d B: %w", d.Op, d.Algorithm, procs, size, err)
 				}
+				id := scheduleID(s, size)
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
 				m, err := scheduleMeasurement(cl.Name(), s, size)
 				if err != nil {
 					return nil, err
 				}
-				if !seen[m.id] {
-					seen[m.id] = true
-					ms = append(ms, m)
-				}
+				ms = append(ms, m)
 			}
 		}
 	}

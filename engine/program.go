@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -86,60 +87,68 @@ type SecTiming struct {
 func (p *Program) check() error {
 	for t, th := range p.Threads {
 		for k, op := range th.Ops {
-			at := fmt.Sprintf("engine: program thread %d op %d", t, k)
-			if err := p.checkOp(th.Node, op, at); err != nil {
-				return err
+			if err := p.checkOp(th.Node, op); err != nil {
+				return fmt.Errorf("engine: program thread %d op %d: %w", t, k, err)
 			}
 			if op.Kind != Batch {
 				continue
 			}
 			seen := map[[2]int]bool{}
 			for j, part := range op.Parts {
-				pat := fmt.Sprintf("%s part %d", at, j)
-				if part.Kind != Send && part.Kind != Recv {
-					return fmt.Errorf("%s: a batch holds sends and receives, not %q", pat, part.Kind)
+				if err := p.checkPart(th.Node, part, seen); err != nil {
+					return fmt.Errorf("engine: program thread %d op %d part %d: %w", t, k, j, err)
 				}
-				if err := p.checkOp(th.Node, part, pat); err != nil {
-					return err
-				}
-				key := [2]int{part.Conn, boolInt(part.Kind == Send)}
-				if seen[key] {
-					return fmt.Errorf("%s: a second %s on connection %d in one batch", pat, part.Kind, part.Conn)
-				}
-				seen[key] = true
 			}
 		}
 	}
 	return nil
 }
 
+// checkPart checks a part of a batch of a thread on node; seen holds the batch's earlier
+// parts' connections and kinds.
+func (p *Program) checkPart(node string, part Op, seen map[[2]int]bool) error {
+	if part.Kind != Send && part.Kind != Recv {
+		return fmt.Errorf("a batch holds sends and receives, not %q", part.Kind)
+	}
+	if err := p.checkOp(node, part); err != nil {
+		return err
+	}
+	key := [2]int{part.Conn, boolInt(part.Kind == Send)}
+	if seen[key] {
+		return fmt.Errorf("a second %s on connection %d in one batch", part.Kind, part.Conn)
+	}
+	seen[key] = true
+	return nil
+}
+
 // checkOp checks one operation (a batch's parts apart) of a thread on node.
-func (p *Program) checkOp(node string, op Op, at string) error {
+func (p *Program) checkOp(node string, op Op) error {
 	if op.Bytes < 0 {
-		return fmt.Errorf("%s: negative size", at)
+		return errors.New("negative size")
 	}
 	switch op.Kind {
 	case Send, Recv:
 		if op.Conn < 0 || op.Conn >= len(p.Conns) {
-			return fmt.Errorf("%s: no connection %d", at, op.Conn)
+			return fmt.Errorf("no connection %d", op.Conn)
 		}
 		c := p.Conns[op.Conn]
 		if c.From != node && c.To != node {
-			return fmt.Errorf("%s: node %s is no end of connection %d (%s–%s)", at, node, op.Conn, c.From, c.To)
-		}
-		if len(op.Parts) > 0 {
-			return fmt.Errorf("%s: a %s has no parts", at, op.Kind)
+			return fmt.Errorf("node %s is no end of connection %d (%s–%s)", node, op.Conn, c.From, c.To)
 		}
 	case Unpack:
-		if len(op.Parts) > 0 {
-			return fmt.Errorf("%s: an unpack has no parts", at)
-		}
 	case Batch:
 		if len(op.Parts) == 0 {
-			return fmt.Errorf("%s: an empty batch", at)
+			return errors.New("an empty batch")
 		}
 	default:
-		return fmt.Errorf("%s: unknown operation %q", at, op.Kind)
+		return fmt.Errorf("unknown operation %q", op.Kind)
+	}
+	if op.Kind != Batch && len(op.Parts) > 0 {
+		article := "a"
+		if op.Kind == Unpack {
+			article = "an"
+		}
+		return fmt.Errorf("%s %s has no parts", article, op.Kind)
 	}
 	return nil
 }
@@ -147,13 +156,29 @@ func (p *Program) checkOp(node string, op Op, at string) error {
 // chunk is the most one system call moves.
 const chunk = 256 << 10
 
-// runThread runs a thread's operations on the agent; conns are the program's connections at
-// this agent by index. It stops at the first error.
-func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTiming, error) {
+// threadBuffers are a thread's buffers, allocated before the common start so that no
+// repetition times an allocation: one of chunk bytes for its sends and receives, and as many
+// as the largest of its batches has parts (the first the same), one for each part.
+func threadBuffers(ops []Op) [][]byte {
+	n := 1
+	for _, op := range ops {
+		if op.Kind == Batch {
+			n = max(n, len(op.Parts))
+		}
+	}
+	bufs := make([][]byte, n)
+	for i := range bufs {
+		bufs[i] = make([]byte, chunk)
+	}
+	return bufs
+}
+
+// runThread runs a thread's operations on the agent with its buffers (threadBuffers); conns
+// are the program's connections at this agent by index. It stops at the first error.
+func runThread(ops []Op, conns map[int]*net.TCPConn, bufs [][]byte, deadline time.Time) ([]OpTiming, error) {
 	out := make([]OpTiming, len(ops))
-	buf := make([]byte, chunk)
+	buf := bufs[0]
 	var spare []byte
-	var bufs [][]byte // a batch's parts' buffers beyond buf, kept from batch to batch
 	for k, op := range ops {
 		out[k].Start = now()
 		var err error
@@ -174,10 +199,7 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, deadline time.Time) ([]OpTi
 			}
 			out[k].Busy = now() - t
 		case Batch:
-			for len(bufs) < len(op.Parts)-1 {
-				bufs = append(bufs, make([]byte, chunk))
-			}
-			out[k].Busy, err = runBatch(op.Parts, conns, append([][]byte{buf}, bufs...), deadline)
+			out[k].Busy, err = runBatch(op.Parts, conns, bufs[:len(op.Parts)], deadline)
 		}
 		if err != nil {
 			return nil, err

@@ -17,21 +17,20 @@ import (
 // the receiver reaches the round and reads it (an MPI library's rendezvous protocol would
 // hold a large message back until the receive is posted). One connection joins every pair
 // of ranks that exchange, carrying both directions, as an MPI library's one socket per peer
-// does. seconds gives the collective's time: the last rank's last byte after the common
-// start.
+// does. The collective's time is the last rank's last byte after the common start (lastEnd).
 //
 // Every rank runs on its own node (ranks sharing a node exchange through memory in an MPI
 // library, which the engine does not emulate); a schedule whose ranks share a node is an
 // error. A transfer of less than a byte sends one byte, as the engine's empty messages do.
-func CollectiveProgram(s *schedule.Schedule) (prog *Program, seconds func(*Timings) float64, err error) {
+func CollectiveProgram(s *schedule.Schedule) (*Program, error) {
 	seen := map[string]bool{}
 	for r, node := range s.Ranks {
 		if seen[node] {
-			return nil, nil, fmt.Errorf("engine: %s %s: rank %d shares node %s with another rank; the engine runs one rank per node", s.Op, s.Algorithm, r, node)
+			return nil, fmt.Errorf("engine: %s %s: rank %d shares node %s with another rank; the engine runs one rank per node", s.Op, s.Algorithm, r, node)
 		}
 		seen[node] = true
 	}
-	prog = &Program{}
+	prog := &Program{}
 	conn := map[[2]int]int{}
 	connOf := func(a, b int) int {
 		k := [2]int{min(a, b), max(a, b)}
@@ -63,19 +62,19 @@ func CollectiveProgram(s *schedule.Schedule) (prog *Program, seconds func(*Timin
 			prog.Threads = append(prog.Threads, Thread{Node: s.Ranks[r], Ops: o})
 		}
 	}
-	if err := prog.check(); err != nil {
-		return nil, nil, err
-	}
-	seconds = func(t *Timings) float64 {
-		end := 0.0
-		for _, th := range t.Ops {
-			if len(th) > 0 {
-				end = max(end, th[len(th)-1].End)
-			}
+	return prog, nil
+}
+
+// lastEnd is when a program's last thread ended: the latest end of a thread's last operation,
+// in seconds after the common start.
+func lastEnd(t *Timings) float64 {
+	end := 0.0
+	for _, th := range t.Ops {
+		if len(th) > 0 {
+			end = max(end, th[len(th)-1].End)
 		}
-		return end
 	}
-	return prog, seconds, nil
+	return end
 }
 
 // addPart adds a send or receive to a rank's batch, merging it with one of the same kind on
@@ -91,18 +90,23 @@ func addPart(parts []Op, op Op) []Op {
 	return append(parts, op)
 }
 
+// scheduleID is the measurement id of a schedule of a design at size bytes: two designs that
+// expand to one algorithm on one communicator size and message size share it.
+func scheduleID(s *schedule.Schedule, bytes int64) string {
+	return fmt.Sprintf("%s/%s:%d:%d", s.Op, s.Algorithm, len(s.Ranks), bytes)
+}
+
 // scheduleMeasurement measures one collective of a schedule design (CollectiveProgram), a
 // schedules row per repetition.
 func scheduleMeasurement(clusterName string, s *schedule.Schedule, bytes int64) (measurement, error) {
-	prog, seconds, err := CollectiveProgram(s)
+	prog, err := CollectiveProgram(s)
 	if err != nil {
 		return measurement{}, err
 	}
-	id := fmt.Sprintf("%s/%s:%d:%d", s.Op, s.Algorithm, len(s.Ranks), bytes)
-	return measurement{experiment: "schedule", id: id, program: prog,
-		measures: func(t *Timings) []float64 { return []float64{seconds(t)} },
+	return measurement{experiment: "schedule", id: scheduleID(s, bytes), program: prog,
+		measures: func(t *Timings) []float64 { return []float64{lastEnd(t)} },
 		rows: func(r *Results, rep int, _ float64, t *Timings) {
 			r.Schedules = append(r.Schedules, datasets.Schedule{Cluster: clusterName, Op: string(s.Op), Algorithm: s.Algorithm,
-				Root: s.Ranks[0], Procs: int64(len(s.Ranks)), Bytes: bytes, Rep: int64(rep), Seconds: seconds(t)})
+				Root: s.Ranks[0], Procs: int64(len(s.Ranks)), Bytes: bytes, Rep: int64(rep), Seconds: lastEnd(t)})
 		}}, nil
 }

@@ -242,8 +242,8 @@ func (c *Catalogue) check() error {
 	if err := checkPairs(c.PingPong.Pairs); err != nil {
 		return err
 	}
-	if len(c.Schedules) > MaxRandomDesigns {
-		return bad("schedules", fmt.Sprintf("at most %d schedule designs", MaxRandomDesigns), len(c.Schedules))
+	if len(c.Schedules) > MaxScheduleDesigns {
+		return bad("schedules", fmt.Sprintf("at most %d schedule designs", MaxScheduleDesigns), len(c.Schedules))
 	}
 	for i, d := range c.Schedules {
 		if err := d.check(i); err != nil {
@@ -299,16 +299,17 @@ func (c *Catalogue) transferBounds(lmoNodes int) []transferBound {
 		pairs += float64(p)
 	}
 	out = append(out, transferBound{"pingpong", "pairs × sizes", pairs * float64(len(c.PingPong.Sizes))})
-	// A collective's transfers: n(n − 1) for an all-to-all, more than any other's rounds of
-	// whole messages (a broadcast's scatter-allgather sends slices, n(n − 1) of them in its
-	// ring).
-	transfers := 0.0
+	// A schedule's program opens one connection per pair of ranks that exchange, however many
+	// transfers its rounds hold (a broadcast's scatter and ring allgather hold more than an
+	// all-to-all's n(n − 1)): at most n(n − 1)/2 among n ranks. Each communicator size and
+	// message size of a design counts n(n − 1) here, twice that.
+	conns := 0.0
 	for _, d := range c.Schedules {
 		for _, p := range d.Procs {
-			transfers += float64(p) * float64(p-1) * float64(len(d.Sizes))
+			conns += float64(p) * float64(p-1) * float64(len(d.Sizes))
 		}
 	}
-	return append(out, transferBound{"schedules", "n(n − 1) transfers × sizes", transfers})
+	return append(out, transferBound{"schedules", "n(n − 1), twice the most connections among n ranks, × sizes", conns})
 }
 
 // CheckCluster checks the ceilings that depend on the cluster, before the catalogue's

@@ -261,7 +261,7 @@ func ParseCatalogue(data []byte) (*Catalogue, error) {
 		c.PingPong = PingPongDesign{Pairs: f.PingPong.Pairs, Sizes: f.PingPong.Sizes}
 	}
 	for _, d := range f.Schedules {
-		c.Schedules = append(c.Schedules, ScheduleDesign{Op: d.Op, Algorithm: d.Algorithm, Procs: d.Procs, Sizes: d.Sizes})
+		c.Schedules = append(c.Schedules, ScheduleDesign(d))
 	}
 	if r := f.Repetitions; r != nil {
 		if r.Min != 0 {

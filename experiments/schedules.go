@@ -25,13 +25,25 @@ type ScheduleDesign struct {
 	Sizes     []int64
 }
 
-// ScheduleOps are the collectives a ScheduleDesign measures: those validation scores.
+// ScheduleOps are the collectives a ScheduleDesign measures: those validation scores
+// (validate.ScoredCollectives).
 var ScheduleOps = []string{"alltoall", "allgather", "bcast"}
 
-// MaxScheduleProcs bounds a schedule design's communicator sizes: a pairwise all-to-all of n
-// ranks opens n(n − 1)/2 connections and posts n − 1 rounds a rank, whose timings each
-// rank reports in one control line; 256 ranks are 32,640 connections.
-const MaxScheduleProcs = 256
+// Ceilings of the schedule designs.
+const (
+	// MaxScheduleProcs bounds a schedule design's communicator sizes: a pairwise all-to-all of n
+	// ranks opens n(n − 1)/2 connections and posts n − 1 rounds a rank, whose timings each
+	// rank reports in one control line; 256 ranks are 32,640 connections.
+	MaxScheduleProcs = 256
+	// MaxScheduleCommSizes bounds how many communicator sizes a schedule design lists: each
+	// once, from 2 to MaxScheduleProcs ranks, a list holds at most 255 anyway; the bound
+	// refuses a longer one at once.
+	MaxScheduleCommSizes = 256
+	// MaxScheduleDesigns bounds how many schedule designs a catalogue lists: one per choice of
+	// algorithm of every scored collective are 27 (21 algorithms, and two libraries' rules for
+	// each of three collectives), and this leaves room for designs that split a choice's sizes.
+	MaxScheduleDesigns = 256
+)
 
 // check refuses a design no campaign can run, naming its key (schedules[i].…).
 func (d ScheduleDesign) check(i int) error {
@@ -39,13 +51,12 @@ func (d ScheduleDesign) check(i int) error {
 	if !slices.Contains(ScheduleOps, d.Op) {
 		return bad(key("op"), strings.Join(ScheduleOps, ", "), fmt.Sprintf("%q", d.Op))
 	}
-	lib, auto := strings.CutPrefix(d.Algorithm, "auto:")
-	if auto && !slices.Contains(schedule.Libraries(), schedule.Library(lib)) ||
-		!auto && !slices.Contains(schedule.Algorithms(schedule.Op(d.Op)), d.Algorithm) {
-		return bad(key("algorithm"), "auto:openmpi, auto:mpich or one of "+d.Op+"'s algorithms ("+strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
+	if schedule.CheckChoice(schedule.Op(d.Op), d.Algorithm) != nil {
+		return bad(key("algorithm"), strings.Join(schedule.AutoChoices(), ", ")+" or one of "+d.Op+"'s algorithms ("+
+			strings.Join(schedule.Algorithms(schedule.Op(d.Op)), ", ")+")", fmt.Sprintf("%q", d.Algorithm))
 	}
-	if len(d.Procs) == 0 || len(d.Procs) > MaxSizes {
-		return bad(key("procs"), fmt.Sprintf("1 to %d communicator sizes", MaxSizes), len(d.Procs))
+	if len(d.Procs) == 0 || len(d.Procs) > MaxScheduleCommSizes {
+		return bad(key("procs"), fmt.Sprintf("1 to %d communicator sizes", MaxScheduleCommSizes), len(d.Procs))
 	}
 	for j, p := range d.Procs {
 		if p < 2 || p > MaxScheduleProcs {
@@ -61,25 +72,18 @@ func (d ScheduleDesign) check(i int) error {
 	return checkSizes(key("sizes"), d.Sizes, MaxMessageBytes, true)
 }
 
-// Collective is the collective the design measures among procs ranks at size bytes on cl:
-// its ranks' nodes, the first procs of the description; an error when cl has fewer.
-func (d ScheduleDesign) Collective(cl *cluster.Cluster, procs int, bytes int64) (schedule.Collective, error) {
+// Expand is the schedule of the collective among procs ranks at size bytes on cl: the named
+// algorithm's rounds, or those the library's rules pick (schedule.ExpandChoice); an error when
+// cl has fewer than procs nodes. Its ranks run one per node on the first procs nodes of the
+// description, rank 0 (the root) on the first: the schedules row records that node as its
+// root, and validation places the row's ranks from it (validate's ranksFrom: procs nodes in
+// the description's order from the root), so that it predicts the ranks that ran. Changing
+// one placement means changing the other.
+func (d ScheduleDesign) Expand(cl *cluster.Cluster, procs int, bytes int64) (*schedule.Schedule, error) {
 	nodes := cl.NodeNames()
 	if procs > len(nodes) { // CheckCluster refuses it first, naming the design
-		return schedule.Collective{}, fmt.Errorf("%s among %d ranks: cluster %s has %d nodes (one rank per node)", d.Op, procs, cl.Name(), len(nodes))
+		return nil, fmt.Errorf("%s among %d ranks: cluster %s has %d nodes (one rank per node)", d.Op, procs, cl.Name(), len(nodes))
 	}
-	return schedule.Collective{Op: schedule.Op(d.Op), Ranks: nodes[:procs], Bytes: float64(bytes)}, nil
-}
-
-// Expand is the schedule of the collective among procs ranks at size bytes: the named
-// algorithm's rounds, or those the library's rules pick.
-func (d ScheduleDesign) Expand(cl *cluster.Cluster, procs int, bytes int64) (*schedule.Schedule, error) {
-	c, err := d.Collective(cl, procs, bytes)
-	if err != nil {
-		return nil, err
-	}
-	if lib, ok := strings.CutPrefix(d.Algorithm, "auto:"); ok {
-		return schedule.Auto(c, schedule.Library(lib))
-	}
-	return schedule.New(c, d.Algorithm)
+	c := schedule.Collective{Op: schedule.Op(d.Op), Ranks: nodes[:procs], Bytes: float64(bytes)}
+	return schedule.ExpandChoice(c, d.Algorithm)
 }

@@ -25,6 +25,7 @@
 // One file per concept: schedule.go (collectives, schedules, the catalogue of algorithms),
 // builder.go (rounds as the algorithms place transfers), alltoall.go, allgather.go,
 // bcast.go, tree.go (the broadcast, scatter and gather trees), rooted.go (scatter and gather),
-// reducescatter.go, choose.go (the libraries' rules), predict.go, spread.go (a round's
-// expected slowest transfer) and spec.go (the spec strings of predict --collective).
+// reducescatter.go, choose.go (the libraries' rules), choice.go (a choice of algorithm: a
+// name or auto:LIBRARY), predict.go, spread.go (a round's expected slowest transfer) and
+// spec.go (the spec strings of predict --collective).
 package schedule

@@ -21,11 +21,11 @@ type Result struct {
 
 // Predict predicts s round by round under model: each round's transfers start together,
 // between the nodes their ranks run on, and the next round starts when the round ends: when
-// its slowest transfer ends, or with a spread (the model's, from a calibration; nil for none)
-// when its slowest is expected to, given how the model's predictions scatter around measured
-// times (Spread.RoundTime). A round whose transfers all stay within nodes (ranks sharing a
-// node, through shared memory that no network model describes) takes no time. A spread that
-// is not one (Spread.Check) is bad input.
+// its slowest transfer ends, or with a spread (the calibration's: estimate.FitSpread; nil for
+// none) when its slowest is expected to, given how a transfer's measured time scatters around
+// its mean from one repetition to the next (Spread.RoundTime). A round whose transfers all
+// stay within nodes (ranks sharing a node, through shared memory that no network model
+// describes) takes no time. A spread that is not one (Spread.Check) is bad input.
 //
 // Predict stops when ctx is done, within a step of the model's step loop, with ctx's error.
 func Predict(ctx context.Context, net *contention.Network, model contention.Model, s *Schedule, spread Spread) (*Result, error) {

@@ -75,10 +75,13 @@ func Parse(spec string, nodes []string) (*Schedule, error) {
 		return nil, bad("no algorithm: want alg=NAME (%s) or alg=auto:openmpi, alg=auto:mpich", strings.Join(Algorithms(op), ", "))
 	case alg == "auto" && lib == "":
 		return nil, bad("alg=auto names no library: want alg=auto:openmpi or alg=auto:mpich")
-	case alg == "auto" && !slices.Contains(Libraries(), lib):
-		return nil, bad("unknown library %s; want openmpi or mpich", badinput.Quote(string(lib)))
-	case alg != "auto" && !slices.Contains(Algorithms(op), alg):
-		return nil, bad("%s has no algorithm %s; want one of %s", op, badinput.Quote(alg), strings.Join(Algorithms(op), ", "))
+	}
+	choice := alg
+	if alg == "auto" {
+		choice = AutoPrefix + string(lib)
+	}
+	if err := CheckChoice(op, choice); err != nil {
+		return nil, bad("%v", err)
 	}
 	if v, ok := keys["root"]; ok {
 		if !op.rooted() {
@@ -107,12 +110,7 @@ func Parse(spec string, nodes []string) (*Schedule, error) {
 			return nil, bad("%v", err)
 		}
 	}
-	var s *Schedule
-	if alg == "auto" {
-		s, err = Auto(c, lib)
-	} else {
-		s, err = New(c, alg)
-	}
+	s, err := ExpandChoice(c, choice)
 	if err != nil {
 		return nil, bad("%v", err)
 	}

@@ -117,3 +117,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A choice of algorithm is one of the collective's algorithms or auto:LIBRARY; ExpandChoice
+// expands by either, and refuses what CheckChoice refuses.
+func TestChoice(t *testing.T) {
+	c := Collective{Op: Alltoall, Ranks: []string{"a", "b", "c", "d"}, Bytes: 1e6}
+	for choice, want := range map[string]string{
+		"pairwise":     "",
+		"auto:openmpi": "",
+		"auto:mpich":   "",
+		"auto:lam":     `unknown library "lam"`,
+		"auto:":        `unknown library ""`,
+		"ring":         `alltoall has no algorithm "ring"`,
+		"":             `alltoall has no algorithm ""`,
+	} {
+		err := CheckChoice(Alltoall, choice)
+		s, xerr := ExpandChoice(c, choice)
+		switch {
+		case want == "" && (err != nil || xerr != nil):
+			t.Errorf("%q: check %v, expand %v; want it accepted", choice, err, xerr)
+		case want == "" && strings.HasPrefix(choice, AutoPrefix) == (s.Rule == "named by the user"):
+			t.Errorf("%q: rule %q", choice, s.Rule)
+		case want != "" && (err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: check %v, want bad input saying %s", choice, err, want)
+		case want != "" && (xerr == nil || !badinput.Is(xerr)):
+			t.Errorf("%q: expand %v, want bad input", choice, xerr)
+		}
+	}
+	if err := CheckChoice("allreduce", "ring"); err == nil || !strings.Contains(err.Error(), `unknown collective "allreduce"`) {
+		t.Errorf("an unknown collective: %v", err)
+	}
+}

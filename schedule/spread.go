@@ -6,15 +6,16 @@ import (
 	"slices"
 )
 
-// Spread is how measured times scatter around what a model predicts for them: the ratios of
-// a calibration's transfer repetitions to their transfers' means (estimate.FitSpread),
-// sorted, each standing for an equal share of them. A model predicts each transfer's
-// expected time; a round ends with its slowest transfer, and the expected slowest of several
-// is longer than the slowest of their expected times by what their times scatter: for two
-// transfers predicted alike, each equally likely to take 0.8 or 1.2 of that time, the round
-// takes 1.2 of it with probability 3/4. With a spread, a round's time is that expected
-// maximum, each transfer's time taken as its prediction times a ratio drawn from the spread,
-// independently of the others (RoundTime).
+// Spread is how a measured transfer's time scatters around its own mean from one repetition to
+// the next: the ratios of a calibration's transfer repetitions to their transfers' means
+// (estimate.FitSpread), sorted, each standing for an equal share of them. It holds the
+// measurement's scatter, not a model's error (a model's bias counts once, in its predictions).
+// A model predicts each transfer's expected time; a round ends with its slowest transfer, and
+// the expected slowest of several is longer than the slowest of their expected times by what
+// their times scatter: for two transfers predicted alike, each equally likely to take 0.8 or
+// 1.2 of that time, the round takes 1.2 of it with probability 3/4. With a spread, a round's
+// time is that expected maximum, each transfer's time taken as its prediction times a ratio
+// drawn from the spread, independently of the others (RoundTime).
 type Spread []float64
 
 // Check says whether s can be a spread: finite positive ratios in increasing order.

@@ -12,14 +12,16 @@ import (
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/contention"
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/experiments"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/schedule"
 )
 
 // ScoredCollectives are the collectives of the collectives table that validation scores:
-// all-to-all, all-gather and broadcast. Scatter and gather sweeps are calibration data (the
-// thresholds S, M1 and M2 are fitted on them), so scoring them would not be held out.
-var ScoredCollectives = []string{"alltoall", "allgather", "bcast"}
+// all-to-all, all-gather and broadcast, those a schedule design measures
+// (experiments.ScheduleOps). Scatter and gather sweeps are calibration data (the thresholds S,
+// M1 and M2 are fitted on them), so scoring them would not be held out.
+var ScoredCollectives = experiments.ScheduleOps
 
 // DefaultAlgorithms is how validation chooses the algorithm of a measured collective when
 // the user does not: Open MPI's default rules.
@@ -55,23 +57,21 @@ type CollectivePrediction struct {
 	ExpectedMax bool `json:"expected_max,omitempty"`
 }
 
-// ParseAlgorithms checks a choice of collective algorithms: "auto:<library>" (the library's
-// default rules, schedule.Libraries) or one algorithm's name, which every scored collective
-// of the dataset must have.
+// ParseAlgorithms checks a choice of collective algorithms (schedule.CheckChoice):
+// "auto:<library>" (the library's default rules, schedule.Libraries) or one algorithm's name,
+// which every scored collective of the dataset must have.
 func ParseAlgorithms(choice string) error {
-	if lib, ok := strings.CutPrefix(choice, "auto:"); ok {
-		if !slices.Contains(schedule.Libraries(), schedule.Library(lib)) {
-			return badinput.Errorf("", "collective algorithms %s: want auto:openmpi, auto:mpich or an algorithm's name", badinput.Quote(choice))
-		}
-		return nil
-	}
 	for _, op := range ScoredCollectives {
-		if slices.Contains(schedule.Algorithms(schedule.Op(op)), choice) {
+		if schedule.CheckChoice(schedule.Op(op), choice) == nil {
 			return nil
 		}
 	}
-	return badinput.Errorf("", "collective algorithms %s: no scored collective (%s) has that algorithm; want auto:openmpi, auto:mpich or an algorithm's name",
-		badinput.Quote(choice), strings.Join(ScoredCollectives, ", "))
+	autos := strings.Join(schedule.AutoChoices(), ", ")
+	if strings.HasPrefix(choice, schedule.AutoPrefix) {
+		return badinput.Errorf("", "collective algorithms %s: want %s or an algorithm's name", badinput.Quote(choice), autos)
+	}
+	return badinput.Errorf("", "collective algorithms %s: no scored collective (%s) has that algorithm; want %s or an algorithm's name",
+		badinput.Quote(choice), strings.Join(ScoredCollectives, ", "), autos)
 }
 
 // ScoreCollectives predicts every measured all-to-all, all-gather and broadcast of rows as
@@ -105,12 +105,10 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 		}
 	}
 	for _, r := range scheduled {
-		switch {
-		case !slices.Contains(ScoredCollectives, r.Op):
-			return nil, badinput.Errorf("", "validate: schedules table: a collective %s; the schedules table holds %s", badinput.Quote(r.Op), strings.Join(ScoredCollectives, ", "))
-		case !slices.Contains(schedule.Algorithms(schedule.Op(r.Op)), r.Algorithm):
-			return nil, badinput.Errorf("", "validate: schedules table: %s has no algorithm %s (want one of %s)", r.Op, badinput.Quote(r.Algorithm),
-				strings.Join(schedule.Algorithms(schedule.Op(r.Op)), ", "))
+		// An algorithm its collective does not have is refused below, by schedule.New.
+		if !slices.Contains(ScoredCollectives, r.Op) {
+			return nil, badinput.Errorf("", "validate: schedules table: the row of %s %s among %d processes, %d B, repetition %d: "+
+				"a schedule design measures %s only; drop the rows of other collectives from the dataset's schedules table", badinput.Quote(r.Op), badinput.Quote(r.Algorithm), r.Procs, r.Bytes, r.Rep, strings.Join(ScoredCollectives, ", "))
 		}
 		k := key{r.Op, r.Algorithm, r.Root, r.Procs, r.Bytes}
 		sums[k] = append(sums[k], r.Seconds)
@@ -131,15 +129,12 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 		}
 		c := schedule.Collective{Op: schedule.Op(k.op), Ranks: ranks, Bytes: float64(k.bytes)}
 		var s *schedule.Schedule
-		if lib, ok := strings.CutPrefix(choice, "auto:"); ok && k.alg == "" {
-			s, err = schedule.Auto(c, schedule.Library(lib))
-		} else {
-			s, err = schedule.New(c, cmp.Or(k.alg, choice))
-		}
-		if err == nil && k.alg != "" {
+		if k.alg != "" { // a schedules row: the algorithm that ran, by name
+			if s, err = schedule.New(c, k.alg); err != nil {
+				return nil, fmt.Errorf("validate: schedules table: %s of %d processes, %d B: %w", k.op, k.procs, k.bytes, err)
+			}
 			s.Rule = "the algorithm the schedules table names as the one that ran"
-		}
-		if err != nil {
+		} else if s, err = schedule.ExpandChoice(c, choice); err != nil {
 			return nil, fmt.Errorf("validate: %s of %d processes, %d B: %w", k.op, k.procs, k.bytes, err)
 		}
 		ca := CollectiveAccuracy{Op: k.op, Root: k.root, Procs: k.procs, Bytes: k.bytes, Runs: len(sums[k]),
@@ -157,7 +152,10 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 	return out, nil
 }
 
-// ranksFrom places procs ranks one per node on nodes, in order, starting at root.
+// ranksFrom places procs ranks one per node on nodes, in order, starting at root. A schedule
+// design runs its ranks on the description's first procs nodes, its root first
+// (experiments.ScheduleDesign.Expand), and its rows name that root: ranksFrom places them
+// where they ran.
 func ranksFrom(nodes []string, root string, procs int64) ([]string, error) {
 	at := slices.Index(nodes, root)
 	switch {

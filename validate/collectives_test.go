@@ -123,4 +123,9 @@ func TestScoreScheduledCollectives(t *testing.T) {
 		!badinput.Is(err) || !strings.Contains(err.Error(), "no algorithm") {
 		t.Errorf("a broadcast run as pairwise: %v, want bad input", err)
 	}
+	other := []datasets.Schedule{{Cluster: cl.Name(), Op: "scatter", Algorithm: "linear", Root: root, Procs: 4, Bytes: 10, Rep: 3, Seconds: 1}}
+	if _, err := ScoreCollectives(context.Background(), cl, nil, other, net, []contention.Model{maxmin}, nil, "auto:mpich"); err == nil ||
+		!badinput.Is(err) || !strings.Contains(err.Error(), "among 4 processes, 10 B, repetition 3") {
+		t.Errorf("a scheduled scatter: %v, want bad input naming the row", err)
+	}
 }
