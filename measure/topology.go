@@ -167,10 +167,11 @@ func Leftovers() []string {
 }
 
 // CheckHostRate refuses a host bound (Shaping.HostRate) that cannot be one: below 0, or at
-// or above MaxHostRate, where a host never binds.
+// or above MaxHostRate, where a host never binds. Its message names no package: Build and the
+// command line each say where it comes from.
 func CheckHostRate(h float64) error {
 	if !(h >= 0 && h < MaxHostRate) {
-		return fmt.Errorf("measure: host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", h, MaxHostRate, MaxHostRate)
+		return fmt.Errorf("host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", h, MaxHostRate, MaxHostRate)
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ func CheckHostRate(h float64) error {
 // flock on EmulationLock held until Close.
 func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
 	if err := CheckHostRate(sh.HostRate); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("measure: %w", err)
 	}
 	if err := Available(); err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ EXAMPLES:
 				return usagef("measure: --scale must be in (0, 1]")
 			}
 			if err := measure.CheckHostRate(c.Float64("host-rate")); err != nil {
-				return usagef("--host-rate: %v", err)
+				return usagef("measure: --host-rate: %v", err)
 			}
 			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
 				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))
