@@ -510,9 +510,10 @@ func detectFormat(path string, rs readSeekerAt) (string, error) {
 
 // inferTable picks the table whose columns the file has. With forced set, that table is used
 // and a missing column is reported by name. Otherwise the table with the most of its columns
-// present wins, and of those the one that misses fewest (a collectives file has every column
-// of collectives and all but one of schedules); if even it misses some, the first missing one
-// is reported.
+// present wins, and of those the one that misses fewest, then the first in Tables; if even it
+// misses some, the first missing one is reported. The fewest misses name the likelier table
+// when a file is short of columns: cluster, bytes and rep are three columns of transfers and
+// of one_to_two, and the file is reported as one_to_two's, short of four, not seven.
 func inferTable(loc Location, have []string, forced string) (*Table, error) {
 	set := map[string]bool{}
 	for _, h := range have {

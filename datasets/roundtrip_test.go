@@ -234,3 +234,12 @@ func TestCollectivesAndSchedulesCSV(t *testing.T) {
 		t.Errorf("schedules rows %+v, want the binomial broadcast", got.sc)
 	}
 }
+
+// TestInferTableFewestMisses checks that of the tables with as many of a file's columns, the
+// one missing fewest is named (one_to_two, not transfers, which comes first).
+func TestInferTableFewestMisses(t *testing.T) {
+	_, err := inferTable(Location{}, []string{"cluster", "bytes", "rep"}, "")
+	if err == nil || !strings.Contains(err.Error(), "looks like table one_to_two") {
+		t.Errorf("cluster, bytes, rep: %v, want it taken for one_to_two", err)
+	}
+}

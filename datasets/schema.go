@@ -80,8 +80,8 @@ type PingPongPairs struct {
 
 // Schedule is one run of a collective measured as the rounds of a named algorithm (package
 // schedule), as the benchmark engine runs one: each rank a process on its own node, rank i on
-// the i-th node of the cluster description (rank 0, the root, on Root), posting each round's
-// sends and receives once its previous round's have ended. Seconds runs from the common start
+// the i-th node from Root in the cluster description's order (rank 0, the root, on Root),
+// posting each round's sends and receives once its previous round's have ended. Seconds runs from the common start
 // to the last rank's last receive.
 type Schedule struct {
 	Cluster   string  `col:"cluster" check:"cluster" doc:"cluster name"`

@@ -167,10 +167,11 @@ func Leftovers() []string {
 }
 
 // CheckHostRate refuses a host bound (Shaping.HostRate) that cannot be one: below 0, or at
-// or above MaxHostRate, where a host never binds.
+// or above MaxHostRate, where a host never binds. Its message names no package: Build and the
+// command line each say where it comes from.
 func CheckHostRate(h float64) error {
 	if !(h >= 0 && h < MaxHostRate) {
-		return fmt.Errorf("measure: host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", h, MaxHostRate, MaxHostRate)
+		return fmt.Errorf("host rate %g × the NIC rate: want 0 (hosts unbound) or above 0 and below %d (at %d a host never binds)", h, MaxHostRate, MaxHostRate)
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ func CheckHostRate(h float64) error {
 // flock on EmulationLock held until Close.
 func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation, err error) {
 	if err := CheckHostRate(sh.HostRate); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("measure: %w", err)
 	}
 	if err := Available(); err != nil {
 		return nil, err
@@ -222,14 +223,15 @@ func Build(ctx context.Context, cl *cluster.Cluster, sh Shaping) (em *Emulation,
 		em.nodeIP[n.Name] = ip
 		rate := n.NICRateBps * sh.Scale
 		// eth0 in the node (shaped: the node's NIC out), pN in its switch (shaped: NIC in).
-		if err := em.link(ns, nodeNIC, sw[n.RackIndex], fmt.Sprintf("p%d", i), rate, rate); err != nil {
+		port := fmt.Sprintf("p%d", i)
+		if err := em.link(ns, nodeNIC, sw[n.RackIndex], port, rate, rate); err != nil {
 			return nil, fmt.Errorf("measure: node %s: %w", n.Name, err)
 		}
 		if err := addAddr(ns, nodeNIC, ip); err != nil {
 			return nil, fmt.Errorf("measure: node %s: %w", n.Name, err)
 		}
 		if sh.HostRate > 0 {
-			if err := em.boundHost(sw[n.RackIndex], i, rate*sh.HostRate); err != nil {
+			if err := em.boundHost(sw[n.RackIndex], i, port, rate*sh.HostRate); err != nil {
 				return nil, fmt.Errorf("measure: host bound of node %s: %w", n.Name, err)
 			}
 		}
@@ -400,45 +402,43 @@ func (e *Emulation) bucket(link int, rate float64) *netlink.Tbf {
 
 // boundHost makes node i's host budget (Shaping.HostRate) in its rack switch's namespace sw:
 // an ifb device h<i> with a token bucket at rate (bits per second), and on the node's switch
-// port p<i> a clsact qdisc whose ingress (what the node sends) and egress (what it receives)
+// port (p<i>) a clsact qdisc whose ingress (what the node sends) and egress (what it receives)
 // each redirect every packet into h<i>. The ifb hands each packet back where it was taken, the
 // ingress ones to the bridge, the egress ones to the port's own bucket (the NIC's receiving
 // side). Data and acknowledgements of both directions thus share one bucket and one queue, in
 // the order they come.
-func (e *Emulation) boundHost(sw netns.NsHandle, i int, rate float64) error {
-	h, err := netlink.NewHandleAt(sw)
+func (e *Emulation) boundHost(sw netns.NsHandle, i int, port string, rate float64) error {
+	h, p, err := linkAt(sw, port)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	name := fmt.Sprintf("h%d", i)
-	if err := h.LinkAdd(&netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: name}}); err != nil {
+	ifb := &netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: name}}
+	if err := h.LinkAdd(ifb); err != nil {
 		return fmt.Errorf("ifb %s: %w (--host-rate needs the kernel's ifb module: modprobe ifb)", name, err)
 	}
-	ifb, err := h.LinkByName(name)
-	if err != nil {
-		return err
+	// LinkAdd fills in the new device's index (looking it up by name, its error dropped).
+	idx := ifb.Attrs().Index
+	if idx == 0 {
+		return fmt.Errorf("ifb %s: made but not found", name)
 	}
 	if err := h.LinkSetUp(ifb); err != nil {
 		return err
 	}
-	if err := h.QdiscAdd(e.bucket(ifb.Attrs().Index, rate)); err != nil {
+	if err := h.QdiscAdd(e.bucket(idx, rate)); err != nil {
 		return fmt.Errorf("shaping %s at %.0f bit/s: %w", name, rate, err)
 	}
-	port, err := h.LinkByName(fmt.Sprintf("p%d", i))
-	if err != nil {
-		return err
-	}
-	idx := port.Attrs().Index
-	if err := h.QdiscAdd(&netlink.Clsact{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: idx, Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}}); err != nil {
-		return fmt.Errorf("clsact on %s: %w", port.Attrs().Name, err)
+	pidx := p.Attrs().Index
+	if err := h.QdiscAdd(&netlink.Clsact{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: pidx, Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}}); err != nil {
+		return fmt.Errorf("clsact on %s: %w", port, err)
 	}
 	for _, hook := range []uint32{netlink.HANDLE_MIN_INGRESS, netlink.HANDLE_MIN_EGRESS} {
 		// A u32 filter without a selector matches every packet.
-		f := &netlink.U32{FilterAttrs: netlink.FilterAttrs{LinkIndex: idx, Parent: hook, Priority: 1, Protocol: unix.ETH_P_ALL},
-			Actions: []netlink.Action{netlink.NewMirredAction(ifb.Attrs().Index)}}
+		f := &netlink.U32{FilterAttrs: netlink.FilterAttrs{LinkIndex: pidx, Parent: hook, Priority: 1, Protocol: unix.ETH_P_ALL},
+			Actions: []netlink.Action{netlink.NewMirredAction(idx)}}
 		if err := h.FilterAdd(f); err != nil {
-			return fmt.Errorf("redirecting %s into %s: %w", port.Attrs().Name, name, err)
+			return fmt.Errorf("redirecting %s into %s: %w", port, name, err)
 		}
 	}
 	return nil

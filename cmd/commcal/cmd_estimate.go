@@ -35,13 +35,13 @@ LMO C_i, t_i, β_ij (roundtrips, one_to_two); scatter/gather thresholds S, M1, M
 (p2p_sweep from 1 MiB, fairness patterns whose transfers share no resource), NIC and backbone
 capacities and the share spread σ (fair_intra, fair_inter), duplex coupling κ and the
 bidirectional surface (bidir_*, exchange_calibration, cycle_calibration), ackpath's slowdowns
-a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α (those with
-static_sync, random_calibration, incast and outcast) and κ (kept only where it lowers the
-error beyond chance: hosts whose sending and receiving slow each other); each parameter only
-where some pattern identifies it, the others listed as not identified with what stands in;
-and the transfer spread, each contention calibration transfer's repetitions over its mean (transfer_spread:
-when a collective's round is expected to end). Held-out experiments
-(random, alltoallv, exchange, cycle) and the schedules table are never read.
+a, b, c and c₁, ramp-up cost τ and ceiling relief ρ, and ackpath-alpha's α and κ (those with
+static_sync, random_calibration, incast and outcast; κ, as duplex's, kept only where it lowers
+the error beyond chance: hosts whose sending and receiving slow each other); each parameter
+only where some pattern identifies it, the others listed as not identified with what stands
+in; and the transfer spread, each contention calibration transfer's repetitions over its mean
+(transfer_spread: when a collective's round is expected to end). Held-out experiments (random,
+alltoallv, exchange, cycle) and the schedules table are never read.
 
 EXAMPLES:
    commcal estimate --out calib run/dataset

@@ -34,15 +34,15 @@ the same experiments, the same dataset.
 The catalogue (--catalogue FILE, TOML; or the built-in one, or --quick) selects the
 experiments: point-to-point sweeps (intra and inter rack), fairness A and B, bidirectional
 patterns on a NIC and on the backbone, same-peer exchanges and directed cycles, incast and
-outcast, static-synchronous graphs, random validation patterns,
-LMO round trips and one-to-two experiments, scatter and gather sweeps, ping-pong pairs
-across the bisection, and collectives run as the rounds of named algorithms (schedules: each
-rank one node, posting a round's sends and receives once its previous round's have ended, as
-an MPI process does; validation predicts them as the same rounds). For every measurement the
-connections are opened first, all threads start at one instant, receivers timestamp their last
-byte; repetitions go on until every measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
-the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json
-with every repetition's skew and each transfer's own start).
+outcast, static-synchronous graphs, random validation patterns, LMO round trips and one-to-two
+experiments, scatter and gather sweeps, ping-pong pairs across the bisection, and collectives
+run as the rounds of named algorithms (schedules: each rank one node, posting a round's sends
+and receives once its previous round's have ended, as an MPI process does; validation predicts
+them as the same rounds). For every measurement the connections are opened first, all threads
+start at one instant, receivers timestamp their last byte; repetitions go on until every
+measure's 95% CI is within 2% of its mean, or the cap. Writes an ordinary dataset (every table,
+the manifest with the TCP settings, clock-sync error and start skew, and repetitions.json with
+every repetition's skew and each transfer's own start).
 The nodes keep the kernel's per-destination TCP metrics, as real hosts do: a connection starts
 from the round-trip time and slow-start threshold the last one to the same node left.
 --forget-tcp-metrics sets net.ipv4.tcp_no_metrics_save = 1 in every node's namespace instead, so
@@ -106,7 +106,7 @@ EXAMPLES:
 				return usagef("measure: --scale must be in (0, 1]")
 			}
 			if err := measure.CheckHostRate(c.Float64("host-rate")); err != nil {
-				return usagef("--host-rate: %v", err)
+				return usagef("measure: --host-rate: %v", err)
 			}
 			if l := c.String("launcher"); !slices.Contains(measure.Launchers, l) {
 				return usagef("measure: --launcher %q: want one of %s", l, strings.Join(measure.Launchers, ", "))

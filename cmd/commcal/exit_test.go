@@ -48,6 +48,7 @@ func TestExitStatusGolden(t *testing.T) {
 		{[]string{"compare", "--fail-on-drift", "--out", "$DIR/cmp", "$DIR/run", "$DIR/run"}, false},
 		{[]string{"run", "--out", "$DIR/sim", "$DIR/sim"}, true},
 		{[]string{"measure", "--cluster", "ccpe-testbed", "--scale", "2", "--out", "$DIR/m"}, true},
+		{[]string{"measure", "--cluster", "ccpe-testbed", "--host-rate", "2", "--out", "$DIR/m"}, true},
 		{[]string{"frobnicate"}, true},
 	}
 	var b strings.Builder

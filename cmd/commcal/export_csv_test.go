@@ -75,7 +75,7 @@ func TestExportCSVDataset(t *testing.T) {
 	}
 	for _, tab := range datasets.Tables {
 		path := filepath.Join(out, tab.Name+".csv")
-		if m.Rows(tab.Name) == 0 { // the simulator measures no schedules
+		if tab == datasets.SchedulesTable && m.Rows(tab.Name) == 0 { // the simulator measures no schedules
 			if _, err := os.Stat(path); !os.IsNotExist(err) {
 				t.Errorf("%s: a CSV file for a table the dataset does not hold (%v)", tab.Name, err)
 			}

@@ -106,8 +106,26 @@ func TestPredictWithCalibration(t *testing.T) {
 		t.Errorf("another cluster's calibration: exit %d: %s", code, stderr)
 	}
 	// A collective with the calibration: its rounds end with their expected slowest transfer
-	// under the calibration's transfer spread, later than without (the same parameters, the spread left out),
-	// on the calibration's cluster and on another one.
+	// under the calibration's transfer spread, later than without (bare: the same parameters,
+	// the spread left out), on the calibration's cluster and on another one.
+	raw, err := os.ReadFile(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc["transfer_spread"]; !ok {
+		t.Fatal("calibration.json has no transfer_spread")
+	}
+	delete(doc, "transfer_spread")
+	bare := filepath.Join(dir, "bare-calibration.json")
+	if b, err := json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	} else {
+		write(t, bare, string(b))
+	}
 	for _, cl := range []string{"ccpe-testbed", "graphene"} {
 		collective := func(calibration string) collectiveRow {
 			t.Helper()
@@ -122,24 +140,6 @@ func TestPredictWithCalibration(t *testing.T) {
 			return got.Collectives[0]
 		}
 		with := collective(cal)
-		raw, err := os.ReadFile(cal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := doc["transfer_spread"]; !ok {
-			t.Fatal("calibration.json has no transfer_spread")
-		}
-		delete(doc, "transfer_spread")
-		bare := filepath.Join(dir, "bare-calibration.json")
-		if b, err := json.Marshal(doc); err != nil {
-			t.Fatal(err)
-		} else {
-			write(t, bare, string(b))
-		}
 		without := collective(bare)
 		if !with.ExpectedMax || without.ExpectedMax || !(with.Seconds > without.Seconds) {
 			t.Errorf("%s: with the spread %+v, without %+v; want the expected maximum, and later", cl, with, without)
