@@ -23,16 +23,17 @@ import (
 // above (it froze at the lowest of them), so the filling below λ never involves it, and every
 // class that froze below λ keeps its rate: only the classes at λ and above (in the order they
 // froze, a suffix) are filled again, λ the lowest level of the step's changed classes, from
-// the usage the others leave. On the 10⁴-transfer pattern the classes filled again are 9% of
-// the active ones on average (recorded 2026-11-28): finishing transfers are mostly the fast
-// ones. The usage a class leaves is taken off as it is filled again, so it drifts by rounding
-// (a few units of the last place of a capacity per step; the levels are compared to 1e-9).
+// the usage the others leave. That suffix is a small part of the active classes: finishing
+// transfers are mostly the fast ones, which froze high. The usage a class leaves is taken off
+// as it is filled again, so it drifts by rounding (a few units of the last place of a capacity
+// per step; the levels are compared to 1e-9).
 //
 // The classes a resource freezes all get its level: a class's group is the resource it froze
 // at (grouping), and the step loop counts bytes by group (runGrouped). A resource's classes
 // freeze in one block of the order, filled again whole or not at all, so that a group's
-// classes always share one level; from one step to the next 1.9 classes change groups on the
-// 10⁴-transfer pattern, and 29 groups are filled again.
+// classes always share one level. From one step to the next few classes change groups and few
+// groups are filled again, as a completion reopens only the levels at and above its class's
+// (docs/performance.md gives the counts).
 type fill struct {
 	e        *engine
 	capacity []float64   // per resource
@@ -81,10 +82,9 @@ func staleTop(h *levelHeap, unfrozen int32, room, share float64) bool {
 	return false
 }
 
-// before orders fill events by level, then resource.
-func (a fillEvent) before(b fillEvent) bool {
-	return a.level < b.level || a.level == b.level && a.r < b.r
-}
+// before orders fill events by level, then resource: beforeBit, whose order is the floats'
+// for levels, never negative nor NaN.
+func (a fillEvent) before(b fillEvent) bool { return beforeBit(a, b) == 1 }
 
 // newFill is max-min's fill of e's classes on the network's capacities, rates into e.rate.
 func newFill(e *engine) *fill {
@@ -98,8 +98,7 @@ func newFillOn(e *engine, capacity []float64, rate []float64, path func(c int32)
 	nr, nc := len(capacity), len(e.src)
 	f := &fill{e: e, capacity: capacity, rate: rate, cls: make([]fillClass, nc),
 		groups: grouping{of: make([]int32, nc), rate: make([]float64, nr)},
-		usage:  make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc),
-		heap: levelHeap{}}
+		usage:  make([]float64, nr), unfrozen: make([]int32, nr), order: make([]int32, 0, nc)}
 	for c := range f.cls {
 		cl := &f.cls[c]
 		cl.n = int32(copy(cl.res[:], path(int32(c))))
@@ -155,9 +154,9 @@ func (f *fill) rates(context.Context) error {
 // rate that resource's level when it froze.
 func (f *fill) grouping() *grouping { return &f.groups }
 
-// again is the classes the last fill filled again, or nil and true after a fill from nothing.
-// The others kept their rates bit for bit.
-func (f *fill) again() ([]int32, bool) { return f.order[f.cut:], f.groups.all }
+// again is the classes the last fill filled again: after a fill from nothing, every active
+// class (cut is 0, and every active class froze). The others kept their rates bit for bit.
+func (f *fill) again() []int32 { return f.order[f.cut:] }
 
 // fillAgainTol is the relative margin below the lowest changed level from which classes are
 // filled again: a class that froze within it of that level may have frozen at a resource the

@@ -542,13 +542,13 @@ func checkRates(t *testing.T, m Model, net *Network, flows []Flow, want []float6
 // the bounds of α with duplex's joint budgets (κ = 0.7), resources of the same sharing.
 func TestAlphaFairKKT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for i, alpha := range []float64{MinAlpha, 1, MaxAlpha} {
+	for _, alpha := range []float64{MinAlpha, 1, MaxAlpha} {
 		for _, ack := range []bool{false, true} {
 			lp := &LearnedParams{Alpha: alpha}
 			if ack {
 				lp.AckIn, lp.AckOut, lp.AckFull = 0.61, 0.48, 0.1
 			}
-			if i != 1 { // each node's two directions also share a joint budget
+			if alpha != 1 { // each node's two directions also share a joint budget
 				lp.Coupling = 0.7
 			}
 			net := ackCluster(t, 470e6, nil)

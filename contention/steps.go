@@ -396,8 +396,8 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 		dt := math.Inf(1)
 		for _, c := range e.act {
 			r := e.rate[c]
-			if !(r > 0) || math.IsInf(r, 0) {
-				return nil, e.badRate()
+			if !validRate(r) {
+				return nil, e.badRate(func(c int32) float64 { return e.rate[c] })
 			}
 			tl := (e.next[c] - e.sent[c]) * 8 / r
 			e.tleft[c] = tl
@@ -428,10 +428,13 @@ func (e *engine) run(ctx context.Context, rule rateRule) (*Prediction, error) {
 // groupRule is a rate rule whose active classes share their rates by groups: every active
 // class's rate is its group's. Max-min's fill is one: a class's group is the resource it froze
 // at, whose level is the rate of every class it froze. From one step to the next few classes
-// change groups (1.9 a step on the 10⁴-transfer pattern) and few groups change rates (29 of
-// the 130 resources), where a completion moves the rates of some 200 classes.
+// change groups and few groups change rates, where a completion moves the rates of many
+// classes: a completion reopens only the levels at and above its class's, and a group's
+// classes move together (docs/performance.md gives the counts).
 type groupRule interface {
 	rateRule
+	// grouping returns the same grouping at every call, its rate sized for every group from
+	// the rule's making, before its first rates call.
 	grouping() *grouping
 }
 
@@ -443,6 +446,9 @@ type grouping struct {
 	set   []int32   // the groups whose rate the last call set
 	all   bool      // the last call set every active class's group and every rate (moved, set unused)
 }
+
+// rateOf is class c's rate: its group's.
+func (g *grouping) rateOf(c int32) float64 { return g.rate[g.of[c]] }
 
 // lazyGroup is runGrouped's record of a group: a count of bytes that grows as each member of
 // its classes sends, bytes at instant since and at rate bits per second since then (the last of
@@ -481,9 +487,20 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 	for c := range nc {
 		e.in[c], e.gpos[c] = -1, -1
 	}
-	// A run stopped on its way (ctx, a bad rate) leaves groups behind.
+	gr := rule.grouping() // the same at every step (groupRule)
+	if len(e.grp) != len(gr.rate) {
+		e.grp = make([]lazyGroup, len(gr.rate))
+		for g := range e.grp {
+			e.grp[g].cls.pos = e.gpos
+		}
+		e.fin.pos, e.dirty = make([]int32, len(gr.rate)), make([]bool, len(gr.rate))
+	}
+	// Every group empty, from 0 at instant 0 without a rate: a run stopped on its way (ctx, a
+	// bad rate) leaves groups behind.
 	for g := range e.grp {
-		e.grp[g].cls.items = e.grp[g].cls.items[:0]
+		lg := &e.grp[g]
+		lg.cls.items = lg.cls.items[:0]
+		lg.bytes, lg.since, lg.rate = 0, 0, 0
 		e.fin.pos[g], e.dirty[g] = -1, false
 	}
 	e.fin.items, e.touched, e.dead = e.fin.items[:0], e.touched[:0], 0
@@ -492,19 +509,8 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 		if err := e.startStep(ctx, rule, p); err != nil {
 			return nil, err
 		}
-		gr := rule.grouping()
-		if len(e.grp) != len(gr.rate) {
-			e.grp = make([]lazyGroup, len(gr.rate))
-			for g := range e.grp {
-				e.grp[g].cls.pos = e.gpos
-			}
-			e.fin.pos, e.dirty = make([]int32, len(gr.rate)), make([]bool, len(gr.rate))
-			for g := range e.fin.pos {
-				e.fin.pos[g] = -1
-			}
-		}
 		if gr.all {
-			if err := e.regroupAll(gr, t); err != nil {
+			if err := e.regroupAll(gr); err != nil {
 				return nil, err
 			}
 		} else {
@@ -515,11 +521,11 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 			}
 			for _, g := range gr.set {
 				r, lg := gr.rate[g], &e.grp[g]
+				if !validRate(r) {
+					return nil, e.badRate(gr.rateOf)
+				}
 				if math.Abs(r-lg.rate) <= rateTol*lg.rate {
 					continue
-				}
-				if !(r > 0) || math.IsInf(r, 0) {
-					return nil, e.badGroupRate(gr)
 				}
 				lg.bytes, lg.since, lg.rate = lg.bytesAt(t), t, r
 				e.touch(g)
@@ -569,43 +575,34 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 	return p, nil
 }
 
-// regroupAll puts every active class in its group at instant t, carrying its bytes sent over,
-// with every group at its new rate: a fill from nothing. The groups' heaps are carved from one
-// array, each with room for a quarter more classes than it starts with (a group that outgrows
-// it moves to an array of its own), and built in O(classes).
-func (e *engine) regroupAll(gr *grouping, t float64) error {
+// regroupAll puts every active class in its group, with every group at its new rate: a fill
+// from nothing, which happens at a run's first step only (a fill starts from nothing after
+// invalidate, which is called between runs, never within one), so that runGrouped has just
+// emptied the groups (count 0 at instant 0), no class has sent anything, and no class is in a
+// group. The groups' heaps are carved from one array, each with room for a quarter more
+// classes than it starts with (a group that outgrows it moves to an array of its own), and
+// built in O(classes).
+func (e *engine) regroupAll(gr *grouping) error {
 	for _, c := range e.act {
 		if e.mult[c] == 0 {
 			continue
 		}
-		if !(gr.rate[gr.of[c]] > 0) || math.IsInf(gr.rate[gr.of[c]], 0) {
-			return e.badGroupRate(gr)
+		if !validRate(gr.rateOf(c)) {
+			return e.badRate(gr.rateOf)
 		}
-		sent := 0.0
-		if g := e.in[c]; g >= 0 {
-			sent = e.next[c] - (e.target[c] - e.grp[g].bytesAt(t))
-		}
-		e.target[c] = e.next[c] - sent // the bytes left, for now
-	}
-	for g := range e.grp {
-		lg := &e.grp[g]
-		for _, it := range lg.cls.items {
-			e.gpos[it.id] = -1
-		}
-		lg.cls.items = lg.cls.items[:0]
-		lg.bytes, lg.since, lg.rate = 0, t, 0
+		e.target[c] = e.next[c] // its group's count, at 0, reaches it when its next member is done
 	}
 	size := e.groupSizes(gr)
 	total := 0
 	for _, n := range size {
-		total += int(n + n/4 + 4)
+		total += heapRoom(n)
 	}
 	if cap(e.items) < total {
 		e.items = make([]keyItem, total)
 	}
 	items := e.items[:0]
 	for g := range e.grp {
-		n := len(items) + int(size[g]+size[g]/4+4)
+		n := len(items) + heapRoom(size[g])
 		e.grp[g].cls.items = items[len(items):len(items):n]
 		items = items[:n]
 	}
@@ -625,9 +622,13 @@ func (e *engine) regroupAll(gr *grouping, t float64) error {
 			e.touch(int32(g))
 		}
 	}
-	e.refresh(t)
+	e.refresh(0)
 	return nil
 }
+
+// heapRoom is the room a group's heap gets at a fill from nothing for its n classes: a quarter
+// more, and a few.
+func heapRoom(n int32) int { return int(n + n/4 + 4) }
 
 // groupSizes counts each group's active classes.
 func (e *engine) groupSizes(gr *grouping) []int32 {
@@ -718,24 +719,16 @@ func (e *engine) refresh(t float64) {
 	e.touched = e.touched[:0]
 }
 
-// badGroupRate is badRate for a groupRule: the first transfer in input order whose group got a
-// rate that is not a positive finite number.
-func (e *engine) badGroupRate(gr *grouping) error {
-	bad := func(c int32) bool { r := gr.rate[gr.of[c]]; return !(r > 0) || math.IsInf(r, 0) }
-	i, c := e.firstActive(bad)
-	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, gr.rate[gr.of[c]])
-}
-
 // rateTol and clockTol are runGrouped's tolerances. A group whose rate the rule moves by less
 // than rateTol of itself keeps sending at the rate in force: max-min's incremental fill takes
 // its classes' usage off and on again, and the groups it fills again at an unchanged level come
-// back a few ulps off (within 1e-14 on the 10⁴-transfer pattern); keeping their rates spares
-// their updates, and moves a completion by less than rateTol of its time. The instants are
-// absolute (a group's last change plus the time its count takes to reach a target), so two
-// classes that finish together in exact arithmetic get instants apart by rounding to the clock
-// and to the counts, and by rateTol of it, where run's times left differ by a few ulps of
-// themselves: a step shorter than rateTol of the clock would split such a completion in two
-// steps. Instants within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
+// back a few ulps off, where rateTol is some 45 ulps; keeping their rates spares their updates,
+// and moves a completion by less than rateTol of its time. The instants are absolute (a
+// group's last change plus the time its count takes to reach a target), so two classes that
+// finish together in exact arithmetic get instants apart by rounding to the clock and to the
+// counts, and by rateTol of it, where run's times left differ by a few ulps of themselves: a
+// step shorter than rateTol of the clock would split such a completion in two steps. Instants
+// within clockTol of the step's end (4·10⁻¹³ s at 4 s) finish in it.
 const (
 	rateTol  = 1e-14
 	clockTol = 1e-13
@@ -765,12 +758,16 @@ func (e *engine) startStep(ctx context.Context, rule rateRule, p *Prediction) er
 	return nil
 }
 
-// badRate is the error of a step in which some active class got a rate that is not a
-// positive finite number, naming the first such transfer in input order.
-func (e *engine) badRate() error {
-	i, c := e.firstActive(func(c int32) bool { r := e.rate[c]; return !(r > 0) || math.IsInf(r, 0) })
-	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, e.rate[c])
+// badRate is the error of a step in which some active class c got a rate, rate(c) (e.rate[c],
+// or its group's under runGrouped), that is not valid, naming the first such transfer in input
+// order.
+func (e *engine) badRate(rate func(c int32) float64) error {
+	i, c := e.firstActive(func(c int32) bool { return !validRate(rate(c)) })
+	return fmt.Errorf("contention: transfer %d (%s→%s) got rate %g bit/s", i, e.flows[i].Src, e.flows[i].Dst, rate(c))
 }
+
+// validRate says r is a rate the step loop can take: a positive finite number (not NaN).
+func validRate(r float64) bool { return r > 0 && !math.IsInf(r, 0) }
 
 // retire ends, at instant t, the members of class c that finish in a step no longer than
 // limit (the step's length with finishTol), c having sent sent bytes a member at the step's

@@ -148,10 +148,7 @@ func TestGroupedLoopEqualsPlain(t *testing.T) {
 		{"maxmin", func(e *engine) groupRule { return newFill(e) }},
 		{"duplex", func(e *engine) groupRule {
 			lp := &LearnedParams{Coupling: 0.4}
-			f := newWFill(e, Duplex.Variant(), lp, true)
-			for c := range f.weight {
-				f.weight[c] = 1
-			}
+			f := newWFill(e, Duplex.Variant(), lp, true) // the plain sharing reads no weight
 			if !f.plainShares() {
 				t.Fatal("duplex at κ = 0.4: the plain fill is not the sharing")
 			}
@@ -166,7 +163,9 @@ func TestGroupedLoopEqualsPlain(t *testing.T) {
 					t.Fatal(err)
 				}
 				rule := r.make(e)
+				var rr rateRule = ungrouped{rule}
 				if grouped {
+					rr = rule
 					e.observe = func(e *engine) {
 						g := rule.grouping()
 						for _, c := range e.act {
@@ -175,13 +174,8 @@ func TestGroupedLoopEqualsPlain(t *testing.T) {
 							}
 						}
 					}
-					pr, err := e.run(context.Background(), rule)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return pr
 				}
-				pr, err := e.run(context.Background(), ungrouped{rule})
+				pr, err := e.run(context.Background(), rr)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -98,7 +98,7 @@ func newWFill(e *engine, v LearnedVariant, lp *LearnedParams, unweighted bool) *
 		at: make([]int32, nc), top: make([]float64, nr), demand: make([]float64, nr), holder: make([]int32, nr),
 		topTol: make([]float64, nr), shared: make([]bool, nr), ackEnd: make([]float64, nr), ackMid: make([]float64, nr), ackLast: make([]float64, nr),
 		capacity: make([]float64, total), usage: make([]float64, total),
-		wsum: make([]float64, total), unfrozen: make([]int32, total), heap: levelHeap{}}
+		wsum: make([]float64, total), unfrozen: make([]int32, total)}
 	if shape.alpha {
 		f.price, f.q, f.qCand = make([]float64, total), make([]float64, nc), make([]float64, nc)
 		f.x, f.xCand, f.loadCand = make([]float64, nc), make([]float64, nc), make([]float64, total)
@@ -239,11 +239,7 @@ func (f *wfill) rates(ctx context.Context) error {
 	if f.plainShares() {
 		f.plain.solve()
 		if f.plainApart { // the rates that moved into e.rate; the others are there
-			cs, all := f.plain.again()
-			if all {
-				cs = e.act
-			}
-			for _, c := range cs {
+			for _, c := range f.plain.again() {
 				e.rate[c] = f.plain.rate[c]
 			}
 		}
