@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/commcal/commcal/contention"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // alphaGrid is the resolution of α's grid: MinAlpha·(MaxAlpha/MinAlpha)^(g/(alphaGrid − 1))
@@ -59,34 +60,33 @@ func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedOb
 	return points, table, skipped, nil
 }
 
-// fitAlpha fits ackpath-alpha's α on obs: each pattern's error tabulated on α's grid
-// (alphaTable), the best grid point refined by golden section between its finite neighbours,
-// the interval a percentile bootstrap over patterns on the grid. The grid guards against the
-// local minima where a line search alone could stop. An infinite α is reported as +Inf and
-// set as 0 (max-min); so is α where no finite grid point converges: the data then bound α
-// from below only, which max-min, its limit, stands for. Where no pattern's error changes
-// with α (no transfer crosses two contended resources), α is not determined: it is set to 1,
-// proportional fairness, and no estimate returned (nil), for the caller to leave it out. The
-// interval holds a, b, c, c₁, τ and ρ at their fit (refitting them for every resample would
-// multiply its cost by the descent's).
-func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs) (*Param, string, error) {
+// fitAlpha fits ackpath-alpha's α on obs, with others parameters fitted beside it: each
+// pattern's error tabulated on α's grid (alphaTable), the best grid point refined by golden
+// section between its finite neighbours, the interval the grid points that an F test cannot
+// tell from the best (alphaInterval). The grid guards against the local minima where a line
+// search alone could stop. An infinite α is reported as +Inf and set as 0 (max-min); so is α
+// where no finite grid point converges: the data then bound α from below only, which max-min,
+// its limit, stands for. Where no pattern's error changes with α (no transfer crosses two
+// contended resources), or the interval spans the whole grid, α is not determined: it is set
+// to 1, proportional fairness, and no estimate returned (nil) but why, for the caller to leave
+// it out. The interval holds a, b, c, c₁, τ and ρ at their fit.
+func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs, others int) (fit *Param, why, warning string, err error) {
 	points, table, skipped, err := f.alphaTable(lp, obs)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	at := func(g int) float64 { return points[g] }
 	last := len(points) - 1 // α = ∞
-	var warning string
 	if len(skipped) > 0 {
 		warning = fmt.Sprintf("alpha: the α-fair prices did not converge on every calibration pattern at α = %s; those grid points were left out", strings.Join(skipped, ", "))
 	}
 	if last == 0 { // no finite α converged: max-min
 		setAlpha(lp, math.Inf(1))
-		return &Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: len(obs)}, warning, nil
+		return &Param{Value: math.Inf(1), CILow: math.Inf(1), CIHigh: math.Inf(1), N: len(obs)}, "", warning, nil
 	}
 	if table.flat(alphaFlat) {
 		lp.Alpha = 1
-		return nil, warning, nil
+		return nil, fmt.Sprintf("no transfer of its %d patterns crosses two contended resources (their error does not change with α)", len(obs)), warning, nil
 	}
 	g := table.best()
 	alpha := at(g)
@@ -94,15 +94,57 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs)
 		// Golden section (log scale) between the neighbouring finite grid points; an α where
 		// the prices do not converge costs +∞ (searchCost).
 		if err := f.minimise(&lp.Alpha, at(max(g-1, 0)), at(min(g+1, last-1)), 1e-4, true, obs); err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		if s, err := f.searchCost(obs); err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		} else if s < table.column(g) {
 			alpha = lp.Alpha
 		}
 	}
+	least := table.column(g)
+	if alpha != at(g) {
+		setAlpha(lp, alpha)
+		if least, err = f.searchCost(obs); err != nil {
+			return nil, "", "", err
+		}
+	}
+	glo, ghi, why := alphaInterval(table, least, len(obs)-others-1)
+	if why == "" && glo == 0 && ghi == last {
+		why = fmt.Sprintf("its interval spans the whole grid, α = %.2g to max-min: %d patterns do not tell their sharings apart", contention.MinAlpha, len(obs))
+	}
+	if why != "" {
+		lp.Alpha = 1
+		return nil, why, warning, nil
+	}
 	setAlpha(lp, alpha)
-	glo, ghi := table.bootstrap(uint64(len(obs)), 0x616c706861)
-	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, warning, nil
+	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, "", warning, nil
+}
+
+// alphaInterval is α's 95% interval on its grid: the first and the last grid point whose
+// error (summed over the P patterns) exceeds least, the error at the estimate, by no more than
+// the F test of one parameter allows, (S(α) − least)/(least/df) ≤ F(1, df) at 95%, df = P − q
+// − 1 for q other parameters fitted beside α, the test κ's coupling is kept by. Patterns, not
+// transfers, count as observations (a pattern's transfers share its conditions). The error is
+// the sum of squared log errors where they are within ±0.1, as nearly all are at a fit. why
+// says why there is none (df < 1).
+func alphaInterval(table gridProfile, least float64, df int) (lo, hi int, why string) {
+	if df < 1 {
+		return 0, 0, fmt.Sprintf("%d patterns for %d parameters: it cannot be told from chance", len(table), len(table)-df)
+	}
+	limit := least * (1 + (distuv.F{D1: 1, D2: float64(df)}).Quantile(0.95)/float64(df))
+	lo = -1
+	for g := range table[0] {
+		if table.column(g) <= limit {
+			if lo < 0 {
+				lo = g
+			}
+			hi = g
+		}
+	}
+	if lo < 0 { // the refined estimate beats every grid point by more than the test allows
+		b := table.best()
+		return b, b, ""
+	}
+	return lo, hi, ""
 }

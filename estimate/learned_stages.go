@@ -545,11 +545,11 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 		f.leaveAlpha("there is no static_sync, random_calibration, bidirectional, exchange or cycle pattern")
 		return nil
 	}
-	var w string
+	var w, why string
 	for fits := 1; ; fits++ {
 		var err error
 		// w is the last fit's warning only: each refit repeats or replaces it.
-		if f.alpha, w, err = f.fitAlpha(f.lp, f.multiBidir); err != nil {
+		if f.alpha, why, w, err = f.fitAlpha(f.lp, f.multiBidir, len(f.polishCoords())); err != nil {
 			return err
 		}
 		coords := f.polishCoords()
@@ -578,7 +578,7 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 		f.alpha, f.lp.Alpha = nil, 1
 		f.leaveAlpha(fmt.Sprintf("no transfer of its %d patterns shares its sender with one transfer and its receiver with another", len(f.multiBidir)))
 	case f.alpha == nil:
-		f.leaveAlpha(fmt.Sprintf("no transfer of its %d patterns crosses two contended resources (their error does not change with α)", len(f.multiBidir)))
+		f.leaveAlpha(why)
 	}
 	return nil
 }
