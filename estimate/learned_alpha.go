@@ -89,7 +89,7 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs,
 		return nil, fmt.Sprintf("no transfer of its %d patterns crosses two contended resources (their error does not change with α)", len(obs)), warning, nil
 	}
 	g := table.best()
-	alpha := at(g)
+	alpha, least := at(g), table.column(g)
 	if g < last {
 		// Golden section (log scale) between the neighbouring finite grid points; an α where
 		// the prices do not converge costs +∞ (searchCost).
@@ -98,15 +98,8 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs,
 		}
 		if s, err := f.searchCost(obs); err != nil {
 			return nil, "", "", err
-		} else if s < table.column(g) {
-			alpha = lp.Alpha
-		}
-	}
-	least := table.column(g)
-	if alpha != at(g) {
-		setAlpha(lp, alpha)
-		if least, err = f.searchCost(obs); err != nil {
-			return nil, "", "", err
+		} else if s < least {
+			alpha, least = lp.Alpha, s
 		}
 	}
 	glo, ghi, why := alphaInterval(table, least, len(obs)-others-1)
