@@ -39,7 +39,7 @@ then SimGrid CM02 and LV08. Everything printed is deterministic.
 Each cluster's run directory comes from commcal (from the repository's root):
 
     commcal run --cluster data/saturation/miriel.toml --ranks @data/saturation/miriel.ranks \\
-        --format saturation --collective-algorithms auto:mpich --out /tmp/sg-miriel \\
+        --format saturation --mpi-library mpich --out /tmp/sg-miriel \\
         data/saturation/miriel_2016-06-27/load_*.csv
 
 Run with Debian's interpreter, which has the python3-simgrid module (SimGrid 3.32):

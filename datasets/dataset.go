@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/schedule"
 )
 
 // Dataset is a dataset directory opened for reading.
@@ -50,7 +52,25 @@ func parseManifest(name string, data []byte) (*Manifest, error) {
 	if m.Format != ManifestFormat {
 		return nil, inputErr(Location{File: name}, "format", ErrUnsupported, "manifest format %s, want %q", quote(m.Format), ManifestFormat)
 	}
+	if m.MPILibrary != "" {
+		if err := CheckMPILibrary(m.MPILibrary); err != nil {
+			return nil, inputErr(Location{File: name}, "mpi_library", ErrCorrupt, "%v", err)
+		}
+	}
 	return &m, nil
+}
+
+// CheckMPILibrary says whether lib names an MPI library whose default rules commcal knows
+// (schedule.Libraries): nil, or what was wanted.
+func CheckMPILibrary(lib string) error {
+	var names []string
+	for _, l := range schedule.Libraries() {
+		if string(l) == lib {
+			return nil
+		}
+		names = append(names, string(l))
+	}
+	return fmt.Errorf("MPI library %s: want %s", quote(lib), strings.Join(names, " or "))
 }
 
 // OpenOptions configures OpenWith.

@@ -117,3 +117,53 @@ func TestIngestDatasetVerifiesChecksums(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The MPI library given at ingest is kept in the manifest and carried when a dataset is
+// ingested again; datasets that name different libraries, or a library commcal does not
+// know, are refused before anything is written.
+func TestIngestMPILibrary(t *testing.T) {
+	cl := testCluster(t, "ccpe-testbed")
+	a, _ := simulateDir(t, cl, 45)
+	ingestDir := func(lib string, dirs ...string) (*Manifest, string, error) {
+		t.Helper()
+		srcs, err := ExpandSources(dirs, Source{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "ds")
+		m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime, MPILibrary: lib})
+		return m, out, err
+	}
+	m, mpich, err := ingestDir("mpich", a)
+	if err != nil || m.MPILibrary != "mpich" {
+		t.Fatalf("library %q, %v; want mpich", m.MPILibrary, err)
+	}
+	if back, err := ReadManifest(mpich); err != nil || back.MPILibrary != "mpich" {
+		t.Fatalf("read back: %+v, %v", back, err)
+	}
+	if m, _, err := ingestDir("", mpich); err != nil || m.MPILibrary != "mpich" {
+		t.Errorf("carried: %q, %v; want mpich", m.MPILibrary, err)
+	}
+	if m, _, err := ingestDir("openmpi", mpich); err != nil || m.MPILibrary != "openmpi" {
+		t.Errorf("given over the dataset's: %q, %v; want openmpi", m.MPILibrary, err)
+	}
+	b, _ := simulateDir(t, cl, 46)
+	_, openmpi, err := ingestDir("openmpi", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ExpandSources([]string{openmpi}, Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, err := ingestDir("", mpich, openmpi)
+	if ie := checkInputError(t, err, second[0].Path); ie.Kind != ErrCorrupt || !strings.Contains(ie.Detail, "say which ran the collectives") {
+		t.Errorf("two libraries: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("output written")
+	}
+	if _, _, err := ingestDir("intel", a); err == nil || !strings.Contains(err.Error(), `MPI library "intel": want openmpi or mpich`) {
+		t.Errorf("unknown library: %v", err)
+	}
+}

@@ -74,6 +74,9 @@ type Source struct {
 	// Given for a source of another format (a table, iperf3, SimGrid), it is refused
 	// (ErrUnusedFlag).
 	Ranks []string
+	// MPILibrary is the MPI library the manifest of the dataset directory this source comes
+	// from names (ExpandSources); empty for a log.
+	MPILibrary string
 	// Role, when set, is the role every transfer of a benchmark's text output takes:
 	// RoleCalibration or RoleHeldOut; a pattern whose design has no experiment of that role
 	// (a point-to-point sweep held out) is refused. Empty keeps each adapter's labels. Given
@@ -112,6 +115,10 @@ type IngestOptions struct {
 	// Progress, when set, is called after each batch with the rows ingested so far.
 	Progress func(rows int64)
 	Notes    []string
+	// MPILibrary is the MPI library that ran the measured collectives (CheckMPILibrary), for
+	// the manifest; empty keeps the one the dataset directories among the sources name, if
+	// they agree.
+	MPILibrary string
 }
 
 // Ingest reads every source, checks every row against the schemas and the cluster, and writes
@@ -126,6 +133,10 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	}
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 1 << 16
+	}
+	lib, err := mpiLibrary(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -160,10 +171,34 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 		return nil, ing.aux[0]
 	}
 	m.HockneyBreaks = ing.breaks
+	m.MPILibrary = lib
 	if err := w.Commit(m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// mpiLibrary is the manifest's MPI library: opts.MPILibrary, checked, or else the one the
+// dataset directories among the sources name, which must agree.
+func mpiLibrary(opts IngestOptions) (string, error) {
+	if opts.MPILibrary != "" {
+		if err := CheckMPILibrary(opts.MPILibrary); err != nil {
+			return "", inputErr(Location{}, "", ErrUnsupported, "%v", err)
+		}
+		return opts.MPILibrary, nil
+	}
+	lib, from := "", ""
+	for _, src := range opts.Sources {
+		if src.MPILibrary == "" {
+			continue
+		}
+		if lib != "" && src.MPILibrary != lib {
+			return "", inputErr(Location{File: src.Path}, "", ErrCorrupt, "its dataset names the MPI library %s, %s names %s: say which ran the collectives",
+				src.MPILibrary, from, lib)
+		}
+		lib, from = src.MPILibrary, src.Path
+	}
+	return lib, nil
 }
 
 type ingester struct {
@@ -588,6 +623,7 @@ func ExpandSources(paths []string, base Source) ([]Source, error) {
 			for _, ti := range m.Tables {
 				s := base
 				s.Path, s.Format, s.Table, s.SHA256 = filepath.Join(p, ti.File), FormatParquet, ti.Name, ti.SHA256
+				s.MPILibrary = m.MPILibrary
 				out = append(out, s)
 			}
 			continue

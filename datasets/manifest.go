@@ -41,6 +41,11 @@ type Manifest struct {
 	// SimGrid breakpoints file among the sources; estimate starts Hockney's segments there
 	// unless told otherwise.
 	HockneyBreaks []float64 `json:"hockney_breaks_bytes,omitempty"`
+	// MPILibrary is the MPI library that ran the measured collectives, one of
+	// schedule.Libraries ("openmpi", "mpich"), as the user said at ingest (empty: not said).
+	// Validation expands the collectives table's rows by that library's default rules
+	// (auto:LIBRARY) unless told otherwise; no log format names its library.
+	MPILibrary string `json:"mpi_library,omitempty"`
 }
 
 // MeasurementInfo is how a dataset was measured: the launcher, every host and its TCP

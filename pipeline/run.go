@@ -45,6 +45,9 @@ type RunOptions struct {
 	Logger   *slog.Logger
 	Progress func(rows int64)
 	Notes    []string
+	// MPILibrary is the MPI library that ran the measured collectives, for the dataset's
+	// manifest (datasets.IngestOptions).
+	MPILibrary string
 	// Defaults are the contention parameters the calibration starts from (for what the
 	// dataset's calibration experiments do not determine).
 	Defaults contention.Params
@@ -56,7 +59,7 @@ type RunOptions struct {
 	HockneyBreaks []float64
 	HeldOut       []string
 	// CollectiveAlgorithms chooses the algorithms of measured collectives
-	// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms).
+	// (validate.ParseAlgorithms; empty: Held's default).
 	CollectiveAlgorithms string
 	// Thresholds are the run's accuracy alarms, checked in its health panel.
 	Thresholds []validate.Threshold
@@ -92,7 +95,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 	dsDir := filepath.Join(tmp, rundir.DatasetDir)
 	start := time.Now()
 	_, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: opts.Cluster, Sources: opts.Sources, Out: dsDir,
-		Version: provenance.Version, Created: opts.Created, Logger: opts.Logger, Progress: opts.Progress, Notes: opts.Notes})
+		Version: provenance.Version, Created: opts.Created, Logger: opts.Logger, Progress: opts.Progress, Notes: opts.Notes, MPILibrary: opts.MPILibrary})
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +161,7 @@ func run(ctx context.Context, opts RunOptions, tmp string) (*RunResult, error) {
 		opts.Override(&params)
 	}
 	preds, acc, err := Validate(ctx, ds.Cluster, Held{Transfers: in.Transfers, Experiments: heldOut,
-		Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: opts.CollectiveAlgorithms, Spread: cal.Spread}, params, cal.PenaltyTable(), nil, tmp)
+		Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: opts.CollectiveAlgorithms, Library: ds.Manifest.MPILibrary, Spread: cal.Spread}, params, cal.PenaltyTable(), nil, tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"github.com/commcal/commcal/estimate"
 	"github.com/commcal/commcal/internal/provenance"
 	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/schedule"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -35,17 +36,36 @@ func Estimate(ctx context.Context, cl *cluster.Cluster, in estimate.Inputs, defa
 
 // Held is what validation scores: the transfers of the held-out experiments, the measured
 // collectives (validate.ScoredCollectives) as the rounds of the algorithms Algorithms chooses
-// (validate.ParseAlgorithms; empty: validate.DefaultAlgorithms), and the collectives measured
-// as the rounds of named algorithms (Schedules) as those algorithms' rounds.
+// (validate.ParseAlgorithms; empty: the default rules of Library, the MPI library the dataset
+// names, or without one validate.DefaultAlgorithms, with a warning), and the collectives
+// measured as the rounds of named algorithms (Schedules) as those algorithms' rounds.
 type Held struct {
 	Transfers   []datasets.Transfer
 	Experiments []string
 	Collectives []datasets.Collective
 	Schedules   []datasets.Schedule
 	Algorithms  string
+	Library     string
 	// Spread is the calibration's transfer spread (estimate.FitSpread): with one, collective
 	// rounds end with their expected slowest transfer.
 	Spread *estimate.SpreadFit
+}
+
+// algorithms is how the collectives table's rows are expanded (Held), and a warning where
+// the choice is the default for want of a library while that table has rows to score.
+func (h Held) algorithms() (choice, warning string) {
+	switch {
+	case h.Algorithms != "":
+		return h.Algorithms, ""
+	case h.Library != "":
+		return schedule.AutoPrefix + h.Library, ""
+	}
+	for _, c := range h.Collectives {
+		if slices.Contains(validate.ScoredCollectives, c.Op) {
+			return validate.DefaultAlgorithms, fmt.Sprintf("collectives: expanded by %s: the dataset does not name the MPI library that ran them (ingest --mpi-library, or --collective-algorithms)", validate.DefaultAlgorithms)
+		}
+	}
+	return validate.DefaultAlgorithms, ""
 }
 
 // Validate scores every model on a dataset's held-out transfers and collectives with the
@@ -60,7 +80,10 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 		return nil, nil, err
 	}
 	if len(held.Schedules) > 0 || slices.ContainsFunc(held.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) }) {
-		algs := cmp.Or(held.Algorithms, validate.DefaultAlgorithms)
+		algs, warning := held.algorithms()
+		if warning != "" {
+			acc.Warnings = append(acc.Warnings, warning)
+		}
 		net, err := params.Network(cl)
 		if err != nil {
 			return nil, nil, err

@@ -24,7 +24,7 @@ import (
 var ScoredCollectives = experiments.ScheduleOps
 
 // DefaultAlgorithms is how validation chooses the algorithm of a measured collective when
-// the user does not: Open MPI's default rules.
+// neither the user nor the dataset (its MPI library) says: Open MPI's default rules.
 const DefaultAlgorithms = "auto:openmpi"
 
 // CollectiveAccuracy is one measured collective (an operation among procs processes on a

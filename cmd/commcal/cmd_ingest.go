@@ -98,7 +98,7 @@ func runIngest(ctx context.Context, e env, o ingestOptions) error {
 	defer out.Release()
 	prog, done := e.progress("ingest")
 	m, err := datasets.Ingest(ctx, datasets.IngestOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out,
-		Force: true, Version: provenance.Version, Created: e.when, Logger: e.log, Progress: prog})
+		Force: true, Version: provenance.Version, Created: e.when, Logger: e.log, Progress: prog, MPILibrary: o.Sources.MPILibrary})
 	done()
 	if err != nil {
 		return err
@@ -112,7 +112,11 @@ func runIngest(ctx context.Context, e env, o ingestOptions) error {
 
 // printManifest prints what a dataset holds as aligned tables.
 func printManifest(w io.Writer, dir string, m *datasets.Manifest) error {
-	fmt.Fprintf(w, "dataset %s (cluster %s)\n\n", dir, m.Cluster.Name)
+	fmt.Fprintf(w, "dataset %s (cluster %s", dir, m.Cluster.Name)
+	if m.MPILibrary != "" {
+		fmt.Fprintf(w, ", collectives run by %s", m.MPILibrary)
+	}
+	fmt.Fprint(w, ")\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tformat\ttable\trows")
 	var notes []string

@@ -166,7 +166,7 @@ func runRun(ctx context.Context, e env, o runOptions) error {
 	}
 	prog, done := e.progress("ingest")
 	res, err := pipeline.Run(ctx, pipeline.RunOptions{Cluster: cl, Sources: srcs, Out: o.Output.Out, Rule: o.Rule,
-		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, Defaults: params, Override: o.Params.override,
+		Created: e.when, Logger: e.log, Progress: prog, Notes: notes, MPILibrary: o.Sources.MPILibrary, Defaults: params, Override: o.Params.override,
 		Weighted: o.Weighted, HockneyBreaks: o.HockneyBreaks, HeldOut: o.HeldOut, CollectiveAlgorithms: o.CollectiveAlgorithms, Thresholds: o.Thresholds, Previous: prev, DPI: o.DPI})
 	done()
 	if err != nil {

@@ -42,7 +42,9 @@ and writes to --out:
                         all-gathers or broadcasts (collectives table, or schedules table:
                         collectives run as the rounds of the algorithm it names), each
                         one's mean time, the algorithm its rounds follow
-                        (--collective-algorithms for the collectives table), and every
+                        (for the collectives table: --collective-algorithms, else the
+                        default rules of the MPI library the dataset names, ingest
+                        --mpi-library, else Open MPI's, with a warning), and every
                         model's prediction (a round ending with its expected slowest
                         transfer under the calibration's transfer spread) and signed error
    predictions_in_sample.parquet
@@ -166,7 +168,7 @@ func runValidate(ctx context.Context, e env, o validateOptions) error {
 	var acc *validate.Accuracy
 	err = o.Output.build(func(tmp string) (err error) {
 		_, acc, err = pipeline.Validate(ctx, ds.Cluster, pipeline.Held{Transfers: in.Transfers, Experiments: o.HeldOut,
-			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms, Spread: cal.Spread}, calibrated, cal.PenaltyTable(), reach, tmp)
+			Collectives: in.Collectives, Schedules: in.Schedules, Algorithms: o.CollectiveAlgorithms, Library: ds.Manifest.MPILibrary, Spread: cal.Spread}, calibrated, cal.PenaltyTable(), reach, tmp)
 		return err
 	})
 	if err != nil {

@@ -39,6 +39,7 @@ func TestExitStatusGolden(t *testing.T) {
 		{[]string{"predict", "--cluster", "testdata/table1.toml", "--contra-factor", "2", "testdata/table1.csv"}, true},
 		{[]string{"ingest", "--cluster", "ccpe-testbed", "--out", "$DIR/ds", "$DIR/bad.csv"}, true},
 		{[]string{"ingest", "--cluster", "ccpe-testbed", "--out", "$DIR/sim", "$DIR/bad.csv"}, true},
+		{[]string{"ingest", "--mpi-library", "intel", "--out", "$DIR/ds", "$DIR/sim"}, true},
 		{[]string{"simulate", "--cluster", "ccpe-testbed", "--out", "$DIR/busy"}, true},
 		{[]string{"estimate", "--out", "$DIR/mine", "$DIR/sim"}, true},
 		{[]string{"validate", "--held-out", "static_sync", "--out", "$DIR/val", "$DIR/sim"}, true},

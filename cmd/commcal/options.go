@@ -24,6 +24,7 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/provenance"
+	"github.com/commcal/commcal/schedule"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -245,13 +246,16 @@ func heldOutFlag() cli.Flag {
 
 // collectivesFlag chooses the algorithms of measured collectives when validating.
 func collectivesFlag() cli.Flag {
-	return &cli.StringFlag{Name: "collective-algorithms", Value: validate.DefaultAlgorithms, EnvVars: []string{"COMMCAL_COLLECTIVE_ALGORITHMS"},
-		Usage: "how the collectives table's all-to-alls, all-gathers and broadcasts are expanded into rounds: auto:openmpi or auto:mpich (that library's default rules), or an algorithm's name (see docs/models.md, Collectives); the schedules table's follow the algorithm each names"}
+	return &cli.StringFlag{Name: "collective-algorithms", EnvVars: []string{"COMMCAL_COLLECTIVE_ALGORITHMS"},
+		Usage: "how the collectives table's all-to-alls, all-gathers and broadcasts are expanded into rounds: auto:openmpi or auto:mpich (that library's default rules), or an algorithm's name (see docs/models.md, Collectives); the schedules table's follow the algorithm each names (default: auto: and the MPI library the dataset names, else " + validate.DefaultAlgorithms + ", with a warning)"}
 }
 
 // collectiveAlgorithms reads --collective-algorithms.
 func collectiveAlgorithms(c *cli.Context) (string, error) {
 	v := c.String("collective-algorithms")
+	if v == "" {
+		return "", nil
+	}
 	if err := validate.ParseAlgorithms(v); err != nil {
 		return "", usagef("--collective-algorithms: %v", err)
 	}
@@ -296,7 +300,7 @@ func loadCluster(ref string) (*cluster.Cluster, error) {
 
 // sourceOptions say how to read measurement logs (ingest, run).
 type sourceOptions struct {
-	Cluster, Format, Table, Src, Dst, Experiment, Pattern, Ranks, Role string
+	Cluster, Format, Table, Src, Dst, Experiment, Pattern, Ranks, Role, MPILibrary string
 }
 
 // sourceFlags are the flags of the commands that read measurement logs (ingest, run).
@@ -313,12 +317,24 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "role", Usage: "role of every transfer of benchmark outputs: " + strings.Join(datasets.Roles, " or ") + " (default: each format's own; see docs/formats.md)"},
 		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
 		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
+		&cli.StringFlag{Name: "mpi-library", EnvVars: []string{"COMMCAL_MPI_LIBRARY"}, Usage: "the MPI library that ran the measured collectives: " +
+			mpiLibraryNames() + "; kept in the manifest, it chooses how validation expands them into rounds (auto:LIBRARY) unless --collective-algorithms says otherwise. No log format names it (the PlaFRIM saturation logs are MPICH's)"},
 	}
+}
+
+// mpiLibraryNames lists the libraries --mpi-library takes.
+func mpiLibraryNames() string {
+	var names []string
+	for _, l := range schedule.Libraries() {
+		names = append(names, string(l))
+	}
+	return strings.Join(names, " or ")
 }
 
 func sourcesFrom(c *cli.Context) sourceOptions {
 	return sourceOptions{Cluster: c.String("cluster"), Format: c.String("format"), Table: c.String("table"), Src: c.String("src"),
-		Dst: c.String("dst"), Experiment: c.String("experiment"), Pattern: c.String("pattern"), Ranks: c.String("ranks"), Role: c.String("role")}
+		Dst: c.String("dst"), Experiment: c.String("experiment"), Pattern: c.String("pattern"), Ranks: c.String("ranks"), Role: c.String("role"),
+		MPILibrary: c.String("mpi-library")}
 }
 
 // rankNodes reads --ranks: a comma-separated list of nodes, or @FILE with one node per line
@@ -385,6 +401,11 @@ func (o sourceOptions) load(paths []string) (*cluster.Cluster, []datasets.Source
 	}
 	if o.Role != "" && !slices.Contains(datasets.Roles, o.Role) {
 		return nil, nil, usagef("--role %q: want one of %s", o.Role, strings.Join(datasets.Roles, ", "))
+	}
+	if o.MPILibrary != "" {
+		if err := datasets.CheckMPILibrary(o.MPILibrary); err != nil {
+			return nil, nil, usagef("--mpi-library: %v", err)
+		}
 	}
 	ranks, err := rankNodes(o.Ranks)
 	if err != nil {

@@ -18,7 +18,7 @@ var saturationDir = filepath.Join("..", "..", "data", "saturation")
 // TestIngestSaturationClusters runs the ingest command that data/saturation/README.md gives
 // for each cluster and checks what the dataset holds: the patterns of each experiment and
 // their k, 10 runs of each, the all-to-all rows, and no flow faster than the 10 Gbit/s NIC
-// the cluster descriptions assume.
+// the cluster descriptions assume, and the MPI library it names (MPICH, as the README says).
 func TestIngestSaturationClusters(t *testing.T) {
 	cases := []struct {
 		cluster, dir string
@@ -44,7 +44,7 @@ func TestIngestSaturationClusters(t *testing.T) {
 		t.Run(c.cluster, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "ds")
 			args := []string{"ingest", "--cluster", filepath.Join(saturationDir, c.cluster+".toml"),
-				"--ranks", "@" + filepath.Join(saturationDir, c.cluster+".ranks"), "--format", "saturation", "--out", out}
+				"--ranks", "@" + filepath.Join(saturationDir, c.cluster+".ranks"), "--format", "saturation", "--mpi-library", "mpich", "--out", out}
 			for _, f := range []string{"load_alltoall.csv", "load_send.csv", "load_sendrecv_diff.csv", "load_sendrecv_same.csv"} {
 				args = append(args, filepath.Join(saturationDir, c.dir, f))
 			}
@@ -54,6 +54,9 @@ func TestIngestSaturationClusters(t *testing.T) {
 			ds, err := datasets.Open(out)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if ds.Manifest.MPILibrary != "mpich" {
+				t.Errorf("MPI library %q, want mpich", ds.Manifest.MPILibrary)
 			}
 			tr, err := datasets.ReadAll[datasets.Transfer](context.Background(), ds, datasets.TransfersTable)
 			if err != nil {
