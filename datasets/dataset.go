@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,23 +55,28 @@ func parseManifest(name string, data []byte) (*Manifest, error) {
 	}
 	if m.MPILibrary != "" {
 		if err := CheckMPILibrary(m.MPILibrary); err != nil {
-			return nil, inputErr(Location{File: name}, "mpi_library", ErrCorrupt, "%v", err)
+			return nil, inputErr(Location{File: name}, "mpi_library", ErrUnsupported, "%v", err)
 		}
 	}
 	return &m, nil
 }
 
-// CheckMPILibrary says whether lib names an MPI library whose default rules commcal knows
-// (schedule.Libraries): nil, or what was wanted.
-func CheckMPILibrary(lib string) error {
+// MPILibraries are the MPI libraries whose default rules commcal knows (schedule.Libraries),
+// as a manifest and --mpi-library name them.
+func MPILibraries() []string {
 	var names []string
 	for _, l := range schedule.Libraries() {
-		if string(l) == lib {
-			return nil
-		}
 		names = append(names, string(l))
 	}
-	return fmt.Errorf("MPI library %s: want %s", quote(lib), strings.Join(names, " or "))
+	return names
+}
+
+// CheckMPILibrary says whether lib is one of MPILibraries: nil, or what was wanted.
+func CheckMPILibrary(lib string) error {
+	if !slices.Contains(MPILibraries(), lib) {
+		return fmt.Errorf("MPI library %s: want %s", quote(lib), strings.Join(MPILibraries(), " or "))
+	}
+	return nil
 }
 
 // OpenOptions configures OpenWith.

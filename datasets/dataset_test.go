@@ -119,12 +119,12 @@ func TestIngestDatasetVerifiesChecksums(t *testing.T) {
 }
 
 // The MPI library given at ingest is kept in the manifest and carried when a dataset is
-// ingested again; datasets that name different libraries, or a library commcal does not
-// know, are refused before anything is written.
+// ingested again; sources that name different libraries, or one and none, and a library
+// commcal does not know, are refused before anything is written.
 func TestIngestMPILibrary(t *testing.T) {
 	cl := testCluster(t, "ccpe-testbed")
 	a, _ := simulateDir(t, cl, 45)
-	ingestDir := func(lib string, dirs ...string) (*Manifest, string, error) {
+	ingestDir := func(lib string, dirs ...string) (string, string, error) {
 		t.Helper()
 		srcs, err := ExpandSources(dirs, Source{})
 		if err != nil {
@@ -132,38 +132,50 @@ func TestIngestMPILibrary(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "ds")
 		m, err := Ingest(context.Background(), IngestOptions{Cluster: cl, Sources: srcs, Out: out, Created: fixedTime, MPILibrary: lib})
-		return m, out, err
+		if err != nil {
+			return "", out, err
+		}
+		back, err := ReadManifest(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.MPILibrary != m.MPILibrary {
+			t.Errorf("written %q, read back %q", m.MPILibrary, back.MPILibrary)
+		}
+		return m.MPILibrary, out, nil
 	}
-	m, mpich, err := ingestDir("mpich", a)
-	if err != nil || m.MPILibrary != "mpich" {
-		t.Fatalf("library %q, %v; want mpich", m.MPILibrary, err)
+	lib, mpich, err := ingestDir("mpich", a)
+	if err != nil || lib != "mpich" {
+		t.Fatalf("library %q, %v; want mpich", lib, err)
 	}
-	if back, err := ReadManifest(mpich); err != nil || back.MPILibrary != "mpich" {
-		t.Fatalf("read back: %+v, %v", back, err)
+	if lib, _, err := ingestDir("", mpich); err != nil || lib != "mpich" {
+		t.Errorf("carried: %q, %v; want mpich", lib, err)
 	}
-	if m, _, err := ingestDir("", mpich); err != nil || m.MPILibrary != "mpich" {
-		t.Errorf("carried: %q, %v; want mpich", m.MPILibrary, err)
-	}
-	if m, _, err := ingestDir("openmpi", mpich); err != nil || m.MPILibrary != "openmpi" {
-		t.Errorf("given over the dataset's: %q, %v; want openmpi", m.MPILibrary, err)
+	if lib, _, err := ingestDir("openmpi", mpich); err != nil || lib != "openmpi" {
+		t.Errorf("given over the dataset's: %q, %v; want openmpi", lib, err)
 	}
 	b, _ := simulateDir(t, cl, 46)
 	_, openmpi, err := ingestDir("openmpi", b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := ExpandSources([]string{openmpi}, Source{})
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		dirs []string
+		file string // the manifest the error names
+	}{
+		{[]string{mpich, openmpi}, filepath.Join(openmpi, ManifestFile)},
+		{[]string{mpich, a}, filepath.Join(a, ManifestFile)},
+		{[]string{a, mpich}, filepath.Join(a, ManifestFile)},
+	} {
+		_, out, err := ingestDir("", c.dirs...)
+		if ie := checkInputError(t, err, c.file); ie.Kind != ErrUnsupported || !strings.Contains(ie.Detail, "give --mpi-library") {
+			t.Errorf("%v: %v", c.dirs, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: output written", c.dirs)
+		}
 	}
-	_, out, err := ingestDir("", mpich, openmpi)
-	if ie := checkInputError(t, err, second[0].Path); ie.Kind != ErrCorrupt || !strings.Contains(ie.Detail, "say which ran the collectives") {
-		t.Errorf("two libraries: %v", err)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Error("output written")
-	}
-	if _, _, err := ingestDir("intel", a); err == nil || !strings.Contains(err.Error(), `MPI library "intel": want openmpi or mpich`) {
+	if _, _, err := ingestDir("intel", a); err == nil || err.Error() != `datasets: MPI library "intel": want openmpi or mpich` {
 		t.Errorf("unknown library: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
+	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Source formats.
@@ -178,27 +180,38 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 	return m, nil
 }
 
-// mpiLibrary is the manifest's MPI library: opts.MPILibrary, checked, or else the one the
-// dataset directories among the sources name, which must agree.
+// mpiLibrary is the manifest's MPI library: opts.MPILibrary, checked, or else the one every
+// source names (each a table of a dataset directory naming the same library). Sources that
+// name different libraries, or one and none (a log, a dataset that names none), are refused:
+// which library ran their collectives is for --mpi-library to say.
 func mpiLibrary(opts IngestOptions) (string, error) {
 	if opts.MPILibrary != "" {
 		if err := CheckMPILibrary(opts.MPILibrary); err != nil {
-			return "", inputErr(Location{}, "", ErrUnsupported, "%v", err)
+			return "", badinput.Errorf("", "datasets: %v", err)
 		}
 		return opts.MPILibrary, nil
 	}
-	lib, from := "", ""
-	for _, src := range opts.Sources {
-		if src.MPILibrary == "" {
-			continue
+	first := opts.Sources[0]
+	for _, src := range opts.Sources[1:] {
+		if src.MPILibrary != first.MPILibrary {
+			a, b := first, src
+			if a.MPILibrary == "" {
+				a, b = b, a
+			}
+			return "", inputErr(Location{File: manifestOf(b)}, "", ErrUnsupported, "it names the MPI library %s, %s names %s: give --mpi-library to say which ran the collectives",
+				cmp.Or(b.MPILibrary, "none"), manifestOf(a), a.MPILibrary)
 		}
-		if lib != "" && src.MPILibrary != lib {
-			return "", inputErr(Location{File: src.Path}, "", ErrCorrupt, "its dataset names the MPI library %s, %s names %s: say which ran the collectives",
-				src.MPILibrary, from, lib)
-		}
-		lib, from = src.MPILibrary, src.Path
 	}
-	return lib, nil
+	return first.MPILibrary, nil
+}
+
+// manifestOf names where a source's MPI library comes from: its dataset's manifest, or the
+// log itself.
+func manifestOf(src Source) string {
+	if src.MPILibrary == "" && src.SHA256 == "" {
+		return src.Path
+	}
+	return filepath.Join(filepath.Dir(src.Path), ManifestFile)
 }
 
 type ingester struct {

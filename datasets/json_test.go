@@ -102,7 +102,7 @@ func TestReadManifestErrors(t *testing.T) {
 		"format":         {[]byte(strings.Replace(string(good), ManifestFormat, "commcal-dataset/0", 1)), ErrUnsupported},
 		"not JSON":       {[]byte("PAR1"), ErrCorrupt},
 		"misspelled key": {[]byte(strings.Replace(string(good), `"tool"`, `"tol"`, 1)), ErrUnknownField},
-		"mpi library":    {[]byte(strings.Replace(string(good), `"tool": "commcal",`, `"tool": "commcal", "mpi_library": "intel",`, 1)), ErrCorrupt},
+		"mpi library":    {[]byte(strings.Replace(string(good), `"tool": "commcal",`, `"tool": "commcal", "mpi_library": "intel",`, 1)), ErrUnsupported},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if string(c.data) == string(good) {

@@ -9,7 +9,8 @@ import (
 // gridProfile is a one-parameter fit's error tabulated on a grid: element [i][g] is pattern
 // i's Σ log² error at grid point g. A parameter whose error is not smooth in it (φ's rule, α's
 // saturated sets) is fitted on it: the best grid point, refined by golden section between its
-// neighbours, with a percentile interval from a seeded bootstrap over patterns on the grid.
+// neighbours; φ's interval is a percentile one from a seeded bootstrap over patterns on the
+// grid (bootstrap), α's an F test's (alphaInterval).
 type gridProfile [][]float64
 
 // argmin is the range of grid points with the least error summed over the patterns, each

@@ -146,8 +146,8 @@ type ParamSource struct {
 // sandwich is optimistic; rates' intervals are taken on the log scale. A parameter the
 // patterns do not determine (a singular JᵀWJ) gets infinite bounds, and is left out. The
 // surface cells, each determined by one or two patterns, have none: a cell is left out where
-// no calibration transfer's time changes with it (surfaceFlat); α's is an F test's on its grid (see
-// fitAlpha).
+// no calibration transfer's time changes with it (surfaceFlat); α's is an F test's on its
+// grid (see fitAlpha).
 //
 // The fit stops when ctx is done, returning its error (wrapped): a fit takes seconds to
 // minutes.

@@ -60,17 +60,23 @@ func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedOb
 	return points, table, skipped, nil
 }
 
-// fitAlpha fits ackpath-alpha's α on obs, with others parameters fitted beside it: each
-// pattern's error tabulated on α's grid (alphaTable), the best grid point refined by golden
-// section between its finite neighbours, the interval the grid points that an F test cannot
-// tell from the best (alphaInterval). The grid guards against the local minima where a line
-// search alone could stop. An infinite α is reported as +Inf and set as 0 (max-min); so is α
-// where no finite grid point converges: the data then bound α from below only, which max-min,
-// its limit, stands for. Where no pattern's error changes with α (no transfer crosses two
-// contended resources), or the interval spans the whole grid, α is not determined: it is set
-// to 1, proportional fairness, and no estimate returned (nil) but why, for the caller to leave
-// it out. The interval holds a, b, c, c₁, τ and ρ at their fit.
+// fitAlpha fits ackpath-alpha's α on obs, others parameters fitted beside it (the slowdowns,
+// and κ where kept): each pattern's error tabulated on α's grid (alphaTable), the best grid
+// point refined by golden section between its finite neighbours, the interval the grid points
+// that an F test cannot tell from the estimate (alphaInterval). The grid guards against the
+// local minima where a line search alone could stop. An infinite α is reported as +Inf and
+// set as 0 (max-min); so is α where no finite grid point converges: the data then bound α
+// from below only, which max-min, its limit, stands for. Where no pattern's error changes
+// with α (no transfer crosses two contended resources), where there are too few patterns for
+// the test, or where the interval spans the whole grid, α is not determined: it is set to 1,
+// proportional fairness, and no estimate returned (nil) but why, for the caller to leave it
+// out. The interval holds the other parameters at their fit.
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs, others int) (fit *Param, why, warning string, err error) {
+	df := len(obs) - others - 1
+	if df < 1 {
+		lp.Alpha = 1
+		return nil, fmt.Sprintf("%d patterns are too few to test α beside %d other parameters", len(obs), others), "", nil
+	}
 	points, table, skipped, err := f.alphaTable(lp, obs)
 	if err != nil {
 		return nil, "", "", err
@@ -102,29 +108,25 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs,
 			alpha, least = lp.Alpha, s
 		}
 	}
-	glo, ghi, why := alphaInterval(table, least, len(obs)-others-1)
-	if why == "" && glo == 0 && ghi == last {
-		why = fmt.Sprintf("its interval spans the whole grid, α = %.2g to max-min: %d patterns do not tell their sharings apart", contention.MinAlpha, len(obs))
-	}
-	if why != "" {
+	glo, ghi := alphaInterval(table, g, least, df)
+	if glo == 0 && ghi == last {
 		lp.Alpha = 1
-		return nil, why, warning, nil
+		return nil, fmt.Sprintf("its 95%% interval spans the whole grid, α = %.2g to max-min: the %d patterns do not tell their sharings apart", at(0), len(obs)), warning, nil
 	}
 	setAlpha(lp, alpha)
 	return &Param{Value: alpha, CILow: min(at(glo), alpha), CIHigh: max(at(ghi), alpha), N: len(obs)}, "", warning, nil
 }
 
-// alphaInterval is α's 95% interval on its grid: the first and the last grid point whose
-// error (summed over the P patterns) exceeds least, the error at the estimate, by no more than
-// the F test of one parameter allows, (S(α) − least)/(least/df) ≤ F(1, df) at 95%, df = P − q
-// − 1 for q other parameters fitted beside α, the test κ's coupling is kept by. Patterns, not
+// alphaInterval is α's 95% interval on its grid, best the grid point the estimate was
+// refined around: the first and the last grid point whose error (summed over the patterns)
+// exceeds least, the error at the estimate, by no more than the F test of one parameter
+// allows, (S(α) − least)/(least/df) ≤ F(1, df) at 95%, df = P − q − 1 for P patterns and q
+// other parameters fitted beside α: the test κ's coupling is kept by. Patterns, not
 // transfers, count as observations (a pattern's transfers share its conditions). The error is
-// the sum of squared log errors where they are within ±0.1, as nearly all are at a fit. why
-// says why there is none (df < 1).
-func alphaInterval(table gridProfile, least float64, df int) (lo, hi int, why string) {
-	if df < 1 {
-		return 0, 0, fmt.Sprintf("%d patterns for %d parameters: it cannot be told from chance", len(table), len(table)-df)
-	}
+// the sum of squared log errors where they are within ±0.1, as nearly all are at a fit. Where
+// the refined estimate beats every grid point by more than the test allows, the interval is
+// the refinement's bracket, best's finite neighbours (the last grid point is max-min).
+func alphaInterval(table gridProfile, best int, least float64, df int) (lo, hi int) {
 	limit := least * (1 + (distuv.F{D1: 1, D2: float64(df)}).Quantile(0.95)/float64(df))
 	lo = -1
 	for g := range table[0] {
@@ -135,9 +137,8 @@ func alphaInterval(table gridProfile, least float64, df int) (lo, hi int, why st
 			hi = g
 		}
 	}
-	if lo < 0 { // the refined estimate beats every grid point by more than the test allows
-		b := table.best()
-		return b, b, ""
+	if lo < 0 {
+		return max(best-1, 0), min(best+1, len(table[0])-2)
 	}
-	return lo, hi, ""
+	return lo, hi
 }

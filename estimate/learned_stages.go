@@ -533,9 +533,11 @@ func (f *learnedFit) fitRamp() error {
 // (fitAlpha), after them: they are fitted first under max-min, α = ∞, as ackpath's, since
 // max-min is a hundred times faster and that first fit only has to get near. Then a, b, c,
 // c₁, τ and ρ, and κ where kept (polishCoords), are polished again at the new α, and α fitted
-// again while they move, at most alphaRounds fits. Where no transfer crosses two contended resources (alphaDesign), or no
-// pattern's error changes with α, α is left out at 1, proportional fairness: what the
-// literature takes for TCP (Kelly 1998) where the data are silent.
+// again while they move, at most alphaRounds fits. Where no transfer crosses two contended
+// resources (alphaDesign), or the last fit of α leaves it undetermined (fitAlpha: no
+// pattern's error changes with it, too few patterns for its test, or an interval spanning its
+// grid), α is left out at 1, proportional fairness: what the literature takes for TCP (Kelly
+// 1998) where the data are silent.
 func (f *learnedFit) fitAlphaAndPolish() error {
 	if !f.variant.AlphaFair {
 		return nil
@@ -546,13 +548,13 @@ func (f *learnedFit) fitAlphaAndPolish() error {
 		return nil
 	}
 	var w, why string
+	coords := f.polishCoords()
 	for fits := 1; ; fits++ {
 		var err error
-		// w is the last fit's warning only: each refit repeats or replaces it.
-		if f.alpha, why, w, err = f.fitAlpha(f.lp, f.multiBidir, len(f.polishCoords())); err != nil {
+		// w and why are the last fit's only: each refit repeats or replaces them.
+		if f.alpha, why, w, err = f.fitAlpha(f.lp, f.multiBidir, len(coords)); err != nil {
 			return err
 		}
-		coords := f.polishCoords()
 		if len(coords) == 0 {
 			break
 		}

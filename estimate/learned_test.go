@@ -540,7 +540,8 @@ func TestFitAlphaSkipsNonConvergence(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &learnedFitter{ctx: context.Background(), model: contention.AckPathAlpha, net: net}
-	// Three copies of the pattern: its interval's F test needs two degrees of freedom.
+	// Three copies of the pattern, so that its interval's F test has degrees of freedom
+	// (P − 1 = 2).
 	var obs []learnedObs
 	for _, id := range []string{"p", "q", "r"} {
 		obs = append(obs, learnedObs{exp: "random_calibration", id: id, flows: flows, target: p.Times})
@@ -555,6 +556,24 @@ func TestFitAlphaSkipsNonConvergence(t *testing.T) {
 	if math.Abs(alpha.Value-1) > 1e-3 || !strings.Contains(warning, "did not converge") || !strings.Contains(warning, "α = 0.1,") {
 		t.Errorf("α %+v, warning %q; want 1 and the grid points left out", alpha, warning)
 	}
+	// The same copies measured with a scatter of ±30% from one copy to the next: no grid
+	// point's error stands out from the scatter, the interval spans the grid (from its first
+	// point that converged), and α is left out at 1 with why.
+	for c := range obs {
+		obs[c].target = make([]float64, len(p.Times))
+		for i, v := range p.Times {
+			obs[c].target[i] = v * (1 + 0.3*float64((i+c)%3-1))
+		}
+	}
+	lp.Alpha = 0.5
+	alpha, why, _, err = f.fitAlpha(lp, obs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alpha != nil || lp.Alpha != 1 || !strings.Contains(why, "spans the whole grid") || strings.Contains(why, "α = 0.1 ") {
+		t.Errorf("α %+v (set %g), why %q; want it left out at 1, its grid from above 0.1", alpha, lp.Alpha, why)
+	}
+	t.Logf("left out: %s", why)
 }
 
 // At a bound, the interval comes from a one-sided difference into the domain: c fitted at 0

@@ -46,7 +46,11 @@ Inputs (the format is told from the extension, then the content; --format forces
                     when every pair joins the same two nodes), exchanges
                     and cycles (smallest k calibration, the rest held out), alltoall as
                     collectives; needs --ranks
-   dataset dir      a commcal dataset directory: its tables are read again
+   dataset dir      a commcal dataset directory: its tables are read again, and the MPI
+                    library its manifest names is kept (unless --mpi-library says one)
+
+No log names the MPI library that ran its collectives: --mpi-library (openmpi or mpich)
+records it in the manifest, and validation expands the collectives by its default rules.
 
 The MPI benchmarks' outputs do not name hosts: --src is the node of rank 0 (it sends
 first), --dst that of rank 1; --ranks names every rank's node of outputs of more processes.
@@ -67,7 +71,7 @@ EXAMPLES:
    commcal ingest --cluster lab.toml --src a --dst b --out ds osu_latency.txt
    commcal ingest --cluster lab.toml --src a --dst b --out ds IMB-MPI1.out
    commcal ingest --cluster lab.toml --src a --dst b --out ds calibration-output/
-   commcal ingest --cluster miriel.toml --ranks @miriel.ranks --format saturation --out ds load_*.csv`,
+   commcal ingest --cluster miriel.toml --ranks @miriel.ranks --format saturation --mpi-library mpich --out ds load_*.csv`,
 		Flags: append(append(sourceFlags(), outFlags("COMMCAL_INGEST_OUT", "", "dataset directory to write")...),
 			&cli.BoolFlag{Name: "json", Usage: "print the manifest as JSON instead of a table"},
 		),

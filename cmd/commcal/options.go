@@ -24,7 +24,6 @@ import (
 	"github.com/commcal/commcal/internal/atomicio"
 	"github.com/commcal/commcal/internal/badinput"
 	"github.com/commcal/commcal/internal/provenance"
-	"github.com/commcal/commcal/schedule"
 	"github.com/commcal/commcal/validate"
 )
 
@@ -318,17 +317,8 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
 		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
 		&cli.StringFlag{Name: "mpi-library", EnvVars: []string{"COMMCAL_MPI_LIBRARY"}, Usage: "the MPI library that ran the measured collectives: " +
-			mpiLibraryNames() + "; kept in the manifest, it chooses how validation expands them into rounds (auto:LIBRARY) unless --collective-algorithms says otherwise. No log format names it (the PlaFRIM saturation logs are MPICH's)"},
+			strings.Join(datasets.MPILibraries(), " or ") + "; kept in the manifest, it chooses how validation expands them into rounds (auto:LIBRARY) unless --collective-algorithms says otherwise. No log format names it (the PlaFRIM saturation logs are MPICH's)"},
 	}
-}
-
-// mpiLibraryNames lists the libraries --mpi-library takes.
-func mpiLibraryNames() string {
-	var names []string
-	for _, l := range schedule.Libraries() {
-		names = append(names, string(l))
-	}
-	return strings.Join(names, " or ")
 }
 
 func sourcesFrom(c *cli.Context) sourceOptions {

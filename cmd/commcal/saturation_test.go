@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/commcal/commcal/datasets"
+	"github.com/commcal/commcal/rundir"
+	"github.com/commcal/commcal/validate"
 )
 
 // saturationDir holds the two clusters' saturation logs and their descriptions.
@@ -18,7 +20,8 @@ var saturationDir = filepath.Join("..", "..", "data", "saturation")
 // TestIngestSaturationClusters runs the ingest command that data/saturation/README.md gives
 // for each cluster and checks what the dataset holds: the patterns of each experiment and
 // their k, 10 runs of each, the all-to-all rows, and no flow faster than the 10 Gbit/s NIC
-// the cluster descriptions assume, and the MPI library it names (MPICH, as the README says).
+// the cluster descriptions assume, and the MPI library it names (MPICH, as the README says),
+// which validation then expands the all-to-alls by.
 func TestIngestSaturationClusters(t *testing.T) {
 	cases := []struct {
 		cluster, dir string
@@ -48,8 +51,12 @@ func TestIngestSaturationClusters(t *testing.T) {
 			for _, f := range []string{"load_alltoall.csv", "load_send.csv", "load_sendrecv_diff.csv", "load_sendrecv_same.csv"} {
 				args = append(args, filepath.Join(saturationDir, c.dir, f))
 			}
-			if code, _, stderr := runCLI(t, args...); code != 0 {
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
 				t.Fatalf("ingest: status %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "collectives run by mpich") {
+				t.Errorf("ingest's table does not name the library:\n%s", stdout)
 			}
 			ds, err := datasets.Open(out)
 			if err != nil {
@@ -112,6 +119,19 @@ func TestIngestSaturationClusters(t *testing.T) {
 			}
 			if len(co) != 3*len(c.procs) || !slices.Equal(procs, c.procs) {
 				t.Errorf("%d all-to-all rows of %v processes, want 3 runs of each of %v", len(co), procs, c.procs)
+			}
+			val := filepath.Join(t.TempDir(), "val")
+			if code, _, stderr := runCLI(t, "validate", "--out", val, out); code != 0 {
+				t.Fatalf("validate: status %d: %s", code, stderr)
+			}
+			var acc validate.Accuracy
+			if err := datasets.ReadJSONFile(filepath.Join(val, rundir.AccuracyFile), &acc); err != nil {
+				t.Fatal(err)
+			}
+			if acc.CollectiveAlgorithms != "auto:mpich" || len(acc.Collectives) != len(c.procs) ||
+				!strings.HasPrefix(acc.Collectives[0].Rule, "MPICH") || slices.ContainsFunc(acc.Warnings, func(w string) bool { return strings.Contains(w, "MPI library") }) {
+				t.Errorf("validated by %q (%d collectives, first rule %q), warnings %q; want auto:mpich from the manifest",
+					acc.CollectiveAlgorithms, len(acc.Collectives), acc.Collectives[0].Rule, acc.Warnings)
 			}
 		})
 	}
