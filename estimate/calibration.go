@@ -41,13 +41,24 @@ type Calibration struct {
 	Penalties  *PenaltyFit   `json:"penalties,omitempty"`
 	// Spread is how a transfer's time scatters from one repetition to the next (FitSpread),
 	// which sets when a collective's round is expected to end.
-	Spread  *SpreadFit        `json:"transfer_spread,omitempty"`
-	Params  contention.Params `json:"params"`
-	Skipped []Skipped         `json:"skipped,omitempty"`
+	Spread *SpreadFit `json:"transfer_spread,omitempty"`
+	// ModelSpreads is the key of format 2's first layout, each model's measured/predicted
+	// ratios, which the transfer spread replaced: read so that those calibrations still open
+	// (a run's --previous, compare), never used, and cleared when read (rundir).
+	ModelSpreads []ModelSpread     `json:"prediction_spread,omitempty"`
+	Params       contention.Params `json:"params"`
+	Skipped      []Skipped         `json:"skipped,omitempty"`
 	// NotIdentified are the parameters the calibration leaves out, each with why and what
 	// the models use instead.
 	NotIdentified []Unidentified `json:"not_identified,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
+}
+
+// ModelSpread is one model's entry of prediction_spread (Calibration.ModelSpreads).
+type ModelSpread struct {
+	Model     string    `json:"model"`
+	Transfers int       `json:"transfers"`
+	Ratios    []float64 `json:"ratios"`
 }
 
 // Unidentified is a parameter left out of a calibration: no experiment of the dataset

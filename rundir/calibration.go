@@ -94,6 +94,7 @@ func ReadCalibration(path string) (*estimate.Calibration, error) {
 	if err := checkedCalibration(path, &cal); err != nil {
 		return nil, err
 	}
+	cal.ModelSpreads = nil
 	return &cal, nil
 }
 

@@ -54,6 +54,14 @@ func TestCalibrationNonfiniteRoundTrip(t *testing.T) {
 		t.Errorf("legacy calibration: %v", err)
 	}
 
+	// A calibration of format 2's first layout, with each model's spread, opens, and keeps
+	// nothing of it.
+	modelSpreads := strings.Replace(string(data), `"params":`, `"prediction_spread": [{"model": "maxmin", "transfers": 40, "ratios": [0.9, 1.1]}], "params":`, 1)
+	os.WriteFile(path, []byte(modelSpreads), 0o644)
+	if back, err := ReadCalibration(path); err != nil || back.ModelSpreads != nil {
+		t.Errorf("a calibration with prediction_spread: %+v, %v", back, err)
+	}
+
 	other := strings.Replace(string(data), "commcal-calibration/2", "commcal-calibration/3", 1)
 	os.WriteFile(path, []byte(other), 0o644)
 	if _, err := ReadCalibration(path); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "commcal-calibration/3") {
