@@ -24,8 +24,9 @@ run: build
 # namespaces; engine: the benchmark engine over loopback) are tested last, one at a time
 # (-p 1): another package's tests beside them on a 2-core machine take the CPU they need and
 # skew the rates they measure. The others run two at a time. Tests inside a package still run
-# in parallel where they say so. -timeout 30m is there for a hung test, not for a slow
-# machine. The measured times are in docs/performance.md.
+# in parallel where they say so. cmd/commcal's test of measure then run (as root) measures
+# too, but asserts no rate, and runs with the others. -timeout 30m is there for a hung test,
+# not for a slow machine. The measured times are in docs/performance.md.
 TIMED_PKGS := ./engine ./measure
 test:
 	$(GO) vet ./...

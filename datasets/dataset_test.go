@@ -175,7 +175,7 @@ func TestIngestMPILibrary(t *testing.T) {
 			t.Errorf("%v: output written", c.dirs)
 		}
 	}
-	if _, _, err := ingestDir("intel", a); err == nil || err.Error() != `datasets: MPI library "intel": want openmpi or mpich` {
+	if _, _, err := ingestDir("intel", a); err == nil || err.Error() != `--mpi-library: unsupported: MPI library "intel": want openmpi or mpich` {
 		t.Errorf("unknown library: %v", err)
 	}
 }

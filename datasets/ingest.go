@@ -3,7 +3,6 @@ package datasets
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/commcal/commcal/cluster"
 	"github.com/commcal/commcal/experiments"
-	"github.com/commcal/commcal/internal/badinput"
 )
 
 // Source formats.
@@ -187,7 +185,7 @@ func Ingest(ctx context.Context, opts IngestOptions) (*Manifest, error) {
 func mpiLibrary(opts IngestOptions) (string, error) {
 	if opts.MPILibrary != "" {
 		if err := CheckMPILibrary(opts.MPILibrary); err != nil {
-			return "", badinput.Errorf("", "datasets: %v", err)
+			return "", inputErr(Location{File: "--mpi-library"}, "", ErrUnsupported, "%v", err)
 		}
 		return opts.MPILibrary, nil
 	}
@@ -198,8 +196,12 @@ func mpiLibrary(opts IngestOptions) (string, error) {
 			if a.MPILibrary == "" {
 				a, b = b, a
 			}
-			return "", inputErr(Location{File: manifestOf(b)}, "", ErrUnsupported, "it names the MPI library %s, %s names %s: give --mpi-library to say which ran the collectives",
-				cmp.Or(b.MPILibrary, "none"), manifestOf(a), a.MPILibrary)
+			names := "it names no MPI library"
+			if b.MPILibrary != "" {
+				names = "it names the MPI library " + b.MPILibrary
+			}
+			return "", inputErr(Location{File: manifestOf(b)}, "", ErrUnsupported, "%s, %s names %s: give --mpi-library to say which ran the collectives",
+				names, manifestOf(a), a.MPILibrary)
 		}
 	}
 	return first.MPILibrary, nil

@@ -176,7 +176,7 @@ var calibrationStages = []calibrationStage{
 func (r *calibrationRun) spread() {
 	spread, unid, err := FitSpread(r.in.Transfers)
 	if err != nil {
-		r.skip("transfer_spread", err)
+		r.skip("transfer-spread", err)
 		return
 	}
 	if unid != nil {

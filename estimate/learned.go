@@ -329,15 +329,15 @@ func (f *learnedFit) stagesBeforeAlpha(memo **maxminStages) error {
 	stagesOf.AlphaFair, stagesOf.Duplex = false, false
 	if memo != nil && *memo != nil && (*memo).variant == stagesOf {
 		f.restore(*memo)
-		return f.fitCoupling()
-	}
-	for _, step := range []func() error{f.fitCeiling, f.fitCapacities, f.fitAckSlowdowns} {
-		if err := step(); err != nil {
-			return err
+	} else {
+		for _, step := range []func() error{f.fitCeiling, f.fitCapacities, f.fitAckSlowdowns} {
+			if err := step(); err != nil {
+				return err
+			}
 		}
-	}
-	if memo != nil {
-		*memo = f.keep(stagesOf)
+		if memo != nil {
+			*memo = f.keep(stagesOf)
+		}
 	}
 	return f.fitCoupling()
 }

@@ -60,8 +60,8 @@ func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedOb
 	return points, table, skipped, nil
 }
 
-// fitAlpha fits ackpath-alpha's α on obs, others parameters fitted beside it (the slowdowns,
-// and κ where kept): each pattern's error tabulated on α's grid (alphaTable), the best grid
+// fitAlpha fits ackpath-alpha's α on obs, with others the number of parameters fitted beside
+// it (the slowdowns, and κ where kept): each pattern's error tabulated on α's grid (alphaTable), the best grid
 // point refined by golden section between its finite neighbours, the interval the grid points
 // that an F test cannot tell from the estimate (alphaInterval). The grid guards against the
 // local minima where a line search alone could stop. An infinite α is reported as +Inf and

@@ -72,8 +72,9 @@ func (f *learnedFit) leaveOut(param, fallback, format string, a ...any) {
 }
 
 // design decides from the patterns' structure which parameters of the model some pattern
-// identifies, recording the others as left out; false where none of the model's parameters
-// is, or there is no contention pattern at all (the model is then not calibrated).
+// identifies, recording the others as left out (κ's absence is fitCoupling's to record);
+// false where none of the model's parameters is, or there is no contention pattern at all
+// (the model is then not calibrated).
 func (f *learnedFit) design() bool {
 	d, v := f.data, f.variant
 	id := &f.ident

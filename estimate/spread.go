@@ -15,8 +15,8 @@ import (
 // repetitions, kept as at most SpreadRatios quantiles in increasing order. A model predicts a
 // transfer's expected time; a collective's round ends with whichever of its transfers is
 // late, and schedule.Spread gives the round's expected end from these ratios. They hold the
-// measurement's scatter and no model's error, so that a model's bias (an exchange it
-// predicts 40% short) counts once, in its predictions, and not again in every round.
+// measurement's scatter and no model's error, so that a model's bias counts once, in its
+// predictions, and not again in every round.
 type SpreadFit struct {
 	// Transfers counts the transfer repetitions the ratios summarise.
 	Transfers int       `json:"transfers"`

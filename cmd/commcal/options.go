@@ -317,7 +317,7 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "experiment", Usage: "experiment of iperf3 transfers (default p2p_sweep)"},
 		&cli.StringFlag{Name: "pattern", Usage: `pattern_id of iperf3 transfers (default "src>dst:bytes")`},
 		&cli.StringFlag{Name: "mpi-library", EnvVars: []string{"COMMCAL_MPI_LIBRARY"}, Usage: "the MPI library that ran the measured collectives: " +
-			strings.Join(datasets.MPILibraries(), " or ") + "; kept in the manifest, it chooses how validation expands them into rounds (auto:LIBRARY) unless --collective-algorithms says otherwise. No log format names it (the PlaFRIM saturation logs are MPICH's)"},
+			strings.Join(datasets.MPILibraries(), " or ") + "; kept in the manifest, it chooses how validation expands them into rounds (auto:LIBRARY) unless --collective-algorithms says otherwise. No log format names it"},
 	}
 }
 
