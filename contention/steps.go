@@ -510,6 +510,9 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 			return nil, err
 		}
 		if gr.all {
+			if t != 0 {
+				return nil, fmt.Errorf("contention: a grouped run's fill started from nothing at t = %g s, after its first step: the bytes its classes sent would be lost", t)
+			}
 			if err := e.regroupAll(gr); err != nil {
 				return nil, err
 			}
@@ -576,10 +579,11 @@ func (e *engine) runGrouped(ctx context.Context, rule groupRule) (*Prediction, e
 }
 
 // regroupAll puts every active class in its group, with every group at its new rate: a fill
-// from nothing, which happens at a run's first step only (a fill starts from nothing after
-// invalidate, which is called between runs, never within one), so that runGrouped has just
-// emptied the groups (count 0 at instant 0), no class has sent anything, and no class is in a
-// group. The groups' heaps are carved from one array, each with room for a quarter more
+// from nothing, which in a grouped run happens at its first step only (a fill starts from
+// nothing after invalidate: between runs, and within a run where surface factors change the
+// capacities, a run that is never grouped, plainShares), so that runGrouped has just emptied
+// the groups (count 0 at instant 0), no class has sent anything, and no class is in a group;
+// runGrouped refuses a fill from nothing later in a run, which this would get wrong. The groups' heaps are carved from one array, each with room for a quarter more
 // classes than it starts with (a group that outgrows it moves to an array of its own), and
 // built in O(classes).
 func (e *engine) regroupAll(gr *grouping) error {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/commcal/commcal/contention"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // alphaGrid is the resolution of α's grid: MinAlpha·(MaxAlpha/MinAlpha)^(g/(alphaGrid − 1))
@@ -72,8 +71,8 @@ func (f *learnedFitter) alphaTable(lp *contention.LearnedParams, obs []learnedOb
 // proportional fairness, and no estimate returned (nil) but why, for the caller to leave it
 // out. The interval holds the other parameters at their fit.
 func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs, others int) (fit *Param, why, warning string, err error) {
-	df := len(obs) - others - 1
-	if df < 1 {
+	df, crit, ok := oneMoreParameter(len(obs), others)
+	if !ok {
 		lp.Alpha = 1
 		return nil, fmt.Sprintf("%d patterns are too few to test α beside %d other parameters", len(obs), others), "", nil
 	}
@@ -108,7 +107,7 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs,
 			alpha, least = lp.Alpha, s
 		}
 	}
-	glo, ghi := alphaInterval(table, g, least, df)
+	glo, ghi := alphaInterval(table, g, least, df, crit)
 	if glo == 0 && ghi == last {
 		lp.Alpha = 1
 		return nil, fmt.Sprintf("its 95%% interval spans the whole grid, α = %.2g to max-min: the %d patterns do not tell their sharings apart", at(0), len(obs)), warning, nil
@@ -120,14 +119,11 @@ func (f *learnedFitter) fitAlpha(lp *contention.LearnedParams, obs []learnedObs,
 // alphaInterval is α's 95% interval on its grid, best the grid point the estimate was
 // refined around: the first and the last grid point whose error (summed over the patterns)
 // exceeds least, the error at the estimate, by no more than the F test of one parameter
-// allows, (S(α) − least)/(least/df) ≤ F(1, df) at 95%, df = P − q − 1 for P patterns and q
-// other parameters fitted beside α: the test κ's coupling is kept by. Patterns, not
-// transfers, count as observations (a pattern's transfers share its conditions). The error is
-// the sum of squared log errors where they are within ±0.1, as nearly all are at a fit. Where
-// the refined estimate beats every grid point by more than the test allows, the interval is
-// the refinement's bracket, best's finite neighbours (the last grid point is max-min).
-func alphaInterval(table gridProfile, best int, least float64, df int) (lo, hi int) {
-	limit := least * (1 + (distuv.F{D1: 1, D2: float64(df)}).Quantile(0.95)/float64(df))
+// (oneMoreParameter: df and crit) allows, (S(α) − least)/(least/df) ≤ crit. Where the refined
+// estimate beats every grid point by more than the test allows, the interval is the
+// refinement's bracket, best's finite neighbours (the last grid point is max-min).
+func alphaInterval(table gridProfile, best int, least, df, crit float64) (lo, hi int) {
+	limit := least * (1 + crit/df)
 	lo = -1
 	for g := range table[0] {
 		if table.column(g) <= limit {

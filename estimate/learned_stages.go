@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/optimize"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/commcal/commcal/contention"
 )
@@ -261,22 +260,19 @@ func (f *learnedFit) coupledFrom(obs []learnedObs, first bool) (float64, error) 
 
 // couplingShown says why κ's fit does not show coupling ("" where it does): the error on obs
 // with κ (s1) must be below the error without it (s0) by more than chance, by the F test of
-// one more parameter, (s0 − s1)/(s1/(P − q − 1)) against F(1, P − q − 1) at 95%, with P the
-// patterns (a pattern's transfers share its conditions and are not independent) and q the
-// slowdowns fitted beside κ; the searches' error is the sum of squared log errors where they
-// are within ±0.1, as nearly all are at a fit. The test keeps κ from fitting, on every
+// one more parameter over the patterns (oneMoreParameter), the slowdowns fitted beside κ. The
+// test keeps κ from fitting, on every
 // cluster, the few percent that one direction's acknowledgements take from the other, which
 // is no coupling of the host (docs/journal/host-bound.md).
 func (f *learnedFit) couplingShown(obs []learnedObs, s0, s1 float64) string {
 	if !(s1 < s0) {
 		return "does not lower their error"
 	}
-	df := float64(len(obs) - len(f.ack) - 1)
-	if df < 1 {
+	df, crit, ok := oneMoreParameter(len(obs), len(f.ack))
+	if !ok {
 		return fmt.Sprintf("cannot be told from chance: %d patterns for %d parameters (measure the bidirectional experiments, bidir_nic and bidir_backbone, beside the exchange and the cycle)", len(obs), len(f.ack)+1)
 	}
-	stat := (s0 - s1) / (s1 / df)
-	if crit := (distuv.F{D1: 1, D2: df}).Quantile(0.95); !(stat > crit) {
+	if stat := (s0 - s1) / (s1 / df); !(stat > crit) {
 		return fmt.Sprintf("lowers their error by %.3g%%, which chance explains (F = %.3g, below %.3g, the 95%% point of F(1, %g))",
 			100*(s0-s1)/s0, stat, crit, df)
 	}
