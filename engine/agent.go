@@ -325,6 +325,7 @@ type program struct {
 	id      int64
 	conns   map[int]*net.TCPConn
 	threads []threadSpec
+	bufs    []buffers // each thread's, made by prepare
 }
 
 func (p *program) close() {
@@ -412,9 +413,13 @@ func (a *agent) serve() error {
 	}
 }
 
-// prepare opens the program's connections: it dials those it owns (tagging each) and waits
-// for those it accepts.
+// prepare makes the threads' buffers (threadBuffers) and opens the program's connections: it
+// dials those it owns (tagging each) and waits for those it accepts.
 func (a *agent) prepare(p *program, m *message) error {
+	p.bufs = make([]buffers, len(p.threads))
+	for t, th := range p.threads {
+		p.bufs[t] = threadBuffers(th.Ops)
+	}
 	deadline := time.Now().Add(a.sock.Timeout)
 	a.mu.Lock()
 	for k, c := range a.inbox { // connections of earlier programs: aborted ones
@@ -472,10 +477,9 @@ func (a *agent) runProgram(p *program, at int64) *message {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bufs := threadBuffers(th.Ops)
 			sleepUntil(at)
 			var err error
-			if timings[t], err = runThread(th.Ops, p.conns, bufs, deadline); err != nil {
+			if timings[t], err = runThread(th.Ops, p.conns, p.bufs[t], deadline); err != nil {
 				// The first error is the cause; closing the connections ends the other
 				// threads (and the peers' operations) at once instead of at the timeout.
 				once.Do(func() { first = err; p.close() })

@@ -207,7 +207,7 @@ func measurements(cat *experiments.Catalogue, cl *cluster.Cluster) ([]measuremen
 					continue
 				}
 				seen[id] = true
-				m, err := scheduleMeasurement(cl.Name(), s, size)
+				m, err := scheduleMeasurement(cl.Name(), s, size, id)
 				if err != nil {
 					return nil, err
 				}

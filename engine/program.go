@@ -156,29 +156,47 @@ func (p *Program) checkOp(node string, op Op) error {
 // chunk is the most one system call moves.
 const chunk = 256 << 10
 
-// threadBuffers are a thread's buffers, allocated before the common start so that no
-// repetition times an allocation: one of chunk bytes for its sends and receives, and as many
-// as the largest of its batches has parts (the first the same), one for each part.
-func threadBuffers(ops []Op) [][]byte {
-	n := 1
+// buffers are a thread's memory, allocated when its program is prepared so that no
+// repetition times an allocation, nor the first touch of a page: parts, one of chunk bytes
+// for its sends and receives and as many as the largest of its batches has parts (the first
+// the same), one for each part; spare, the destination of its largest Unpack.
+type buffers struct {
+	parts [][]byte
+	spare []byte
+}
+
+// threadBuffers are the buffers of a thread that runs ops, every page written once.
+func threadBuffers(ops []Op) buffers {
+	n, unpack := 1, int64(0)
 	for _, op := range ops {
-		if op.Kind == Batch {
+		switch op.Kind {
+		case Batch:
 			n = max(n, len(op.Parts))
+		case Unpack:
+			unpack = max(unpack, op.Bytes)
 		}
 	}
-	bufs := make([][]byte, n)
-	for i := range bufs {
-		bufs[i] = make([]byte, chunk)
+	b := buffers{parts: make([][]byte, n), spare: make([]byte, unpack)}
+	for i := range b.parts {
+		b.parts[i] = make([]byte, chunk)
+		touch(b.parts[i])
 	}
-	return bufs
+	touch(b.spare)
+	return b
+}
+
+// touch writes every page of buf once, so that the kernel maps them now.
+func touch(buf []byte) {
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1
+	}
 }
 
 // runThread runs a thread's operations on the agent with its buffers (threadBuffers); conns
 // are the program's connections at this agent by index. It stops at the first error.
-func runThread(ops []Op, conns map[int]*net.TCPConn, bufs [][]byte, deadline time.Time) ([]OpTiming, error) {
+func runThread(ops []Op, conns map[int]*net.TCPConn, bufs buffers, deadline time.Time) ([]OpTiming, error) {
 	out := make([]OpTiming, len(ops))
-	buf := bufs[0]
-	var spare []byte
+	buf, spare := bufs.parts[0], bufs.spare
 	for k, op := range ops {
 		out[k].Start = now()
 		var err error
@@ -190,16 +208,13 @@ func runThread(ops []Op, conns map[int]*net.TCPConn, bufs [][]byte, deadline tim
 				out[k].Busy, err = move(op, c, buf)
 			}
 		case Unpack:
-			if int64(len(spare)) < op.Bytes {
-				spare = make([]byte, op.Bytes)
-			}
 			t := now()
 			for off := int64(0); off < op.Bytes; off += chunk {
 				copy(spare[off:min(off+chunk, op.Bytes)], buf)
 			}
 			out[k].Busy = now() - t
 		case Batch:
-			out[k].Busy, err = runBatch(op.Parts, conns, bufs[:len(op.Parts)], deadline)
+			out[k].Busy, err = runBatch(op.Parts, conns, bufs.parts[:len(op.Parts)], deadline)
 		}
 		if err != nil {
 			return nil, err

@@ -96,14 +96,19 @@ func scheduleID(s *schedule.Schedule, bytes int64) string {
 	return fmt.Sprintf("%s/%s:%d:%d", s.Op, s.Algorithm, len(s.Ranks), bytes)
 }
 
-// scheduleMeasurement measures one collective of a schedule design (CollectiveProgram), a
-// schedules row per repetition.
-func scheduleMeasurement(clusterName string, s *schedule.Schedule, bytes int64) (measurement, error) {
+// scheduleMeasurement measures one collective of a schedule design (CollectiveProgram), id
+// its scheduleID, a schedules row per repetition. Its program is checked here, when the
+// campaign's measurements are made, so that a program the agents would refuse stops the
+// campaign before it starts rather than when it comes to it.
+func scheduleMeasurement(clusterName string, s *schedule.Schedule, bytes int64, id string) (measurement, error) {
 	prog, err := CollectiveProgram(s)
 	if err != nil {
 		return measurement{}, err
 	}
-	return measurement{experiment: "schedule", id: scheduleID(s, bytes), program: prog,
+	if err := prog.check(); err != nil {
+		return measurement{}, fmt.Errorf("engine: %s: %w", id, err)
+	}
+	return measurement{experiment: "schedule", id: id, program: prog,
 		measures: func(t *Timings) []float64 { return []float64{lastEnd(t)} },
 		rows: func(r *Results, rep int, _ float64, t *Timings) {
 			r.Schedules = append(r.Schedules, datasets.Schedule{Cluster: clusterName, Op: string(s.Op), Algorithm: s.Algorithm,

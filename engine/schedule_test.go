@@ -264,10 +264,10 @@ func TestBatchFailsFast(t *testing.T) {
 	}
 }
 
-// The largest schedules a catalogue allows fit the control lines: every algorithm of the
-// scored collectives among experiments.MaxScheduleProcs ranks, with 4 GiB messages and node
-// addresses of 255 bytes, gives each agent a prepare, and a done with every operation's
-// timings at 19 digits, within MaxRunLine.
+// The largest schedules a catalogue allows are valid programs that fit the control lines:
+// every algorithm of the scored collectives among experiments.MaxScheduleProcs ranks, with 4
+// GiB messages and node addresses of 255 bytes, passes the program check and gives each agent
+// a prepare, and a done with every operation's timings at 19 digits, within MaxRunLine.
 func TestSchedulePreparesFitTheControlLine(t *testing.T) {
 	n := experiments.MaxScheduleProcs
 	ranks := make([]string, n)
@@ -285,6 +285,9 @@ func TestSchedulePreparesFitTheControlLine(t *testing.T) {
 			prog, err := CollectiveProgram(s)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := prog.check(); err != nil {
+				t.Fatalf("%s %s among %d ranks: %v", op, alg, n, err)
 			}
 			parts, err := agentParts(prog, math.MaxInt64, func(string) (string, bool) { return addr, true })
 			if err != nil {
