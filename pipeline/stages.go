@@ -51,19 +51,23 @@ type Held struct {
 	Spread *estimate.SpreadFit
 }
 
+// scoresCollectives says whether the collectives table has a row validation scores
+// (validate.ScoredCollectives).
+func (h Held) scoresCollectives() bool {
+	return slices.ContainsFunc(h.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) })
+}
+
 // algorithms is how the collectives table's rows are expanded (Held), and a warning where
-// the choice is the default for want of a library while that table has rows to score.
-func (h Held) algorithms() (choice, warning string) {
+// the choice is the default for want of a library while that table has rows to score
+// (scored: scoresCollectives).
+func (h Held) algorithms(scored bool) (choice, warning string) {
 	switch {
 	case h.Algorithms != "":
 		return h.Algorithms, ""
 	case h.Library != "":
 		return schedule.AutoPrefix + h.Library, ""
-	}
-	for _, c := range h.Collectives {
-		if slices.Contains(validate.ScoredCollectives, c.Op) {
-			return validate.DefaultAlgorithms, fmt.Sprintf("collectives: expanded by %s: the dataset does not name the MPI library that ran them (ingest --mpi-library, or --collective-algorithms)", validate.DefaultAlgorithms)
-		}
+	case scored:
+		return validate.DefaultAlgorithms, fmt.Sprintf("collectives: expanded by %s: the dataset does not name the MPI library that ran them (ingest --mpi-library, or --collective-algorithms)", validate.DefaultAlgorithms)
 	}
 	return validate.DefaultAlgorithms, ""
 }
@@ -79,8 +83,8 @@ func Validate(ctx context.Context, cl *cluster.Cluster, held Held, params conten
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(held.Schedules) > 0 || slices.ContainsFunc(held.Collectives, func(c datasets.Collective) bool { return slices.Contains(validate.ScoredCollectives, c.Op) }) {
-		algs, warning := held.algorithms()
+	if scored := held.scoresCollectives(); scored || len(held.Schedules) > 0 {
+		algs, warning := held.algorithms(scored)
 		if warning != "" {
 			acc.Warnings = append(acc.Warnings, warning)
 		}

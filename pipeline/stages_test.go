@@ -21,7 +21,7 @@ func TestHeldAlgorithms(t *testing.T) {
 		{Held{Collectives: []datasets.Collective{{Op: "scatter"}}}, "auto:openmpi", ""},
 		{Held{}, "auto:openmpi", ""},
 	} {
-		got, warning := c.held.algorithms()
+		got, warning := c.held.algorithms(c.held.scoresCollectives())
 		if got != c.want || (c.warning == "") != (warning == "") || !strings.Contains(warning, c.warning) {
 			t.Errorf("%+v: %q, %q; want %q and a warning with %q", c.held, got, warning, c.want, c.warning)
 		}

@@ -49,6 +49,9 @@ func CheckChoice(op Op, choice string) error {
 // the rule). A choice that is not one for c's op (CheckChoice) is bad input, as are the
 // mistakes New and Auto refuse.
 func ExpandChoice(c Collective, choice string) (*Schedule, error) {
+	if err := CheckChoice(c.Op, choice); err != nil {
+		return nil, err
+	}
 	if lib, ok := strings.CutPrefix(choice, AutoPrefix); ok {
 		return Auto(c, Library(lib))
 	}

@@ -58,8 +58,9 @@ type CollectivePrediction struct {
 }
 
 // ParseAlgorithms checks a choice of collective algorithms (schedule.CheckChoice):
-// "auto:<library>" (the library's default rules, schedule.Libraries) or one algorithm's name,
-// which every scored collective of the dataset must have.
+// "auto:<library>" (the library's default rules, schedule.Libraries) or the name of an
+// algorithm that some scored collective has; a dataset's collective without it is refused
+// when scored (ScoreCollectives).
 func ParseAlgorithms(choice string) error {
 	for _, op := range ScoredCollectives {
 		if schedule.CheckChoice(schedule.Op(op), choice) == nil {
