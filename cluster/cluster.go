@@ -163,6 +163,23 @@ func (c *Cluster) NodeNames() []string {
 	return names
 }
 
+// PlaceRanks is where procs ranks run that are placed one per node in the description's
+// order from root's node, wrapping around after the last node: the placement of a measured
+// collective, of which the datasets keep only the root and the process count (a schedule
+// design runs its ranks on the first nodes, root first; validation predicts them there). nil
+// where root is not a node.
+func (c *Cluster) PlaceRanks(root string, procs int) []string {
+	at := slices.IndexFunc(c.nodes, func(n Node) bool { return n.Name == root })
+	if at < 0 {
+		return nil
+	}
+	ranks := make([]string, procs)
+	for i := range ranks {
+		ranks[i] = c.nodes[(at+i)%len(c.nodes)].Name
+	}
+	return ranks
+}
+
 // Racks lists the rack names in description order.
 func (c *Cluster) Racks() []string { return c.racks }
 

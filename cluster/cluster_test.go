@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +263,25 @@ func TestRackNodesAndClassPairs(t *testing.T) {
 		if got, err := tb.Class(p.Src, p.Dst); err != nil || got != p.Class {
 			t.Errorf("%s→%s is %v (%v), listed as %v", p.Src, p.Dst, got, err, p.Class)
 		}
+	}
+}
+
+// A measured collective's ranks are placed one per node in the description's order from the
+// root's node, wrapping after the last; a root that is no node places nothing.
+func TestPlaceRanks(t *testing.T) {
+	cl, err := LoadNamed("ccpe-testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := cl.NodeNames()
+	last := nodes[len(nodes)-1]
+	if got, want := cl.PlaceRanks(last, 3), []string{last, nodes[0], nodes[1]}; !slices.Equal(got, want) {
+		t.Errorf("from the last node: %v, want %v", got, want)
+	}
+	if got := cl.PlaceRanks(nodes[0], 2); !slices.Equal(got, nodes[:2]) {
+		t.Errorf("from the first node: %v, want %v", got, nodes[:2])
+	}
+	if got := cl.PlaceRanks("nowhere", 2); got != nil {
+		t.Errorf("from no node: %v", got)
 	}
 }

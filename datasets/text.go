@@ -161,13 +161,12 @@ func (r *textReader) checkCollectiveOrder(what string, ranks []int, nodes []stri
 	if r.orderNote != "" || len(ranks) == 0 {
 		return
 	}
-	all := r.cl.NodeNames()
-	first := slices.Index(all, nodes[ranks[0]])
-	if first < 0 {
+	placed := r.cl.PlaceRanks(nodes[ranks[0]], len(ranks))
+	if placed == nil {
 		return
 	}
 	for i, rk := range ranks {
-		if want := all[(first+i)%len(all)]; nodes[rk] != want {
+		if want := placed[i]; nodes[rk] != want {
 			r.orderNote = fmt.Sprintf("%s: rank %d ran on node %s, where validation, which places a collective's ranks one per node in the cluster's order from its root, puts it on %s: its predictions of these collectives are for that placement",
 				what, i, bounded(nodes[rk]), bounded(want))
 			return

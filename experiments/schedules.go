@@ -74,16 +74,15 @@ func (d ScheduleDesign) check(i int) error {
 
 // Expand is the schedule of the collective among procs ranks at size bytes on cl: the named
 // algorithm's rounds, or those the library's rules pick (schedule.ExpandChoice); an error when
-// cl has fewer than procs nodes. Its ranks run one per node on the first procs nodes of the
-// description, rank 0 (the root) on the first: the schedules row records that node as its
-// root, and validation places the row's ranks from it (validate's ranksFrom: procs nodes in
-// the description's order from the root), so that it predicts the ranks that ran. Changing
-// one placement means changing the other.
+// cl has fewer than procs nodes. Its ranks run one per node from the description's first
+// node, the root (cl.PlaceRanks): the schedules row records that node as its root, and
+// validation places the row's ranks from it the same way, so that it predicts the ranks that
+// ran.
 func (d ScheduleDesign) Expand(cl *cluster.Cluster, procs int, bytes int64) (*schedule.Schedule, error) {
 	nodes := cl.NodeNames()
 	if procs > len(nodes) { // CheckCluster refuses it first, naming the design
 		return nil, fmt.Errorf("%s among %d ranks: cluster %s has %d nodes (one rank per node)", d.Op, procs, cl.Name(), len(nodes))
 	}
-	c := schedule.Collective{Op: schedule.Op(d.Op), Ranks: nodes[:procs], Bytes: float64(bytes)}
+	c := schedule.Collective{Op: schedule.Op(d.Op), Ranks: cl.PlaceRanks(nodes[0], procs), Bytes: float64(bytes)}
 	return schedule.ExpandChoice(c, d.Algorithm)
 }

@@ -121,10 +121,9 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.alg, b.alg), cmp.Compare(a.root, b.root), cmp.Compare(a.procs, b.procs), cmp.Compare(a.bytes, b.bytes))
 	})
-	nodes := cl.NodeNames()
 	var out []CollectiveAccuracy
 	for _, k := range keys {
-		ranks, err := ranksFrom(nodes, k.root, k.procs)
+		ranks, err := ranksFrom(cl, k.root, k.procs)
 		if err != nil {
 			return nil, badinput.Errorf("", "validate: %s of %d processes on cluster %s: %v", k.op, k.procs, cl.Name(), err)
 		}
@@ -153,21 +152,15 @@ func ScoreCollectives(ctx context.Context, cl *cluster.Cluster, rows []datasets.
 	return out, nil
 }
 
-// ranksFrom places procs ranks one per node on nodes, in order, starting at root. A schedule
-// design runs its ranks on the description's first procs nodes, its root first
-// (experiments.ScheduleDesign.Expand), and its rows name that root: ranksFrom places them
-// where they ran.
-func ranksFrom(nodes []string, root string, procs int64) ([]string, error) {
-	at := slices.Index(nodes, root)
-	switch {
-	case at < 0:
-		return nil, fmt.Errorf("root %s is not a node of the cluster", badinput.Quote(root))
-	case procs > int64(len(nodes)):
-		return nil, fmt.Errorf("%d processes, one per node, and the cluster has %d nodes", procs, len(nodes))
+// ranksFrom places a measured collective's procs ranks where they ran (cl.PlaceRanks: one
+// per node from root), or says why it cannot.
+func ranksFrom(cl *cluster.Cluster, root string, procs int64) ([]string, error) {
+	if n := len(cl.NodeNames()); procs > int64(n) {
+		return nil, fmt.Errorf("%d processes, one per node, and the cluster has %d nodes", procs, n)
 	}
-	ranks := make([]string, procs)
-	for i := range ranks {
-		ranks[i] = nodes[(at+i)%len(nodes)]
+	ranks := cl.PlaceRanks(root, int(procs))
+	if ranks == nil {
+		return nil, fmt.Errorf("root %s is not a node of the cluster", badinput.Quote(root))
 	}
 	return ranks, nil
 }
