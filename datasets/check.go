@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/commcal/commcal/cluster"
+	"github.com/commcal/commcal/experiments"
 )
 
 // Column checks, named by the check tag of the row structs (every string column is first
@@ -19,6 +20,7 @@ import (
 //	node        names a node of the cluster
 //	experiment  one of Experiments
 //	op          one of CollectiveOps
+//	scheduleop  one of experiments.ScheduleOps (the collectives a schedule design measures)
 //	nonempty    a non-empty string
 //	nonneg      ≥ 0 (and finite, for floats)
 //	positive    > 0 (and finite, for floats)
@@ -49,6 +51,7 @@ type checker struct {
 	cl          *cluster.Cluster
 	experiments map[string]bool
 	ops         map[string]bool
+	scheduleOps map[string]bool
 }
 
 func newChecker(cl *cluster.Cluster) *checker {
@@ -59,7 +62,7 @@ func newChecker(cl *cluster.Cluster) *checker {
 		}
 		return m
 	}
-	return &checker{cl: cl, experiments: set(Experiments), ops: set(CollectiveOps)}
+	return &checker{cl: cl, experiments: set(Experiments), ops: set(CollectiveOps), scheduleOps: set(experiments.ScheduleOps)}
 }
 
 // firstErr keeps the error of the earliest row (then the leftmost column) among the checks.
@@ -178,6 +181,8 @@ func (ck *checker) checkString(c Column, v string, plain bool) (ErrKind, string)
 		return ErrUnknownExperiment, "experiment " + quote(v) + " is not one of " + list(Experiments)
 	case c.Check == "op" && !ck.ops[v]:
 		return ErrUnknownOp, "op " + quote(v) + " is not one of " + list(CollectiveOps)
+	case c.Check == "scheduleop" && !ck.scheduleOps[v]:
+		return ErrUnknownOp, "op " + quote(v) + " is not one of " + list(experiments.ScheduleOps) + ", the collectives a schedule design measures"
 	}
 	return "", ""
 }

@@ -233,6 +233,15 @@ func TestCollectivesAndSchedulesCSV(t *testing.T) {
 	if len(got.sc) != 1 || got.sc[0].Algorithm != "binomial" || got.sc[0].Procs != 8 || got.sc[0].Seconds != 0.25 {
 		t.Errorf("schedules rows %+v, want the binomial broadcast", got.sc)
 	}
+	// A schedules row of a collective no schedule design measures is refused at its row and
+	// column.
+	if err := os.WriteFile(sched, []byte("cluster,op,algorithm,root,procs,bytes,rep,seconds\n"+cl.Name()+",scatter,binomial,"+root+",8,4096,0,0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ingestTables(t, cl, 0, []Source{{Path: sched}})
+	if ie := checkInputError(t, err, sched); ie.Kind != ErrUnknownOp || ie.Column != "op" || !strings.Contains(ie.Detail, "alltoall, allgather, bcast") {
+		t.Errorf("a scatter schedule: %v", err)
+	}
 }
 
 // TestInferTableFewestMisses checks that of the tables with as many of a file's columns, the

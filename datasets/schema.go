@@ -85,7 +85,7 @@ type PingPongPairs struct {
 // to the last rank's last receive.
 type Schedule struct {
 	Cluster   string  `col:"cluster" check:"cluster" doc:"cluster name"`
-	Op        string  `col:"op" check:"op" doc:"collective: alltoall, allgather or bcast (see the collectives table)"`
+	Op        string  `col:"op" check:"scheduleop" doc:"collective: alltoall, allgather or bcast (see the collectives table)"`
 	Algorithm string  `col:"algorithm" check:"nonempty" doc:"the algorithm whose rounds ran (docs/models.md, Collectives)"`
 	Root      string  `col:"root" check:"node" doc:"node of rank 0, the root; rank i runs on the i-th node from it in the cluster description's order"`
 	Procs     int64   `col:"procs" unit:"1" check:"atleast2" doc:"processes taking part, one per node"`
