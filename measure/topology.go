@@ -416,12 +416,20 @@ func (e *Emulation) boundHost(sw netns.NsHandle, i int, port string, rate float6
 	name := fmt.Sprintf("h%d", i)
 	ifb := &netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: name}}
 	if err := h.LinkAdd(ifb); err != nil {
-		return fmt.Errorf("ifb %s: %w (--host-rate needs the kernel's ifb module: modprobe ifb)", name, err)
+		if errors.Is(err, unix.EOPNOTSUPP) { // the kernel knows no ifb devices
+			return fmt.Errorf("ifb %s: %w (bound hosts need the kernel's ifb module: modprobe ifb)", name, err)
+		}
+		return fmt.Errorf("ifb %s: %w", name, err)
 	}
-	// LinkAdd fills in the new device's index (looking it up by name, its error dropped).
+	// LinkAdd fills in the new device's index, looking it up by name and dropping that
+	// lookup's error: where it did not, the lookup again says why.
 	idx := ifb.Attrs().Index
 	if idx == 0 {
-		return fmt.Errorf("ifb %s: made but not found", name)
+		l, err := h.LinkByName(name)
+		if err != nil {
+			return fmt.Errorf("ifb %s: made but not found: %w", name, err)
+		}
+		idx = l.Attrs().Index
 	}
 	if err := h.LinkSetUp(ifb); err != nil {
 		return err
